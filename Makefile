@@ -1,0 +1,80 @@
+# mcp_invoke: test, compatibility, benchmark and static checks.
+#   make test     run the suite with $(PYTHON), installing pytest if needed
+#   make compat   run the suite with every CPython 3.6-3.13 on this machine
+#   make bench    run the benchmark
+#   make check    design card, then byte-compile with every CPython 3.6-3.13
+#   make clean    remove caches
+
+PYTHON ?= python3
+
+SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py
+DESIGN_CARD = ../shared/tools/check_design_card.py
+
+# Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.
+VERSION_PY = import platform, sys; v = sys.version_info; \
+	print("%d.%d.%d" % v[:3] if platform.python_implementation() == "CPython" \
+	and (3, 6) <= v[:2] <= (3, 13) else "")
+
+# Byte-compiles argv[2:], writing the .pyc into the directory argv[1].
+COMPILE_PY = import py_compile, sys; [py_compile.compile(f, doraise=True, \
+	cfile=sys.argv[1] + "/c.pyc") for f in sys.argv[2:]]
+
+# Every CPython 3.6-3.13 here, once per reported version, oldest first, as
+# VERSION=PATH words: pyenv's builds and python3.6 ... python3.13 on PATH.
+PYTHONS = $(shell \
+	for p in $$HOME/.pyenv/versions/3.*/bin/python \
+	    $$(for m in 6 7 8 9 10 11 12 13; do command -v python3.$$m; done); do \
+	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
+	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
+
+.PHONY: test compat bench check clean
+
+# pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
+# pip ignore local config (a find-links there makes old pips pick wheels that
+# need a newer Python), so each pip resolves the pytest its Python supports.
+test:
+	@if $(PYTHON) -c 'import pytest' 2>/dev/null; then \
+	  $(PYTHON) -m pytest -q test_mcp_invoke.py; \
+	else \
+	  dir="$(CURDIR)/.cache/pytest-$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" && \
+	  { PYTHONPATH="$$dir" $(PYTHON) -c 'import pytest' 2>/dev/null || \
+	    $(PYTHON) -m pip install --isolated --quiet --disable-pip-version-check \
+	      --upgrade --target "$$dir" pytest; } && \
+	  PYTHONPATH="$$dir$${PYTHONPATH:+:$$PYTHONPATH}" $(PYTHON) -m pytest -q test_mcp_invoke.py; \
+	fi
+
+# One line per version; a failing version's whole output stays visible.
+compat:
+	@ok=0; failed=""; \
+	for vp in $(PYTHONS); do \
+	  v=$${vp%%=*}; py=$${vp#*=}; \
+	  if out=$$($(MAKE) --no-print-directory test PYTHON="$$py" 2>&1); then \
+	    ok=$$((ok + 1)); \
+	    echo "compat: $$v ok ($$(printf '%s\n' "$$out" | tail -n 1))"; \
+	  else \
+	    failed="$$failed $$v"; printf '%s\n' "$$out"; echo "compat: $$v FAILED"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "compat: FAILED on$$failed ($$ok ok)"; exit 1; fi; \
+	if [ $$ok -eq 0 ]; then echo "compat: no CPython 3.6-3.13 found"; exit 1; fi; \
+	echo "compat: all $$ok versions ok"
+
+bench:
+	$(PYTHON) bench_mcp_invoke.py
+
+# The .pyc files go to a temporary directory, so no __pycache__ is left.
+check:
+	@if [ -f $(DESIGN_CARD) ]; then $(PYTHON) $(DESIGN_CARD); \
+	else echo "check: $(DESIGN_CARD) not found, design card skipped"; fi
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && status=0 && found=0 && \
+	for vp in $(PYTHONS); do \
+	  v=$${vp%%=*}; py=$${vp#*=}; found=1; \
+	  if "$$py" -c '$(COMPILE_PY)' "$$tmp" $(SOURCES); \
+	  then echo "check: $$v compiles $(SOURCES)"; \
+	  else echo "check: $$v FAILED to compile"; status=1; fi; \
+	done; \
+	[ $$found -eq 1 ] || { echo "check: no CPython 3.6-3.13 found"; exit 1; }; \
+	exit $$status
+
+clean:
+	rm -rf .cache __pycache__ .pytest_cache

@@ -1,0 +1,1804 @@
+#!/usr/bin/env python3
+# mcp_invoke: call any MCP server from a shell or from Python. MIT License.
+"""Call any MCP (Model Context Protocol) server over stdio, with nothing but python3.
+
+One file, standard library only, CPython 3.6 or newer, POSIX (Linux, macOS, BSD).
+Copy it anywhere and run it, or import it from a vendored copy.
+
+Command line::
+
+    python3 mcp_invoke.py [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]
+
+    python3 mcp_invoke.py tools -- uvx mcp-server-time
+    python3 mcp_invoke.py call get_current_time timezone=UTC -- uvx mcp-server-time
+    python3 mcp_invoke.py call web_search '{"query": "x"}' -- python3 fake_server.py
+
+Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
+prompt NAME [key=value...], info, ping, batch.  ``--help`` lists the options.
+
+Library::
+
+    import mcp_invoke
+    with mcp_invoke.Client(["uvx", "mcp-server-time"], timeout=30) as c:
+        print(c.server_info, c.protocol_version)
+        for tool in c.list_tools():
+            print(tool["name"])
+        result = c.call_tool("get_current_time", {"timezone": "UTC"})
+
+Results are the JSON objects of the MCP specification, as plain dicts. Every
+failure is an ``MCPError``; its class says what went wrong and ``exit_code`` is
+the status the command line exits with:
+
+    0   ok                        5   connection lost (server exited, closed
+    1   the tool returned isError      its output, broken pipe)
+    2   usage or bad input        6   authentication refused (HTTP; reserved)
+    3   the server answered a     124 timed out
+        JSON-RPC error            126 server command not executable
+    4   protocol violation        127 server command not found
+                                  130 interrupted (Ctrl-C)
+
+The server gets only an allowlist of environment variables (PATH, HOME, USER,
+LOGNAME, SHELL, TERM, LANG, LC_*, TMPDIR, TZ) unless asked for more, runs in its
+own process group, and is always stopped and reaped: stdin closed, then
+SIGTERM, then SIGKILL to the whole group.
+"""
+
+import argparse
+import collections
+import copy
+import difflib
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client",
+    "MCPError",
+    "UsageError",
+    "ServerError",
+    "ProtocolError",
+    "ConnectionLost",
+    "RequestTimeout",
+    "LaunchError",
+    "CommandNotFound",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "main",
+    "__version__",
+]
+
+
+# ---------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------
+
+# The newest handshake-era revision; offered in `initialize` unless overridden.
+LATEST_PROTOCOL_VERSION = "2025-11-25"
+# Revisions whose answer to `initialize` we accept (basic/lifecycle, "Version Negotiation").
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+
+# Per request; long enough for a search backend or a first `uvx` install.
+DEFAULT_TIMEOUT = 60.0
+# One message from the server; bounds the memory a runaway server can take.
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+# How much of the server's stderr is kept for error messages.
+STDERR_TAIL_BYTES = 64 * 1024
+# Each shutdown step (stdin closed, then SIGTERM) gets this long before the next.
+SHUTDOWN_GRACE = 2.0
+# Requests kept in flight at once by Client.batch.
+MAX_IN_FLIGHT = 64
+# A list longer than this many pages is treated as a server bug.
+MAX_PAGES = 1000
+
+# After the server's output ends, how long to wait for its last stderr and exit status.
+_LINGER = 0.5
+# One os.read; large enough for big results, small enough not to waste memory.
+_READ_SIZE = 256 * 1024
+# Non-JSON stdout lines reported before the rest are suppressed.
+_NOISE_WARNINGS = 10
+# Lines of server stderr quoted in an error message.
+_TAIL_LINES = 3
+
+# Variables a server gets by default; secrets in the client's environment stay there.
+ENV_ALLOWLIST = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "TZ",
+    # Windows names, passed where present.
+    "SYSTEMROOT", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME",
+    "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA",
+    "WINDIR",
+)
+
+_EXIT_TOOL_ERROR = 1
+_EXIT_INTERRUPTED = 130
+
+
+# ---------------------------------------------------------------------------
+# Exceptions
+# ---------------------------------------------------------------------------
+
+class MCPError(Exception):
+    """Base of every error mcp_invoke raises.
+
+    Attributes: ``method`` (the request it concerns, or None), ``stderr_tail``
+    (the last of the server's stderr, possibly empty) and the class attribute
+    ``exit_code``, the command line's exit status for this failure.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message, method=None, stderr_tail=""):
+        Exception.__init__(self, message)
+        self.message = message
+        self.method = method
+        self.stderr_tail = stderr_tail
+
+    def __str__(self):
+        text = self.message
+        if self.method and self.method not in text:
+            text += " (during %s)" % self.method
+        quoted = _tail_lines(self.stderr_tail)
+        if quoted:
+            text += "; server stderr: " + quoted
+        return text
+
+
+class UsageError(MCPError):
+    """Bad input from the caller: arguments, options, JSON."""
+
+    exit_code = 2
+
+
+class ServerError(MCPError):
+    """The server answered a request with a JSON-RPC error.
+
+    Attributes: ``code``, ``data`` and ``message`` of the error object.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message, method=None, code=None, data=None):
+        MCPError.__init__(self, message, method)
+        self.code = code
+        self.data = data
+
+    def __str__(self):
+        text = self.message
+        if self.code is not None:
+            text = "server error %s: %s" % (self.code, self.message)
+        if self.method:
+            text += " (%s)" % self.method
+        return text
+
+
+class ProtocolError(MCPError):
+    """The server broke the protocol: bad frames, versions, oversized messages."""
+
+    exit_code = 4
+
+
+class ConnectionLost(MCPError):
+    """The server went away: it exited, closed its output or stopped reading.
+
+    Attribute ``returncode``: the server's exit status if it had exited
+    (negative: killed by that signal), else None.
+    """
+
+    exit_code = 5
+
+    def __init__(self, message, method=None, stderr_tail="", returncode=None):
+        MCPError.__init__(self, message, method, stderr_tail)
+        self.returncode = returncode
+
+
+class RequestTimeout(MCPError):
+    """A request got no answer before its deadline. Attribute ``timeout``: seconds."""
+
+    exit_code = 124
+
+    def __init__(self, message, method=None, stderr_tail="", timeout=None):
+        MCPError.__init__(self, message, method, stderr_tail)
+        self.timeout = timeout
+
+
+class LaunchError(MCPError):
+    """The server command could not be started (not executable, bad format)."""
+
+    exit_code = 126
+
+
+class CommandNotFound(LaunchError):
+    """The server command does not exist."""
+
+    exit_code = 127
+
+
+def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
+    """The last few non-blank lines of a stderr tail, joined on one line."""
+    kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
+    text = " | ".join(kept)
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+# ---------------------------------------------------------------------------
+# Wire helpers: framing and JSON
+# ---------------------------------------------------------------------------
+
+def _encode(message):
+    """One JSON-RPC message as a stdio frame (basic/transports, "stdio").
+
+    ASCII-only JSON never holds a raw newline, so the frame is exactly one line.
+    """
+    return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _parse_frame(parts):
+    """Join, decode and parse one line held in ``parts``, emptying the list.
+
+    Returns (message or None, invalid_utf8). Each copy is released before the
+    next is made, so a large message costs its raw bytes or its text alongside
+    the parsed result, never all three.
+    """
+    raw = b"".join(parts)
+    del parts[:]
+    try:
+        text = raw.decode("utf-8")
+        bad = False
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        bad = True
+    del raw
+    try:
+        return json.loads(text), bad
+    except ValueError:
+        return None, bad
+
+
+class _Framer(object):
+    """Splits a byte stream on b"\\n" into parsed JSON-RPC messages.
+
+    ``feed`` returns the messages completed by a chunk. Lines that are not JSON
+    objects go to ``noise(line_bytes)``; a line longer than ``max_bytes``
+    raises ProtocolError as soon as its byte ``max_bytes + 1`` arrives.
+    """
+
+    def __init__(self, max_bytes, noise=None, invalid_utf8=None):
+        self.max_bytes = max_bytes
+        self._noise = noise
+        self._invalid_utf8 = invalid_utf8
+        self._parts = []
+        self._size = 0
+
+    def feed(self, data):
+        messages = []
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            self._add(data, start, end)
+            self._emit(messages)
+            start = end + 1
+        if start < len(data):
+            self._add(data, start, len(data))
+        return messages
+
+    def _add(self, data, start, end):
+        self._size += end - start
+        if self._size > self.max_bytes:
+            self._parts, self._size = [], 0
+            raise ProtocolError("server sent a message over %d bytes (raise --max-bytes to allow it)"
+                                % self.max_bytes)
+        self._parts.append(data[start:end] if start or end != len(data) else data)
+
+    def _emit(self, messages):
+        size, self._size = self._size, 0
+        if size == 0 or (size < 4 and not b"".join(self._parts).strip()):
+            del self._parts[:]
+            return
+        head = self._parts[0][:200]
+        message, bad = _parse_frame(self._parts)
+        if isinstance(message, list):
+            # A JSON-RPC batch (allowed by the 2025-03-26 revision): its members.
+            members = [m for m in message if isinstance(m, dict)]
+            if members:
+                messages.extend(members)
+                return
+        if not isinstance(message, dict):
+            if self._noise:
+                self._noise(head.rstrip(b"\r"))
+            return
+        if bad and self._invalid_utf8:
+            self._invalid_utf8()
+        messages.append(message)
+
+
+# ---------------------------------------------------------------------------
+# Transport: one server process and the selectors loop over its pipes
+# ---------------------------------------------------------------------------
+
+def _child_env(env=None, inherit_env=False, base=None):
+    """The server's environment: an allowlist of ours (or all of it) plus ``env``."""
+    base = os.environ if base is None else base
+    if inherit_env:
+        result = dict(base)
+    else:
+        result = dict((k, v) for k, v in base.items()
+                      if (k.upper() if os.name == "nt" else k) in ENV_ALLOWLIST
+                      or k.startswith("LC_"))
+    result.update(env or {})
+    return result
+
+
+def _killpg(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid):
+    """True while any process of the group is still running (zombies do not count).
+
+    Orphaned grandchildren become zombies of PID 1; where PID 1 does not reap
+    (many containers), signal 0 still finds them, so on Linux we look in /proc.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return True
+    for pid in pids:
+        try:
+            with open("/proc/%s/stat" % pid, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _exit_status(returncode):
+    if returncode is None:
+        return "is still running"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "signal %d" % -returncode
+        return "was killed by %s" % name
+    return "exited with status %d" % returncode
+
+
+class _StdioTransport(object):
+    """A server process and one selectors loop over its stdin, stdout and stderr.
+
+    ``send`` queues a frame and writes what the pipe takes without blocking;
+    ``receive`` runs the loop until messages arrive or the deadline passes,
+    writing the rest whenever stdin is writable, so neither side can deadlock
+    the other. stderr is drained into a bounded ring buffer all the while.
+    """
+
+    def __init__(self, command, env=None, cwd=None, max_bytes=DEFAULT_MAX_BYTES,
+                 on_stderr=None, on_warning=None, shutdown_grace=SHUTDOWN_GRACE):
+        self.command = list(command)
+        self.env = env
+        self.cwd = cwd
+        self.grace = shutdown_grace
+        self._on_stderr = on_stderr
+        self._on_warning = on_warning
+        self._framer = _Framer(max_bytes, self._noise, self._invalid_utf8)
+        self._noise_count = 0
+        self._utf8_warned = False
+        self._proc = None
+        self._sel = None
+        self._outq = collections.deque()
+        self._out_pos = 0
+        self._writing = False
+        self._inbox = []
+        self._lost_reason = None
+        self._failure = None
+        self._stderr = bytearray()
+        self._closed = False
+
+    # -- start ---------------------------------------------------------------
+
+    def start(self):
+        if self.cwd is not None and not os.path.isdir(self.cwd):
+            raise UsageError("working directory does not exist: %s" % self.cwd)
+        name = self.command[0]
+        try:
+            self._proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd,
+                close_fds=True, start_new_session=True)
+        except FileNotFoundError:
+            raise CommandNotFound("server command not found: %s (is it installed and on PATH?)"
+                                  % name)
+        except PermissionError:
+            raise LaunchError("server command is not executable: %s" % name)
+        except OSError as e:
+            raise LaunchError("cannot start server command %s: %s" % (name, e.strerror or e))
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
+                     else selectors.SelectSelector())
+        self._sel.register(self._proc.stdout.fileno(), selectors.EVENT_READ, "out")
+        self._sel.register(self._proc.stderr.fileno(), selectors.EVENT_READ, "err")
+
+    @property
+    def pid(self):
+        return self._proc.pid if self._proc else None
+
+    @property
+    def stderr_tail(self):
+        return bytes(self._stderr[-STDERR_TAIL_BYTES:]).decode("utf-8", "replace")
+
+    # -- the loop ------------------------------------------------------------
+
+    def send(self, frame):
+        """Queue one frame and write as much as the pipe takes now."""
+        if self._lost_reason is not None and self._failure is None:
+            self._settle()
+        if self._failure is not None:
+            raise self._failure
+        self._outq.append(frame)
+        self._flush()
+
+    def receive(self, deadline):
+        """Messages from the server, waiting until ``deadline`` (monotonic) at most.
+
+        Returns [] when the deadline passes. Raises ConnectionLost (or
+        ProtocolError) once everything the server sent has been returned.
+        """
+        while not self._inbox:
+            if self._failure is not None:
+                raise self._failure
+            if self._lost_reason is not None:
+                self._settle()
+                continue
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                return []
+            self._select(timeout)
+        messages, self._inbox = self._inbox, []
+        return messages
+
+    def _select(self, timeout):
+        # select() returns [] on EINTR (PEP 475) too; callers re-check their deadline.
+        for key, _ in self._sel.select(timeout):
+            if key.data == "in":
+                self._flush()
+            elif key.data == "out":
+                self._read_stdout(key.fd)
+            else:
+                self._read_stderr(key.fd)
+
+    def _flush(self):
+        fd = self._proc.stdin.fileno()
+        while self._outq:
+            frame = self._outq[0]
+            try:
+                n = os.write(fd, memoryview(frame)[self._out_pos:])
+            except BlockingIOError:
+                break
+            except (BrokenPipeError, ConnectionResetError):
+                self._outq.clear()
+                self._out_pos = 0
+                self._set_writing(False)
+                self._lost_reason = self._lost_reason or "server stopped reading its input"
+                return
+            self._out_pos += n
+            if self._out_pos == len(frame):
+                self._outq.popleft()
+                self._out_pos = 0
+        self._set_writing(bool(self._outq))
+
+    def _set_writing(self, want):
+        if want != self._writing and not self._proc.stdin.closed:
+            fd = self._proc.stdin.fileno()
+            if want:
+                self._sel.register(fd, selectors.EVENT_WRITE, "in")
+            else:
+                self._sel.unregister(fd)
+            self._writing = want
+
+    def _read_stdout(self, fd):
+        data = os.read(fd, _READ_SIZE)
+        if not data:
+            self._sel.unregister(fd)
+            self._lost_reason = self._lost_reason or "server closed its output"
+            return
+        try:
+            self._inbox.extend(self._framer.feed(data))
+        except ProtocolError as e:
+            e.stderr_tail = self.stderr_tail
+            self._failure = e
+
+    def _read_stderr(self, fd):
+        data = os.read(fd, _READ_SIZE)
+        if not data:
+            self._sel.unregister(fd)
+            return
+        self._stderr += data
+        if len(self._stderr) > 2 * STDERR_TAIL_BYTES:
+            del self._stderr[:-STDERR_TAIL_BYTES]
+        if self._on_stderr is not None:
+            self._on_stderr(data)
+
+    def _settle(self):
+        """The connection ended: read what the server still says, then record why."""
+        deadline = time.monotonic() + _LINGER
+        while self._sel.get_map() and self._failure is None and time.monotonic() < deadline:
+            self._select(max(0.0, deadline - time.monotonic()))
+        if self._failure is not None:  # a protocol error read meanwhile says more
+            return
+        reason = self._lost_reason
+        try:
+            returncode = self._proc.wait(max(0.0, deadline - time.monotonic()))
+            reason = "server " + _exit_status(returncode)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        self._failure = ConnectionLost(reason, stderr_tail=self.stderr_tail,
+                                       returncode=returncode)
+
+    def _noise(self, line):
+        self._noise_count += 1
+        if self._on_warning is None or self._noise_count > _NOISE_WARNINGS:
+            return
+        if self._noise_count == _NOISE_WARNINGS:
+            self._on_warning("noise", "server wrote more non-JSON lines to stdout; "
+                             "no longer reporting them")
+        else:
+            self._on_warning("noise", "ignored non-JSON line on server stdout: %r"
+                             % line[:80].decode("utf-8", "replace"))
+
+    def _invalid_utf8(self):
+        if self._on_warning is not None and not self._utf8_warned:
+            self._on_warning("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
+        self._utf8_warned = True
+
+    # -- shutdown ------------------------------------------------------------
+
+    def close(self):
+        """Stop the server in the spec's order and reap it (basic/lifecycle, "Shutdown").
+
+        Close stdin, wait; SIGTERM the process group, wait; SIGKILL the group.
+        A server that exits on EOF gets no signal, but what it left running in
+        its group does. Idempotent; interrupted, it kills at once and re-raises.
+        """
+        if self._proc is None or self._closed:
+            return
+        self._closed = True
+        try:
+            deadline = time.monotonic() + min(self.grace, _LINGER)
+            while self._outq and self._failure is None and time.monotonic() < deadline:
+                self._select(deadline - time.monotonic())
+            self._set_writing(False)
+            self._proc.stdin.close()
+            pgid = self._proc.pid  # start_new_session: the pid is the process group id
+            if not self._gone(pgid, self.grace, leader_only=True) or _group_alive(pgid):
+                _killpg(pgid, signal.SIGTERM)
+                if not self._gone(pgid, self.grace):
+                    _killpg(pgid, signal.SIGKILL)
+                    self._gone(pgid, self.grace)
+        except BaseException:
+            _killpg(self._proc.pid, signal.SIGKILL)
+            self._proc.wait()
+            raise
+        finally:
+            self._sel.close()
+            self._proc.stdout.close()
+            self._proc.stderr.close()
+
+    def _gone(self, pgid, grace, leader_only=False):
+        """Wait up to ``grace`` seconds for the server (and its group) to end.
+
+        Keeps draining its output meanwhile, so a server that logs while it
+        exits is not blocked on a full pipe.
+        """
+        deadline = time.monotonic() + grace
+        step = 0.001
+        while True:
+            if self._proc.poll() is not None and (leader_only or not _group_alive(pgid)):
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if self._sel.get_map():
+                self._drain(min(step, remaining))
+            else:
+                time.sleep(min(step, remaining))
+            step = min(step * 2, 0.05)
+
+    def _drain(self, timeout):
+        for key, _ in self._sel.select(timeout):
+            data = os.read(key.fd, _READ_SIZE)
+            if not data:
+                self._sel.unregister(key.fd)
+            elif key.data == "err":
+                self._stderr += data
+                del self._stderr[:-STDERR_TAIL_BYTES]
+                if self._on_stderr is not None:
+                    self._on_stderr(data)
+
+
+# ---------------------------------------------------------------------------
+# Client
+# ---------------------------------------------------------------------------
+
+class _Call(object):
+    """One request in flight."""
+
+    __slots__ = ("id", "method", "timeout", "deadline", "on_progress", "result", "error", "done")
+
+    def __init__(self, ident, method, timeout, on_progress):
+        self.id = ident
+        self.method = method
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.on_progress = on_progress
+        self.result = None
+        self.error = None
+        self.done = False
+
+
+class Client(object):
+    """A session with one MCP server over stdio.
+
+    ``with Client(["uvx", "mcp-server-time"]) as c:`` starts the server, runs
+    the handshake and, on leaving, stops and reaps it (whatever happened).
+
+    Arguments:
+      command: the server's argv (a list; never run through a shell).
+      timeout: default seconds per request.
+      max_bytes: largest message accepted from the server.
+      env: extra environment variables for the server.
+      inherit_env: pass the whole environment instead of the allowlist.
+      cwd: the server's working directory.
+      protocol_version: the version offered in ``initialize``.
+      on_stderr: called with each chunk (bytes) the server writes to stderr.
+      on_log: called with the params of each ``notifications/message``.
+      on_warning: called as ``on_warning(kind, text)`` for recoverable oddities;
+        kind is "noise" (non-JSON output skipped), "utf8" (invalid UTF-8
+        replaced) or "stray" (a response or message nobody waits for).
+      shutdown_grace: seconds each shutdown step waits.
+
+    After ``open()``: ``server_info``, ``protocol_version``, ``capabilities``,
+    ``instructions`` and ``initialize_result`` describe the server.
+    """
+
+    def __init__(self, command, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES,
+                 env=None, inherit_env=False, cwd=None,
+                 protocol_version=LATEST_PROTOCOL_VERSION, on_stderr=None, on_log=None,
+                 on_warning=None, shutdown_grace=SHUTDOWN_GRACE):
+        if not command:
+            raise UsageError("no server command given")
+        self.timeout = timeout
+        self.offered_version = protocol_version
+        self.on_log = on_log
+        self.on_warning = on_warning
+        self._transport = _StdioTransport(
+            command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
+            on_stderr=on_stderr, on_warning=on_warning, shutdown_grace=shutdown_grace)
+        self._next_id = 0
+        self._pending = {}
+        self._abandoned = set()
+        self._opened = False
+        self.initialize_result = None
+        self.server_info = None
+        self.protocol_version = None
+        self.capabilities = None
+        self.instructions = None
+        # Requests a server may send us (basic/utilities/ping; others not offered).
+        self._handlers = {"ping": lambda params: {}}
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def __enter__(self):
+        self.open()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def open(self):
+        """Start the server and run the handshake. Idempotent.
+
+        Raises LaunchError/CommandNotFound if it cannot start, and any MCPError
+        from ``initialize``; the server is stopped again on failure.
+        """
+        if self._opened:
+            return
+        self._opened = True
+        try:
+            self._transport.start()
+            self._initialize()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        """Stop and reap the server. Idempotent, bounded in time."""
+        self._transport.close()
+
+    @property
+    def pid(self):
+        """The server's process id (also its process group id), or None."""
+        return self._transport.pid
+
+    @property
+    def stderr_tail(self):
+        """The last STDERR_TAIL_BYTES of the server's stderr, as text."""
+        return self._transport.stderr_tail
+
+    def _initialize(self):
+        # basic/lifecycle, "Initialization": initialize, then notifications/initialized.
+        result = self.request("initialize", {
+            "protocolVersion": self.offered_version,
+            "capabilities": {},
+            "clientInfo": {"name": "mcp_invoke", "version": __version__},
+        })
+        version = result.get("protocolVersion")
+        accepted = SUPPORTED_PROTOCOL_VERSIONS + (self.offered_version,)
+        if version not in accepted:
+            raise ProtocolError(
+                "server answered protocol version %r to our %s; mcp_invoke speaks %s"
+                % (version, self.offered_version, ", ".join(SUPPORTED_PROTOCOL_VERSIONS)),
+                "initialize")
+        self.initialize_result = result
+        self.protocol_version = version
+        self.server_info = _dict(result.get("serverInfo"))
+        self.capabilities = _dict(result.get("capabilities"))
+        self.instructions = result.get("instructions")
+        self.notify("notifications/initialized")
+
+    # -- requests --------------------------------------------------------------
+
+    def request(self, method, params=None, timeout=None):
+        """Send one request and wait for its result (a dict).
+
+        Raises ServerError for a JSON-RPC error answer, RequestTimeout (after
+        sending ``notifications/cancelled``), ConnectionLost, ProtocolError.
+        """
+        return self._result(self._wait_one(self._start(method, params, timeout)))
+
+    def notify(self, method, params=None):
+        """Send one notification. Raises ConnectionLost if the server is gone."""
+        self._ensure_open()
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message)
+
+    def ping(self, timeout=None):
+        """Ping the server (basic/utilities/ping); returns its (empty) result."""
+        return self.request("ping", None, timeout)
+
+    def list_tools(self, timeout=None):
+        """Every tool the server offers, all pages, as a list of Tool dicts."""
+        return self._paginate("tools/list", "tools", timeout)
+
+    def call_tool(self, name, arguments=None, timeout=None, on_progress=None):
+        """Call a tool; returns the CallToolResult dict (check its ``isError``).
+
+        ``on_progress`` is called with the params of each progress notification
+        for this call (a progressToken is always sent).
+        """
+        params = {"name": name, "arguments": arguments if arguments is not None else {}}
+        call = self._start("tools/call", params, timeout, on_progress, progress=True)
+        return self._result(self._wait_one(call))
+
+    def list_resources(self, timeout=None):
+        """Every resource, all pages, as a list of Resource dicts."""
+        return self._paginate("resources/list", "resources", timeout)
+
+    def list_resource_templates(self, timeout=None):
+        """Every resource template, all pages, as a list of ResourceTemplate dicts."""
+        return self._paginate("resources/templates/list", "resourceTemplates", timeout)
+
+    def read_resource(self, uri, timeout=None):
+        """Read a resource; returns the ReadResourceResult dict."""
+        return self.request("resources/read", {"uri": uri}, timeout)
+
+    def list_prompts(self, timeout=None):
+        """Every prompt, all pages, as a list of Prompt dicts."""
+        return self._paginate("prompts/list", "prompts", timeout)
+
+    def get_prompt(self, name, arguments=None, timeout=None):
+        """Get a prompt filled with ``arguments`` (str to str); the GetPromptResult dict."""
+        params = {"name": name}
+        if arguments:
+            params["arguments"] = arguments
+        return self.request("prompts/get", params, timeout)
+
+    def batch(self, requests, timeout=None):
+        """Pipeline many requests over this session; yields outcomes in input order.
+
+        ``requests`` is an iterable of (method, params). Each outcome is the
+        result dict or the MCPError that request ended with; up to
+        MAX_IN_FLIGHT requests are in flight at once. A generator: nothing is
+        sent until it is iterated. Raises only for a KeyboardInterrupt.
+        """
+        window = collections.deque()
+        requests = iter(requests)
+        exhausted = False
+        while window or not exhausted:
+            while not exhausted and len(window) < MAX_IN_FLIGHT:
+                try:
+                    method, params = next(requests)
+                except StopIteration:
+                    exhausted = True
+                    break
+                window.append(self._start_or_error(method, params, timeout))
+            if not window:
+                break
+            head = window.popleft()
+            if isinstance(head, _Call):
+                self._wait([head])
+                yield head.error if head.error is not None else head.result
+            else:
+                yield head
+
+    def _start_or_error(self, method, params, timeout):
+        try:
+            return self._start(method, params, timeout)
+        except MCPError as e:
+            return e
+
+    def _paginate(self, method, key, timeout):
+        # server/utilities/pagination: follow nextCursor; a repeated cursor is a loop.
+        items, seen, params = [], set(), {}
+        for _ in range(MAX_PAGES):
+            result = self.request(method, params or None, timeout)
+            page = result.get(key)
+            if not isinstance(page, list):
+                raise ProtocolError("%s result has no %r list" % (method, key), method)
+            items.extend(page)
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return items
+            if not isinstance(cursor, str) or cursor in seen:
+                raise ProtocolError("%s repeated the page cursor %r" % (method, cursor), method)
+            seen.add(cursor)
+            params = {"cursor": cursor}
+        raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
+
+    # -- the request machinery -------------------------------------------------
+
+    def _ensure_open(self):
+        if not self._opened:
+            self.open()
+
+    def _start(self, method, params, timeout, on_progress=None, progress=False):
+        self._ensure_open()
+        self._next_id += 1
+        call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
+                     on_progress)
+        message = {"jsonrpc": "2.0", "id": call.id, "method": method}
+        if progress:
+            # basic/utilities/progress: the token rides in _meta; ours is the request id.
+            params = dict(params or {})
+            params["_meta"] = dict(params.get("_meta") or {}, progressToken=call.id)
+        if params is not None:
+            message["params"] = params
+        self._pending[call.id] = call
+        try:
+            self._send(message)
+        except MCPError as e:
+            del self._pending[call.id]
+            raise _for_method(e, method)
+        return call
+
+    def _send(self, message):
+        self._transport.send(_encode(message))
+
+    def _wait_one(self, call):
+        self._wait([call])
+        return call
+
+    def _result(self, call):
+        if call.error is not None:
+            raise call.error
+        if not isinstance(call.result, dict):
+            raise ProtocolError("%s result is not a JSON object" % call.method, call.method)
+        return call.result
+
+    def _wait(self, calls):
+        """Run the transport until every call in ``calls`` is done."""
+        try:
+            while True:
+                now = time.monotonic()
+                waiting = [c for c in calls if not c.done]
+                for call in waiting:
+                    if now >= call.deadline:
+                        self._expire(call, "timed out after %gs" % call.timeout)
+                waiting = [c for c in waiting if not c.done]
+                if not waiting:
+                    return
+                try:
+                    messages = self._transport.receive(min(c.deadline for c in waiting))
+                except MCPError as e:
+                    self._fail_all(e)
+                    return
+                for message in messages:
+                    self._dispatch(message)
+        except KeyboardInterrupt:
+            for call in list(self._pending.values()):
+                self._expire(call, "interrupted")
+            raise
+
+    def _expire(self, call, reason):
+        """Give up on a call; tell the server (basic/utilities/cancellation)."""
+        self._pending.pop(call.id, None)
+        self._abandoned.add(call.id)
+        call.done = True
+        call.error = RequestTimeout("%s %s" % (call.method, reason), call.method,
+                                    self._transport.stderr_tail, call.timeout)
+        if call.method != "initialize":  # cancellation: initialize MUST NOT be cancelled
+            try:
+                self.notify("notifications/cancelled", {"requestId": call.id, "reason": reason})
+            except MCPError:
+                pass
+
+    def _fail_all(self, error):
+        for call in self._pending.values():
+            call.error = _for_method(error, call.method)
+            call.done = True
+        self._pending.clear()
+
+    def _dispatch(self, message):
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" in message:
+                self._answer(message["id"], method, message.get("params"))
+            else:
+                self._notified(method, _dict(message.get("params")))
+        elif _is_id(message.get("id")):
+            self._response(message)
+        elif self.on_warning is not None:
+            self.on_warning("stray", "ignored a message that is neither request nor response: %s"
+                            % json.dumps(message)[:120])
+
+    def _response(self, message):
+        call = self._pending.pop(message["id"], None)
+        if call is None:
+            if self.on_warning is not None:
+                late = message["id"] in self._abandoned
+                self.on_warning("stray", "ignored %s response to request id %s"
+                                % ("a late" if late else "an unexpected", json.dumps(message["id"])))
+            return
+        call.done = True
+        if "error" in message:
+            error = _dict(message["error"])
+            call.error = ServerError(str(error.get("message", "")), call.method,
+                                     error.get("code"), error.get("data"))
+        elif "result" in message:
+            call.result = message["result"]
+        else:
+            call.error = ProtocolError("answer to %s has neither result nor error" % call.method,
+                                       call.method)
+
+    def _answer(self, id, method, params):
+        """Answer a request from the server: a result, or -32601 if we do not offer it."""
+        handler = self._handlers.get(method)
+        if handler is None:
+            reply = {"jsonrpc": "2.0", "id": id,
+                     "error": {"code": -32601, "message": "Method not found: %s" % method}}
+        else:
+            reply = {"jsonrpc": "2.0", "id": id, "result": handler(params)}
+        try:
+            self._send(reply)
+        except MCPError:
+            pass  # the loop reports the lost connection
+
+    def _notified(self, method, params):
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            call = self._pending.get(token) if _is_id(token) else None
+            if call is not None and call.on_progress is not None:
+                call.on_progress(params)
+        elif method == "notifications/message":
+            if self.on_log is not None:
+                self.on_log(params)
+
+
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _is_id(value):
+    """A JSON-RPC id we could have sent: an integer or a string (not a bool)."""
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def _for_method(error, method):
+    """A copy of a shared transport failure, naming the request it ended."""
+    error = copy.copy(error)
+    error.method = method
+    return error
+
+
+# ---------------------------------------------------------------------------
+# CLI helpers
+# ---------------------------------------------------------------------------
+
+# Terminal control characters a server could use to rewrite the user's screen:
+# C0 but tab and newline, DEL, C1, and the bidirectional overrides.
+_CONTROL = re.compile(u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# In --json output, JSON escapes C0 itself; these it would leave raw.
+_JSON_UNSAFE = re.compile(u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _neutralise(text):
+    """Text safe for a terminal: control characters shown as escapes."""
+    text = text.replace("\r\n", "\n")
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                        else "\\u%04x" % ord(m.group()), text)
+
+
+def _one_line(text):
+    return _neutralise(" | ".join(part for part in text.splitlines() if part.strip()))
+
+
+def _to_json(value, pretty=False):
+    text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
+                      separators=(",", ": ") if pretty else (",", ":"))
+    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+class _Output(object):
+    """stdout for results: UTF-8 whatever the locale; a closed pipe ends output quietly."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.closed = False
+
+    def write(self, text):
+        if self.closed:
+            return
+        try:
+            buffer = getattr(self.stream, "buffer", None)
+            if buffer is not None:
+                buffer.write(text.encode("utf-8", "replace"))
+            else:
+                self.stream.write(text)
+        except BrokenPipeError:
+            self._close()
+
+    def flush(self):
+        if not self.closed:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._close()
+
+    def _close(self):
+        # `mcp_invoke ... | head -c 1`: the reader left; later writes and the
+        # interpreter's final flush must not fail, so stdout becomes /dev/null.
+        self.closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+class _Diagnostics(object):
+    """Everything the CLI says on stderr: errors, warnings, logs, progress, relay."""
+
+    def __init__(self, stream, verbose=False, quiet=False):
+        self.stream = stream
+        self.verbose = verbose
+        self.quiet = quiet
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self._progress_shown = False
+        self._progress_at = 0.0
+        self._relay = b""
+
+    def _write(self, text):
+        try:
+            if self._progress_shown:
+                text = "\r\x1b[K" + text
+                self._progress_shown = False
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def error(self, text):
+        self._write("mcp_invoke: %s\n" % _one_line(text))
+
+    def warning(self, text):
+        if not self.quiet:
+            self._write("mcp_invoke: warning: %s\n" % _one_line(text))
+
+    def debug(self, text):
+        if self.verbose and not self.quiet:
+            self._write("mcp_invoke: %s\n" % _one_line(text))
+
+    def client_warning(self, kind, text):
+        """The library's warnings; responses nobody waits for only under --verbose."""
+        if self.verbose or kind != "stray":
+            self.warning(text)
+
+    def log(self, params):
+        """A server's notifications/message (server/utilities/logging)."""
+        if self.quiet:
+            return
+        data = params.get("data")
+        text = data if isinstance(data, str) else json.dumps(data)
+        logger = params.get("logger")
+        self._write("[%s] %s%s\n" % (_one_line(str(params.get("level", "info"))),
+                                     _one_line(str(logger)) + ": " if logger else "",
+                                     _one_line(text)))
+
+    def progress(self, params):
+        """One progress line: rewritten on a terminal, else a few per second at most."""
+        if self.quiet:
+            return
+        done, total = params.get("progress"), params.get("total")
+        now = time.monotonic()
+        final = total is not None and done == total
+        if not self.tty and not final and now - self._progress_at < 0.25:
+            return
+        self._progress_at = now
+        text = "[progress] %s%s" % (_num(done), "/" + _num(total) if total is not None else "")
+        if params.get("message"):
+            text += " " + str(params["message"])
+        line = _one_line(text)
+        if self.tty:
+            self._write(line[:200])
+            self._progress_shown = True
+        else:
+            self._write(line + "\n")
+
+    def relay(self, chunk):
+        """--verbose: the server's stderr, live, line by line, neutralised."""
+        if not self.verbose:
+            return
+        data = self._relay + chunk
+        lines = data.split(b"\n")
+        self._relay = lines.pop()
+        if len(self._relay) > 4096:
+            lines.append(self._relay)
+            self._relay = b""
+        for line in lines:
+            self._write(_neutralise(line.decode("utf-8", "replace").rstrip("\r")) + "\n")
+
+    def finish(self):
+        if self._relay:
+            self._write(_neutralise(self._relay.decode("utf-8", "replace")) + "\n")
+            self._relay = b""
+        if self._progress_shown:
+            self._write("")
+
+
+def _num(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# -- arguments ------------------------------------------------------------------
+
+def _parse_pairs(tokens, allow_json=True):
+    """``key=value`` and ``key:=JSON`` tokens as (key, value, is_raw_json) triples."""
+    pairs, seen = [], set()
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        raw = allow_json and key.endswith(":")
+        if raw:
+            key = key[:-1]
+        if not sep or not key:
+            raise UsageError("expected key=value%s, got %r"
+                             % (", key:=JSON or one JSON object" if allow_json else "", token))
+        if key in seen:
+            raise UsageError("argument %r given twice" % key)
+        seen.add(key)
+        if raw:
+            value = _load_json(value, "argument %r" % key)
+        pairs.append((key, value, raw))
+    return pairs
+
+
+def _load_json(text, what):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise UsageError("%s is not valid JSON: %s" % (what, e))
+
+
+def _call_arguments(tokens):
+    """The syntax of ``call`` arguments, checked before the server starts.
+
+    Returns (object, None) for one JSON object, or (None, pairs).
+    """
+    if len(tokens) == 1 and tokens[0].lstrip().startswith("{"):
+        value = _load_json(tokens[0], "the arguments")
+        if not isinstance(value, dict):
+            raise UsageError("the arguments must be a JSON object")
+        return value, None
+    return None, _parse_pairs(tokens)
+
+
+def _schema_types(schema, root):
+    """The JSON types a property schema admits, as a list of names."""
+    schema = _resolve_ref(schema, root)
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list):
+        return [k for k in kind if isinstance(k, str)]
+    types = []
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or []:
+            types.extend(t for t in _schema_types(_dict(sub), root) if t not in types)
+    if not types and ("enum" in schema or "const" in schema):
+        values = schema.get("enum") or [schema.get("const")]
+        types = [_json_type(v) for v in values]
+    return types
+
+
+def _resolve_ref(schema, root):
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return schema
+    node = root
+    for part in ref[2:].split("/"):
+        node = _dict(node).get(part.replace("~1", "/").replace("~0", "~"))
+    return _dict(node)
+
+
+def _json_type(value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+_INTEGER = re.compile(r"-?[0-9]+\Z")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z")
+
+
+def _coerce(key, text, types):
+    """A ``key=value`` string as the JSON type its schema asks for."""
+    if not types or "string" in types:
+        return text
+    for kind in types:
+        if kind == "null" and text == "null":
+            return None
+        if kind == "boolean" and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if kind == "integer" and _INTEGER.match(text):
+            return int(text)
+        if kind == "number" and _NUMBER.match(text):
+            return float(text) if any(c in text for c in ".eE") else int(text)
+        if kind in ("array", "object"):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                continue
+            if _json_type(value) == kind:
+                return value
+    known = ("null", "boolean", "integer", "number", "array", "object")
+    unknown = [k for k in types if k not in known]
+    if unknown:
+        raise UsageError("argument %r: cannot coerce to schema type %s; pass it as %s:=JSON"
+                         % (key, "/".join(unknown), key))
+    raise UsageError("argument %r: expected %s, got %r" % (key, " or ".join(types), text))
+
+
+def _coerce_arguments(pairs, schema):
+    """``key=value`` pairs as a tool's arguments, typed by its inputSchema."""
+    schema = _dict(schema)
+    properties = _dict(schema.get("properties"))
+    arguments = {}
+    for key, value, raw in pairs:
+        if raw:
+            arguments[key] = value
+        else:
+            arguments[key] = _coerce(key, value, _schema_types(_dict(properties.get(key)), schema))
+    return arguments
+
+
+# -- human output ---------------------------------------------------------------
+
+def _first_line(text):
+    for line in str(text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _type_label(schema, root):
+    schema = _resolve_ref(_dict(schema), root)
+    if "enum" in schema and isinstance(schema["enum"], list):
+        return "|".join(json.dumps(v) for v in schema["enum"])
+    types = _schema_types(schema, root)
+    if types == ["array"]:
+        items = _type_label(schema.get("items"), root)
+        return (items if "|" not in items else "(%s)" % items) + "[]" if items else "array"
+    return "|".join(types)
+
+
+def _signature(tool):
+    """A tool as one line: ``name(arg: type, opt?: type) - first line of description``."""
+    schema = _dict(tool.get("inputSchema"))
+    required = schema.get("required") or []
+    args = []
+    for name, prop in _dict(schema.get("properties")).items():
+        label = _type_label(prop, schema)
+        args.append("%s%s%s" % (name, "" if name in required else "?",
+                                ": " + label if label else ""))
+    line = "%s(%s)" % (tool.get("name"), ", ".join(args))
+    description = _first_line(tool.get("description"))
+    return line + (" - " + description if description else "")
+
+
+def _base64_size(data):
+    data = str(data or "").strip()
+    return len(data) * 3 // 4 - data[-2:].count("=")
+
+
+def _render_block(block):
+    """One content block (server/tools, "Tool Result") as readable text."""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind in ("image", "audio"):
+        return "[%s %s, %d bytes]" % (kind, block.get("mimeType", "?"),
+                                      _base64_size(block.get("data")))
+    if kind == "resource_link":
+        return "[resource link %s%s%s]" % (
+            block.get("uri"), " (%s)" % block["name"] if block.get("name") else "",
+            " " + block["mimeType"] if block.get("mimeType") else "")
+    if kind == "resource":
+        return _render_contents(_dict(block.get("resource")))
+    return "[%s content]" % kind
+
+
+def _render_contents(item):
+    """One resource content (text or blob) as readable text."""
+    if "text" in item:
+        return str(item["text"])
+    return "[blob %s, %d bytes] %s" % (item.get("mimeType", "?"),
+                                       _base64_size(item.get("blob")), item.get("uri", ""))
+
+
+# -- commands -------------------------------------------------------------------
+
+def _cmd_tools(client, args, ctx):
+    tools = client.list_tools()
+    if args.json:
+        return ctx.emit({"tools": tools})
+    return ctx.lines(_signature(_dict(t)) for t in tools)
+
+
+def _cmd_call(client, args, ctx):
+    if not args.args:
+        raise UsageError("call needs a tool name")
+    name, tokens = args.args[0], args.args[1:]
+    arguments, pairs = _call_arguments(tokens)
+    try:
+        tools = client.list_tools()
+    except ServerError:
+        tools = None  # no tools/list: call blind, strings stay strings
+    if tools is not None:
+        names = [t.get("name") for t in tools if isinstance(t, dict)]
+        if name not in names:
+            raise ServerError("unknown tool %r%s" % (name, _suggest(name, names)), "tools/call")
+        schema = _dict(tools[names.index(name)]).get("inputSchema")
+    else:
+        schema = None
+    if pairs is not None:
+        arguments = _coerce_arguments(pairs, schema)
+    result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
+    ctx.diag.finish()
+    if args.json:
+        ctx.emit(result)
+    else:
+        ctx.blocks(result.get("content") or [])
+        if not result.get("content") and "structuredContent" in result:
+            ctx.out.write(_neutralise(_to_json(result["structuredContent"], True)) + "\n")
+    if result.get("isError"):
+        ctx.diag.error("tool %r returned an error" % name)
+        return _EXIT_TOOL_ERROR
+    return 0
+
+
+def _suggest(name, names):
+    near = difflib.get_close_matches(name, [n for n in names if isinstance(n, str)], 3, 0.5)
+    if near:
+        return "; did you mean %s?" % ", ".join(near)
+    return "; the server has %d tools (run 'tools' to list them)" % len(names)
+
+
+def _cmd_resources(client, args, ctx):
+    resources = client.list_resources()
+    if args.json:
+        return ctx.emit({"resources": resources})
+    return ctx.lines(_listing(r.get("uri"), r) for r in map(_dict, resources))
+
+
+def _cmd_templates(client, args, ctx):
+    templates = client.list_resource_templates()
+    if args.json:
+        return ctx.emit({"resourceTemplates": templates})
+    return ctx.lines(_listing(t.get("uriTemplate"), t) for t in map(_dict, templates))
+
+
+def _listing(uri, item):
+    text = "%s  %s" % (uri, item.get("name", ""))
+    if item.get("mimeType"):
+        text += " (%s)" % item["mimeType"]
+    description = _first_line(item.get("description"))
+    return text + (" - " + description if description else "")
+
+
+def _cmd_read(client, args, ctx):
+    if len(args.args) != 1:
+        raise UsageError("read needs exactly one URI")
+    result = client.read_resource(args.args[0])
+    if args.json:
+        return ctx.emit(result)
+    return ctx.lines(_render_contents(_dict(c)) for c in result.get("contents") or [])
+
+
+def _cmd_prompts(client, args, ctx):
+    prompts = client.list_prompts()
+    if args.json:
+        return ctx.emit({"prompts": prompts})
+    lines = []
+    for prompt in map(_dict, prompts):
+        names = ["%s%s" % (a.get("name"), "" if a.get("required") else "?")
+                 for a in map(_dict, prompt.get("arguments") or [])]
+        line = "%s(%s)" % (prompt.get("name"), ", ".join(names))
+        description = _first_line(prompt.get("description"))
+        lines.append(line + (" - " + description if description else ""))
+    return ctx.lines(lines)
+
+
+def _cmd_prompt(client, args, ctx):
+    if not args.args:
+        raise UsageError("prompt needs a prompt name")
+    pairs = _parse_pairs(args.args[1:], allow_json=False)
+    result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
+    if args.json:
+        return ctx.emit(result)
+    for message in map(_dict, result.get("messages") or []):
+        ctx.out.write("[%s]\n" % _neutralise(str(message.get("role"))))
+        ctx.blocks([_dict(message.get("content"))])
+    return 0
+
+
+def _cmd_info(client, args, ctx):
+    if args.json:
+        return ctx.emit(client.initialize_result)
+    info = client.server_info
+    lines = [
+        "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
+        "protocol: %s" % client.protocol_version,
+        "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
+    ]
+    if client.instructions:
+        lines.append("instructions: %s" % client.instructions)
+    return ctx.lines(lines)
+
+
+def _cmd_ping(client, args, ctx):
+    start = time.monotonic()
+    result = client.ping()
+    if args.json:
+        return ctx.emit(result)
+    return ctx.lines(["ok (%.1f ms)" % ((time.monotonic() - start) * 1000)])
+
+
+def _cmd_batch(client, args, ctx):
+    """JSON Lines in, one outcome line out per request, in input order."""
+    if args.args:
+        raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
+    entries = list(_batch_entries(ctx.stdin or ()))
+    status = 0
+    requests = [(e[1], e[2]) for e in entries if e[3] is None]
+    outcomes = client.batch(requests)
+    for ident, _, _, problem in entries:
+        outcome = problem if problem is not None else next(outcomes)
+        line = {"id": ident}
+        if isinstance(outcome, MCPError):
+            line["error"] = _error_object(outcome)
+            code = outcome.exit_code
+        else:
+            line["result"] = outcome
+            code = _EXIT_TOOL_ERROR if outcome.get("isError") else 0
+        status = status or code
+        ctx.out.write(_to_json(line) + "\n")
+        ctx.out.flush()
+    return status
+
+
+def _batch_entries(stream):
+    """(id, method, params, problem) per non-blank input line."""
+    number = 0
+    for line in stream:
+        if not line.strip():
+            continue
+        number += 1
+        try:
+            entry = json.loads(line)
+        except ValueError as e:
+            yield number, None, None, UsageError("line %d is not valid JSON: %s" % (number, e))
+            continue
+        entry = entry if isinstance(entry, dict) else {}
+        ident = entry.get("id", number)
+        method, params = entry.get("method"), entry.get("params")
+        if not isinstance(method, str) or not isinstance(params, (dict, type(None))):
+            problem = UsageError("line %d needs a string \"method\" and an object \"params\""
+                                 % number)
+            yield ident, None, None, problem
+        else:
+            yield ident, method, params, None
+
+
+def _error_object(error):
+    obj = {"message": str(error) if not isinstance(error, ServerError) else error.message,
+           "exit_code": error.exit_code}
+    if isinstance(error, ServerError):
+        if error.code is not None:
+            obj["code"] = error.code
+        if error.data is not None:
+            obj["data"] = error.data
+    return obj
+
+
+class _Context(object):
+    """What a command writes to: results on ``out``, the rest through ``diag``."""
+
+    def __init__(self, out, diag, pretty, stdin):
+        self.out = out
+        self.diag = diag
+        self.pretty = pretty
+        self.stdin = stdin
+
+    def emit(self, value):
+        self.out.write(_to_json(value, self.pretty) + "\n")
+        return 0
+
+    def lines(self, lines):
+        for line in lines:
+            self.out.write(_neutralise(line) + "\n")
+        return 0
+
+    def blocks(self, blocks):
+        for block in blocks:
+            text = _render_block(_dict(block))
+            self.out.write(_neutralise(text) + ("" if text.endswith("\n") else "\n"))
+
+
+_COMMANDS = {
+    "tools": _cmd_tools, "call": _cmd_call, "resources": _cmd_resources,
+    "templates": _cmd_templates, "read": _cmd_read, "prompts": _cmd_prompts,
+    "prompt": _cmd_prompt, "info": _cmd_info, "ping": _cmd_ping, "batch": _cmd_batch,
+}
+
+# -- the parser -----------------------------------------------------------------
+
+_USAGE = "mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]"
+
+_DESCRIPTION = """\
+Call an MCP server over stdio. Everything after -- is the server's exact argv.
+
+commands:
+  tools                      list the tools, one per line, like signatures
+  call NAME [ARGS...]        call a tool; ARGS: one JSON object, or key=value
+                             (typed by the tool's inputSchema), key:=JSON
+  resources                  list the resources
+  templates                  list the resource templates
+  read URI                   read a resource
+  prompts                    list the prompts
+  prompt NAME [key=value...] get a prompt
+  info                       server name, version, protocol, capabilities
+  ping                       check the server answers
+  batch                      JSON Lines on stdin ({"method": ..., "params": ...}),
+                             pipelined; one result line per input line"""
+
+_EPILOG = """\
+exit codes:
+  0 ok, 1 the tool returned isError, 2 usage or bad input,
+  3 the server answered a JSON-RPC error, 4 protocol violation,
+  5 connection lost, 6 authentication refused (HTTP), 124 timed out,
+  126 server not executable, 127 server not found, 130 interrupted
+
+example:
+  mcp_invoke call echo text=hello -- python3 fake_server.py"""
+
+# Options that take a value: needed to move options ahead of the command's arguments.
+_VALUED = ("--timeout", "--max-bytes", "--env", "--cwd", "--protocol-version")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message + " (see --help)")
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("expected a positive number of seconds, got %r" % text)
+    return value
+
+
+def _byte_count(text):
+    match = re.match(r"([0-9]+)([kKmMgG]?)i?[bB]?\Z", text)
+    if not match or int(match.group(1)) == 0:
+        raise argparse.ArgumentTypeError("expected a positive byte count like 1048576 or 64M, "
+                                         "got %r" % text)
+    return int(match.group(1)) * 1024 ** " KMG".index(match.group(2).upper() or " ")
+
+
+def _build_parser():
+    parser = _Parser(prog="mcp_invoke", usage=_USAGE, description=_DESCRIPTION,
+                     epilog=_EPILOG, allow_abbrev=False,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=sorted(_COMMANDS), metavar="COMMAND",
+                        help=argparse.SUPPRESS)
+    parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
+    add = parser.add_argument
+    add("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help="seconds to wait for each answer (default %g)" % DEFAULT_TIMEOUT)
+    add("--max-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N",
+        help="largest message accepted from the server, e.g. 1048576 or 64M (default 64M)")
+    add("--json", action="store_true", help="print the result as the spec's JSON object")
+    add("--env", action="append", default=[], metavar="NAME[=VALUE]",
+        help="give the server NAME=VALUE, or pass NAME through from this environment")
+    add("--inherit-env", action="store_true",
+        help="pass this whole environment to the server (default: an allowlist)")
+    add("--cwd", metavar="DIR", help="the server's working directory")
+    add("--protocol-version", default=LATEST_PROTOCOL_VERSION, metavar="V",
+        help="protocol version to offer (default %s)" % LATEST_PROTOCOL_VERSION)
+    add("-v", "--verbose", action="store_true",
+        help="relay the server's stderr and report every oddity")
+    add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")
+    add("--version", action="version", version="mcp_invoke " + __version__)
+    return parser
+
+
+def _split_argv(argv):
+    """Our options first, then the command and its arguments; the server's argv apart."""
+    if "--" in argv:
+        cut = argv.index("--")
+        ours, server = argv[:cut], argv[cut + 1:]
+    else:
+        ours, server = argv, []
+    options, rest = [], []
+    i = 0
+    while i < len(ours):
+        token = ours[i]
+        if token.startswith("-") and token != "-":
+            options.append(token)
+            if token in _VALUED and i + 1 < len(ours):
+                options.append(ours[i + 1])
+                i += 1
+        else:
+            rest.append(token)
+        i += 1
+    return options + rest, server
+
+
+def _server_env(specs, environ):
+    """--env NAME=VALUE and --env NAME (pass-through) as a dict, and unset names."""
+    env, missing = {}, []
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not name:
+            raise UsageError("--env needs NAME=VALUE or NAME, got %r" % spec)
+        if sep:
+            env[name] = value
+        elif name in environ:
+            env[name] = environ[name]
+        else:
+            missing.append(name)
+    return env, missing
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: handled like Ctrl-C (cancel, shut down), exit 128+signum."""
+
+    def __init__(self, signum):
+        KeyboardInterrupt.__init__(self)
+        self.signum = signum
+
+
+def _raise_signalled(signum, frame):
+    raise _Signalled(signum)
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status (see the module docstring)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    diag = _Diagnostics(sys.stderr)
+    out = _Output(sys.stdout)
+    previous = {}
+    try:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            previous[signum] = signal.signal(signum, _raise_signalled)
+    except ValueError:
+        pass  # not the main thread: signals stay as they are
+    try:
+        return _run(argv, diag, out)
+    except MCPError as e:
+        diag.finish()
+        diag.error(str(e))
+        return e.exit_code
+    except KeyboardInterrupt as e:
+        diag.finish()
+        signum = getattr(e, "signum", None)
+        diag.error("interrupted" if signum is None
+                   else "stopped by %s" % signal.Signals(signum).name)
+        return _EXIT_INTERRUPTED if signum is None else 128 + signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        out.flush()
+
+
+def _run(argv, diag, out):
+    ours, server = _split_argv(argv)
+    try:
+        args = _build_parser().parse_args(ours)
+    except SystemExit as e:  # --help and --version print and exit 0
+        return e.code or 0
+    if args.verbose and args.quiet:
+        raise UsageError("--verbose and --quiet exclude each other")
+    diag.verbose, diag.quiet = args.verbose, args.quiet
+    if not server:
+        raise UsageError("no server command: put it after --, e.g. "
+                         "mcp_invoke %s -- python3 server.py" % args.command)
+    env, missing = _server_env(args.env, os.environ)
+    for name in missing:
+        diag.warning("--env %s: not set here, so not passed to the server" % name)
+    if args.command == "call" and args.args:
+        _call_arguments(args.args[1:])  # bad JSON is exit 2 before the server starts
+    client = Client(server, timeout=args.timeout, max_bytes=args.max_bytes, env=env,
+                    inherit_env=args.inherit_env, cwd=args.cwd,
+                    protocol_version=args.protocol_version, on_stderr=diag.relay,
+                    on_log=diag.log, on_warning=diag.client_warning)
+    ctx = _Context(out, diag, out.stream.isatty() if hasattr(out.stream, "isatty") else False,
+                   sys.stdin)
+    with client:
+        diag.debug("server %s %s, protocol %s" % (client.server_info.get("name"),
+                                                 client.server_info.get("version", ""),
+                                                 client.protocol_version))
+        status = _COMMANDS[args.command](client, args, ctx)
+    diag.finish()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
