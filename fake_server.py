@@ -22,7 +22,7 @@ Usage::
     --delay SECONDS  how long the late mode sleeps (default 1.0)
 
 Tools: echo, add, web_search, slow, image, fail, weather, types, big, log,
-control.  Resources: fake://item/1 .. fake://item/5 (listed 2 per page) and
+control, env.  Resources: fake://item/1 .. fake://item/5 (listed 2 per page) and
 fake://blob.  Prompt: greet.
 
 Modes:
@@ -164,6 +164,7 @@ def _tools():
               {"size": {"type": "integer", "default": 1000}}),
         _tool("log", "Send two log messages.", {}),
         _tool("control", "Return text with terminal control characters.", {}),
+        _tool("env", "Return the server's environment and working directory.", {}),
     ]
 
 
@@ -521,6 +522,10 @@ class _Server(object):
 
     def tool_control(self, args, meta):
         return _text("red:\x1b[31mRED\x1b[0m bell:\x07 csi:\x9b end")
+
+    def tool_env(self, args, meta):
+        return _text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()},
+                                sort_keys=True))
 
     # -- resources and prompts ------------------------------------------
 

@@ -1406,7 +1406,7 @@ def _cmd_call(client, args, ctx):
     if tools is not None:
         names = [t.get("name") for t in tools if isinstance(t, dict)]
         if name not in names:
-            raise ServerError("unknown tool %r%s" % (name, _suggest(name, names)), "tools/call")
+            raise ServerError("unknown tool %r%s" % (name, _suggest(name, names)))
         schema = _dict(tools[names.index(name)]).get("inputSchema")
     else:
         schema = None

@@ -1,0 +1,799 @@
+"""Tests for mcp_invoke, driven against fake_server.py (real processes, no network).
+
+Every process a test starts must be gone when it ends: the autouse fixture
+checks that no fake_server.py process outlives a test.
+"""
+
+import io
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+import mcp_invoke
+from mcp_invoke import main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "fake_server.py")
+SCRIPT = os.path.join(HERE, "mcp_invoke.py")
+SERVER = [sys.executable, FAKE]
+
+
+def fake(*modes, **options):
+    """The fake server's argv with the given modes and --option values."""
+    argv = list(SERVER)
+    for mode in modes:
+        argv += ["--mode", mode]
+    for key, value in sorted(options.items()):
+        argv += ["--" + key.replace("_", "-"), str(value)]
+    return argv
+
+
+def _alive(pid):
+    """True if pid is a process that is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (IOError, OSError):
+        return False
+
+
+def _fake_servers():
+    if not os.path.isdir("/proc"):
+        return []
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                cmdline = f.read()
+        except (IOError, OSError):
+            continue
+        if FAKE.encode() in cmdline and _alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_process_survives():
+    yield
+    left = _fake_servers()
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "fake_server.py processes outlived the test"
+
+
+def run(capsys, *argv, **kw):
+    """main(argv) in this process; returns (exit code, stdout, stderr)."""
+    stdin = kw.pop("stdin", None)
+    if stdin is not None:
+        sys.stdin = io.StringIO(stdin)
+    try:
+        code = main(list(argv))
+    finally:
+        sys.stdin = sys.__stdin__
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def records(path):
+    """What the fake server read, one JSON object per line."""
+    if not os.path.exists(str(path)):
+        return []
+    with open(str(path)) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def wait_for(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Pure parts: framing
+# ---------------------------------------------------------------------------
+
+def test_framer_joins_messages_split_across_chunks():
+    framer = mcp_invoke._Framer(1000)
+    stream = b'{"a":1}\n{"b":2}\r\n\n{"c":3}\n'
+    got = []
+    for i in range(len(stream)):
+        got.extend(framer.feed(stream[i:i + 1]))
+    assert got == [{"a": 1}, {"b": 2}, {"c": 3}]
+    assert framer.feed(stream) == [{"a": 1}, {"b": 2}, {"c": 3}]
+
+
+def test_framer_accepts_a_message_of_exactly_max_bytes_and_fails_on_one_more():
+    message = b'{"x":"' + b"y" * 92 + b'"}'
+    assert len(message) == 100
+    assert mcp_invoke._Framer(100).feed(message + b"\n") == [{"x": "y" * 92}]
+    framer = mcp_invoke._Framer(100)
+    framer.feed(message)
+    with pytest.raises(mcp_invoke.ProtocolError) as info:
+        framer.feed(b"z")  # byte 101 arrives: fail now, before any newline
+    assert "over 100 bytes" in str(info.value)
+    assert framer._parts == []
+
+
+def test_framer_reports_non_json_lines_and_skips_blank_ones():
+    noise = []
+    framer = mcp_invoke._Framer(1000, noise=noise.append)
+    got = framer.feed(b"Starting server\n   \n42\n{not json\n{\"ok\":true}\n")
+    assert got == [{"ok": True}]
+    assert noise == [b"Starting server", b"42", b"{not json"]
+
+
+def test_framer_replaces_invalid_utf8_and_says_so():
+    flagged = []
+    framer = mcp_invoke._Framer(1000, invalid_utf8=lambda: flagged.append(1))
+    assert framer.feed(b'{"t":"a\xffb"}\n') == [{"t": u"a\ufffdb"}]
+    assert flagged == [1]
+
+
+def test_framer_unpacks_a_jsonrpc_batch_array():
+    framer = mcp_invoke._Framer(1000)
+    assert framer.feed(b'[{"id":1,"result":{}},{"id":2,"result":{}}]\n') == [
+        {"id": 1, "result": {}}, {"id": 2, "result": {}}]
+
+
+def test_encode_makes_exactly_one_ascii_line():
+    frame = mcp_invoke._encode({"text": u"a\nb\u2028\u00e9"})
+    assert frame.endswith(b"\n") and frame.count(b"\n") == 1
+    assert json.loads(frame.decode("ascii")) == {"text": u"a\nb\u2028\u00e9"}
+
+
+# ---------------------------------------------------------------------------
+# Pure parts: arguments, output, environment, exit codes
+# ---------------------------------------------------------------------------
+
+TYPES_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer"}, "ratio": {"type": "number"},
+        "flag": {"type": "boolean"}, "tags": {"type": "array"},
+        "opts": {"type": "object"}, "zip": {"type": "string"},
+        "nothing": {"type": "null"}, "either": {"type": ["integer", "null"]},
+        "ref": {"$ref": "#/$defs/Count"},
+        "choice": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},
+    },
+    "$defs": {"Count": {"type": "integer"}},
+}
+
+
+def coerce(*tokens):
+    arguments, pairs = mcp_invoke._call_arguments(list(tokens))
+    return arguments if pairs is None else mcp_invoke._coerce_arguments(pairs, TYPES_SCHEMA)
+
+
+def test_key_value_arguments_are_typed_by_the_input_schema():
+    assert coerce("count=5", "ratio=1.5", "flag=True", "tags=[1,2]", "opts={\"a\":1}",
+                  "nothing=null", "either=null", "ref=7", "choice=false") == {
+        "count": 5, "ratio": 1.5, "flag": True, "tags": [1, 2], "opts": {"a": 1},
+        "nothing": None, "either": None, "ref": 7, "choice": False}
+    assert coerce("ratio=2") == {"ratio": 2}
+    assert coerce("ratio=1e3") == {"ratio": 1000.0}
+
+
+def test_strings_stay_strings_even_when_they_look_like_numbers():
+    assert coerce("zip=012", "other=true") == {"zip": "012", "other": "true"}
+
+
+def test_raw_json_arguments_and_one_json_object():
+    assert coerce("zip:=12", "tags:=[\"a\"]") == {"zip": 12, "tags": ["a"]}
+    assert coerce('{"query": "x", "n": 1}') == {"query": "x", "n": 1}
+
+
+@pytest.mark.parametrize("tokens, message", [
+    (["count=abc"], "argument 'count': expected integer, got 'abc'"),
+    (["flag=maybe"], "expected boolean"),
+    (["tags=[1,"], "expected array"),
+    (["zip:={"], "argument 'zip' is not valid JSON"),
+    (['{"a": '], "the arguments is not valid JSON"),
+    (['["a"]'], "expected key=value"),
+    (["novalue"], "expected key=value, key:=JSON or one JSON object, got 'novalue'"),
+    (["a=1", "a=2"], "argument 'a' given twice"),
+])
+def test_bad_arguments_are_usage_errors_naming_the_cause(tokens, message):
+    with pytest.raises(mcp_invoke.UsageError) as info:
+        coerce(*tokens)
+    assert message in str(info.value)
+    assert info.value.exit_code == 2
+
+
+def test_an_unknown_schema_type_asks_for_raw_json():
+    with pytest.raises(mcp_invoke.UsageError) as info:
+        mcp_invoke._coerce("when", "now", ["datetime"])
+    assert "when:=JSON" in str(info.value)
+
+
+def test_tool_signature_reads_like_a_function():
+    tool = {"name": "search", "description": "Search it.\nMore.", "inputSchema": {
+        "type": "object", "required": ["q"],
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer"},
+                       "tags": {"type": "array", "items": {"type": "string"}},
+                       "mode": {"enum": ["a", "b"]}}}}
+    assert mcp_invoke._signature(tool) == (
+        'search(q: string, n?: integer, tags?: string[], mode?: "a"|"b") - Search it.')
+
+
+def test_neutralise_shows_terminal_controls_as_escapes():
+    text = u"a\x1b[31mb\x07c\x9bd\r\ne\tf\u202eg"
+    assert mcp_invoke._neutralise(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf\\u202eg"
+    assert mcp_invoke._one_line(u"one\ntwo\x1b") == u"one | two\\x1b"
+
+
+def test_json_output_escapes_what_json_itself_leaves_raw():
+    text = mcp_invoke._to_json({"t": u"\x1b\x9b\u2028\udc80\u00e9"})
+    assert text == u'{"t":"\\u001b\\u009b\\u2028\\udc80\u00e9"}'
+    assert json.loads(text) == {"t": u"\x1b\x9b\u2028\udc80\u00e9"}
+
+
+def test_server_environment_is_an_allowlist_plus_what_was_asked():
+    base = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "AWS_SECRET_ACCESS_KEY": "s",
+            "GITHUB_TOKEN": "t"}
+    assert mcp_invoke._child_env({"FOO": "1"}, False, base) == {
+        "PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "FOO": "1"}
+    assert mcp_invoke._child_env(None, True, base) == base
+    env, missing = mcp_invoke._server_env(["A=1", "GITHUB_TOKEN", "UNSET_X"], base)
+    assert env == {"A": "1", "GITHUB_TOKEN": "t"} and missing == ["UNSET_X"]
+
+
+def test_exit_code_table_matches_the_documentation():
+    table = {mcp_invoke.UsageError: 2, mcp_invoke.ServerError: 3,
+             mcp_invoke.ProtocolError: 4, mcp_invoke.ConnectionLost: 5,
+             mcp_invoke.RequestTimeout: 124, mcp_invoke.LaunchError: 126,
+             mcp_invoke.CommandNotFound: 127}
+    for cls, code in table.items():
+        assert cls.exit_code == code and issubclass(cls, mcp_invoke.MCPError)
+    readme = open(os.path.join(HERE, "README.md")).read()
+    for code in (0, 1, 2, 3, 4, 5, 124, 126, 127, 130):
+        assert "| %d |" % code in readme
+        assert ("%d " % code) in mcp_invoke._EPILOG
+
+
+def test_options_may_follow_the_command():
+    ours, server = mcp_invoke._split_argv(
+        ["call", "echo", "text=hi", "--timeout", "5", "--json", "--", "srv", "--json"])
+    assert ours == ["--timeout", "5", "--json", "call", "echo", "text=hi"]
+    assert server == ["srv", "--json"]
+
+
+# ---------------------------------------------------------------------------
+# Handshake and the library
+# ---------------------------------------------------------------------------
+
+def test_client_handshake_exposes_server_and_sends_initialized(tmp_path):
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(fake(record=log), timeout=10) as c:
+        assert c.server_info == {"name": "fake-server", "version": "1.0.0"}
+        assert c.protocol_version == "2025-11-25"
+        assert set(c.capabilities) == {"tools", "resources", "prompts", "logging"}
+        assert c.instructions == "Fake server for mcp_invoke tests."
+        assert c.ping() == {}
+        pid = c.pid
+    assert not _alive(pid)
+    methods = [r.get("method") for r in records(log)]
+    assert methods == ["initialize", "notifications/initialized", "ping"]
+    first = records(log)[0]
+    assert first["params"]["protocolVersion"] == "2025-11-25"
+    assert first["params"]["clientInfo"]["name"] == "mcp_invoke"
+
+
+def test_client_lists_and_calls_with_plain_dicts():
+    progress = []
+    with mcp_invoke.Client(fake("paginate"), timeout=10) as c:
+        tools = c.list_tools()
+        assert [t["name"] for t in tools][:3] == ["echo", "add", "web_search"]
+        assert len(tools) == 12
+        result = c.call_tool("slow", {"steps": 3, "delay": 0}, on_progress=progress.append)
+        assert result == {"content": [{"type": "text", "text": "done after 3 steps"}]}
+        assert [p["progress"] for p in progress] == [1, 2, 3]
+        assert [r["uri"] for r in c.list_resources()] == ["fake://item/%d" % n for n in range(1, 6)]
+        assert c.list_resource_templates()[0]["uriTemplate"] == "fake://item/{id}"
+        assert c.read_resource("fake://item/3")["contents"][0]["text"] == "content of item 3"
+        assert c.list_prompts()[0]["name"] == "greet"
+        message = c.get_prompt("greet", {"name": "Ada"})["messages"][0]
+        assert message["content"]["text"] == "Say hello to Ada"
+        assert c.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}) == {
+            "content": [{"type": "text", "text": "5"}]}
+
+
+def test_client_older_protocol_version_is_negotiated():
+    with mcp_invoke.Client(fake(), protocol_version="2024-11-05") as c:
+        assert c.protocol_version == "2024-11-05"
+
+
+def test_batch_pipelines_and_keeps_input_order():
+    requests = [("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
+                for i in range(150)]
+    requests.insert(5, ("no/such", {}))
+    with mcp_invoke.Client(fake(), timeout=10) as c:
+        outcomes = list(c.batch(requests))
+    assert len(outcomes) == 151
+    assert isinstance(outcomes[5], mcp_invoke.ServerError) and outcomes[5].code == -32601
+    texts = [o["content"][0]["text"] for o in outcomes if isinstance(o, dict)]
+    assert texts == [str(i + 1) for i in range(150)]
+
+
+def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path):
+    warnings = []
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(fake("late", delay=0.5, record=log), timeout=10,
+                           on_warning=lambda kind, text: warnings.append((kind, text))) as c:
+        with pytest.raises(mcp_invoke.RequestTimeout) as info:
+            c.call_tool("echo", {"text": "x"}, timeout=0.1)
+        assert info.value.exit_code == 124 and "timed out after 0.1s" in str(info.value)
+        assert c.ping() == {}
+    assert ("stray", "ignored a late response to request id 2") in warnings
+    cancelled = [r for r in records(log) if r.get("method") == "notifications/cancelled"]
+    assert cancelled == [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": 2, "reason": "timed out after 0.1s"}}]
+
+
+def test_server_requests_are_answered_ping_ok_the_rest_method_not_found():
+    with mcp_invoke.Client(fake("server-requests"), timeout=10) as c:
+        text = c.call_tool("echo", {"text": "x"})["content"][0]["text"]
+    assert text.splitlines() == [
+        "ping: result {}",
+        "roots/list: error -32601",
+        "sampling/createMessage: error -32601",
+        "elicitation/create: error -32601",
+        "x/unknown: error -32601",
+    ]
+
+
+def test_stderr_flood_never_blocks_and_the_tail_stays_bounded():
+    chunks = []
+    with mcp_invoke.Client(fake("flood-stderr", size=2000000), timeout=10,
+                           on_stderr=chunks.append) as c:
+        assert c.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
+        tail = c.stderr_tail
+    assert len(tail) <= mcp_invoke.STDERR_TAIL_BYTES
+    assert tail.rstrip().endswith("flood-end")
+    assert sum(len(chunk) for chunk in chunks) > 4000000  # every byte was relayed
+
+
+def test_server_that_writes_before_reading_and_a_large_request_do_not_deadlock():
+    big = "a" * 3000000
+    with mcp_invoke.Client(fake("write-before-read"), timeout=20) as c:
+        result = c.call_tool("echo", {"text": big})
+    assert result["content"][0]["text"] == big
+
+
+def test_byte_by_byte_writes_are_framed():
+    with mcp_invoke.Client(fake("bytewise"), timeout=10) as c:
+        assert c.call_tool("add", {"a": 40, "b": 2})["content"][0]["text"] == "42"
+
+
+def test_message_over_max_bytes_fails_fast_and_the_session_is_closed():
+    with mcp_invoke.Client(fake(), timeout=10, max_bytes=200000) as c:
+        assert len(c.call_tool("big", {"size": 150000})["content"][0]["text"]) == 150000
+        start = time.monotonic()
+        with pytest.raises(mcp_invoke.ProtocolError) as info:
+            c.call_tool("big", {"size": 50000000})
+        assert time.monotonic() - start < 5
+        assert "over 200000 bytes" in str(info.value)
+
+
+def test_server_ignoring_sigterm_is_killed_within_the_grace_periods(tmp_path):
+    log = tmp_path / "rec"
+    c = mcp_invoke.Client(fake("ignore-sigterm", record=log), shutdown_grace=0.2)
+    c.open()
+    pid = c.pid
+    start = time.monotonic()
+    c.close()
+    c.close()  # idempotent
+    assert time.monotonic() - start < 2
+    assert not _alive(pid)
+
+
+def test_server_that_stays_after_eof_gets_sigterm(tmp_path):
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(fake("no-exit-on-eof", record=log), shutdown_grace=0.2) as c:
+        c.ping()
+    assert records(log)[-1] == {"signal": "SIGTERM"}
+
+
+def test_server_that_exits_on_eof_never_sees_a_signal(tmp_path):
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(fake(record=log), shutdown_grace=5) as c:
+        c.ping()
+    assert {"signal": "SIGTERM"} not in records(log)
+
+
+def test_grandchildren_left_by_the_server_are_stopped(tmp_path):
+    pidfile = tmp_path / "pid"
+    with mcp_invoke.Client(fake("grandchild", pidfile=pidfile), shutdown_grace=5) as c:
+        c.ping()
+        grandchild = int(pidfile.read_text())
+        assert _alive(grandchild)
+        start = time.monotonic()
+    assert wait_for(lambda: not _alive(grandchild), 5)
+    assert time.monotonic() - start < 4  # it gets SIGTERM at once, not after a grace
+
+
+def test_close_is_safe_after_a_failed_start():
+    c = mcp_invoke.Client(["/nonexistent/server"])
+    with pytest.raises(mcp_invoke.CommandNotFound):
+        c.open()
+    c.close()
+
+
+# ---------------------------------------------------------------------------
+# The command line: results
+# ---------------------------------------------------------------------------
+
+def test_call_prints_text_and_exits_0(capsys):
+    code, out, err = run(capsys, "call", "web_search", '{"query": "x"}', "--", *SERVER)
+    assert code == 0 and err == ""
+    assert json.loads(out)["organic"][0]["title"] == "Result for x"
+
+
+def test_call_coerces_key_value_by_schema(capsys):
+    code, out, _ = run(capsys, "call", "types", "count=5", "ratio=2.5", "flag=false",
+                       "tags=[\"a\"]", "zip=012", "nothing=null", "either=7", "opts:={}",
+                       "--", *SERVER)
+    assert code == 0
+    assert json.loads(out) == {"count": 5, "ratio": 2.5, "flag": False, "tags": ["a"],
+                               "zip": "012", "nothing": None, "either": "7", "opts": {}}
+
+
+def test_options_after_the_command_work(capsys):
+    code, out, _ = run(capsys, "call", "echo", "text=hi", "--json", "--timeout", "9",
+                       "--", *SERVER)
+    assert code == 0
+    assert json.loads(out) == {"content": [{"type": "text", "text": "hi"}]}
+
+
+def test_bad_json_exits_2_before_the_server_starts(capsys):
+    code, out, err = run(capsys, "call", "echo", '{"text": ', "--", "/nonexistent/server")
+    assert code == 2 and out == ""
+    assert err.startswith("mcp_invoke: the arguments is not valid JSON")
+
+
+def test_failed_coercion_exits_2_and_the_tool_is_never_called(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "call", "add", "a=one", "b=2", "--", *fake(record=log))
+    assert code == 2 and out == ""
+    assert "argument 'a': expected integer, got 'one'" in err
+    assert "tools/call" not in [r.get("method") for r in records(log)]
+
+
+def test_tool_error_exits_1_with_its_content_on_stdout(capsys):
+    code, out, err = run(capsys, "call", "fail", "--", *SERVER)
+    assert code == 1
+    assert out == "something went wrong\n"
+    assert err == "mcp_invoke: tool 'fail' returned an error\n"
+
+
+def test_unknown_tool_exits_3_and_suggests_near_names(capsys):
+    code, out, err = run(capsys, "call", "ecoh", "--", *SERVER)
+    assert code == 3 and out == ""
+    assert err == "mcp_invoke: unknown tool 'ecoh'; did you mean echo?\n"
+
+
+def test_media_blocks_print_one_line_each(capsys):
+    code, out, _ = run(capsys, "call", "image", "--", *SERVER)
+    assert code == 0
+    assert out.splitlines() == [
+        "[image image/png, 70 bytes]",
+        "[audio audio/wav, 16 bytes]",
+        "[resource link fake://item/1 (item-1) text/plain]",
+        "content of item 2",
+    ]
+
+
+def test_json_output_is_the_spec_result_with_structured_content(capsys):
+    code, out, _ = run(capsys, "--json", "call", "weather", "city=Oslo", "--", *SERVER)
+    assert code == 0
+    result = json.loads(out)
+    assert result["structuredContent"] == {"temperature": 21.5, "conditions": "sunny"}
+    assert out.count("\n") == 1
+
+
+def test_terminal_controls_from_the_server_are_neutralised(capsys):
+    code, out, _ = run(capsys, "call", "control", "--", *SERVER)
+    assert code == 0
+    assert out == "red:\\x1b[31mRED\\x1b[0m bell:\\x07 csi:\\x9b end\n"
+    assert "\x1b" not in out and "\x07" not in out and u"\x9b" not in out
+    code, out, _ = run(capsys, "--json", "call", "control", "--", *SERVER)
+    assert "\\u001b[31m" in out and "\\u009b" in out and "\\u0007" in out
+    assert json.loads(out)["content"][0]["text"] == u"red:\x1b[31mRED\x1b[0m bell:\x07 csi:\x9b end"
+
+
+def test_tools_prints_one_signature_per_line(capsys):
+    code, out, _ = run(capsys, "tools", "--", *fake("paginate"))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 12
+    assert lines[0] == "echo(text: string) - Echo the text back."
+    assert lines[3] == "slow(steps?: integer, delay?: number) - Count steps slowly, reporting progress."
+    code, out, _ = run(capsys, "--json", "tools", "--", *SERVER)
+    assert [t["name"] for t in json.loads(out)["tools"]][:2] == ["echo", "add"]
+
+
+def test_info_shows_server_protocol_capabilities_instructions(capsys):
+    code, out, _ = run(capsys, "info", "--protocol-version", "2025-03-26", "--", *SERVER)
+    assert code == 0
+    assert out.splitlines() == [
+        "server: fake-server 1.0.0",
+        "protocol: 2025-03-26",
+        "capabilities: logging, prompts, resources, tools",
+        "instructions: Fake server for mcp_invoke tests.",
+    ]
+    code, out, _ = run(capsys, "--json", "info", "--", *SERVER)
+    assert json.loads(out)["serverInfo"]["name"] == "fake-server"
+
+
+def test_resources_templates_read_prompts_and_prompt(capsys):
+    code, out, _ = run(capsys, "resources", "--", *SERVER)
+    assert code == 0 and len(out.splitlines()) == 5
+    assert out.splitlines()[0] == "fake://item/1  item-1 (text/plain) - Item number 1"
+    code, out, _ = run(capsys, "templates", "--", *SERVER)
+    assert out == "fake://item/{id}  item (text/plain) - An item by id\n"
+    code, out, _ = run(capsys, "read", "fake://item/4", "--", *SERVER)
+    assert out == "content of item 4\n"
+    code, out, _ = run(capsys, "read", "fake://blob", "--", *SERVER)
+    assert out == "[blob application/octet-stream, 16 bytes] fake://blob\n"
+    code, out, _ = run(capsys, "prompts", "--", *SERVER)
+    assert out == "greet(name, style?) - Greet someone.\n"
+    code, out, _ = run(capsys, "prompt", "greet", "name=Ada", "style=formal", "--", *SERVER)
+    assert code == 0 and out == "[user]\nSay hello to Ada in a formal way\n"
+    code, out, err = run(capsys, "read", "fake://nope", "--", *SERVER)
+    assert code == 3 and err.startswith("mcp_invoke: server error -32002: Resource not found")
+
+
+def test_ping_prints_ok_and_json_ping_prints_empty_object(capsys):
+    code, out, _ = run(capsys, "ping", "--", *SERVER)
+    assert code == 0 and out.startswith("ok (")
+    code, out, _ = run(capsys, "--json", "ping", "--", *SERVER)
+    assert code == 0 and out == "{}\n"
+
+
+def test_progress_and_server_logs_go_to_stderr(capsys):
+    code, out, err = run(capsys, "call", "slow", "steps=3", "delay=0", "--", *SERVER)
+    assert code == 0 and out == "done after 3 steps\n"
+    assert "[progress] 3/3 step 3\n" in err
+    code, out, err = run(capsys, "call", "log", "--", *SERVER)
+    assert out == "logged\n"
+    assert err == '[info] fake: hello from log tool\n[warning] {"detail": 1}\n'
+    code, out, err = run(capsys, "--quiet", "call", "log", "--", *SERVER)
+    assert out == "logged\n" and err == ""
+
+
+def test_batch_answers_every_line_in_order(capsys):
+    lines = [
+        '{"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}',
+        '{"id": "p", "method": "ping"}',
+        "",
+        '{"method": "nope/nope", "params": {}}',
+        "{broken",
+        '{"method": "tools/call", "params": {"name": "fail"}}',
+    ]
+    code, out, _ = run(capsys, "batch", "--", *SERVER, stdin="\n".join(lines) + "\n")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in results] == [1, "p", 3, 4, 5]
+    assert results[0]["result"]["content"][0]["text"] == "3"
+    assert results[1] == {"id": "p", "result": {}}
+    assert results[2]["error"]["code"] == -32601 and results[2]["error"]["exit_code"] == 3
+    assert results[3]["error"]["exit_code"] == 2
+    assert results[4]["result"]["isError"] is True
+    assert code == 3  # the first failing line decides
+
+
+def test_batch_exits_0_when_every_line_succeeds(capsys):
+    stdin = '{"method": "ping"}\n{"method": "tools/list"}\n'
+    code, out, _ = run(capsys, "batch", "--", *SERVER, stdin=stdin)
+    assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_env_allowlist_reaches_the_server_and_secrets_do_not(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("MCP_TEST_SECRET", "hunter2")
+    monkeypatch.setenv("PASSME", "yes")
+    code, out, _ = run(capsys, "call", "env", "--env", "FOO=bar", "--env", "PASSME",
+                       "--cwd", str(tmp_path), "--", *SERVER)
+    seen = json.loads(out)
+    assert code == 0
+    assert seen["env"]["FOO"] == "bar" and seen["env"]["PASSME"] == "yes"
+    assert "MCP_TEST_SECRET" not in seen["env"]
+    assert os.path.realpath(seen["cwd"]) == os.path.realpath(str(tmp_path))
+    code, out, _ = run(capsys, "call", "env", "--inherit-env", "--", *SERVER)
+    assert json.loads(out)["env"]["MCP_TEST_SECRET"] == "hunter2"
+
+
+def test_noise_on_stdout_is_skipped_with_one_neutralised_warning_each(capsys):
+    code, out, err = run(capsys, "call", "echo", "text=hi", "--", *fake("banner"))
+    assert code == 0 and out == "hi\n"
+    assert err.splitlines() == [
+        "mcp_invoke: warning: ignored non-JSON line on server stdout: 'Starting fake server v1.0'",
+        "mcp_invoke: warning: ignored non-JSON line on server stdout: "
+        "'\\x1b[31mcolored banner\\x1b[0m'",
+        "mcp_invoke: warning: ignored non-JSON line on server stdout: '{not json'",
+    ]
+
+
+def test_invalid_utf8_is_replaced_with_a_warning(capsys):
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("invalid-utf8"))
+    assert code == 0 and out == u"bad:\ufffd end\n"
+    assert "invalid UTF-8" in err
+
+
+def test_stray_responses_are_reported_only_when_verbose(capsys):
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("stray"))
+    assert code == 0 and out == "x\n" and err == ""
+    code, out, err = run(capsys, "-v", "call", "echo", "text=x", "--", *fake("stray"))
+    assert "ignored an unexpected response to request id 99999" in err
+
+
+def test_verbose_relays_server_stderr_neutralised(capsys):
+    script = "import sys; sys.stderr.write('\\x1b[2Jwiped\\n'); sys.exit(1)"
+    code, out, err = run(capsys, "-v", "ping", "--", sys.executable, "-c", script)
+    assert code == 5
+    assert "\\x1b[2Jwiped\n" in err and "\x1b" not in err
+
+
+# ---------------------------------------------------------------------------
+# The command line: failures
+# ---------------------------------------------------------------------------
+
+def test_initialize_timeout_exits_124_without_cancelling_initialize(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "--timeout", "0.3", "ping", "--",
+                         *fake("hang-init", record=log))
+    assert code == 124 and out == ""
+    assert err == "mcp_invoke: initialize timed out after 0.3s\n"
+    assert [r.get("method") for r in records(log)] == ["initialize"]
+
+
+def test_call_timeout_exits_124_and_sends_cancelled(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "--timeout", "0.3", "call", "echo", "text=x", "--",
+                         *fake("hang-call", record=log))
+    assert code == 124 and out == ""
+    assert err == "mcp_invoke: tools/call timed out after 0.3s\n"
+    sent = records(log)
+    call = [r for r in sent if r.get("method") == "tools/call"][0]
+    assert call["params"]["_meta"]["progressToken"] == call["id"]
+    assert sent[-1] == {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": call["id"], "reason": "timed out after 0.3s"}}
+
+
+def test_wrong_protocol_version_exits_4_naming_both(capsys):
+    code, _, err = run(capsys, "ping", "--", *fake("wrong-version"))
+    assert code == 4
+    assert "'1999-01-01'" in err and "2025-11-25" in err
+
+
+def test_initialize_error_exits_3(capsys):
+    code, _, err = run(capsys, "ping", "--", *fake("error-init"))
+    assert code == 3
+    assert err == "mcp_invoke: server error -32603: init failed on purpose (initialize)\n"
+
+
+def test_server_exiting_before_the_handshake_reports_status_and_stderr(capsys):
+    code, _, err = run(capsys, "ping", "--", *fake("exit-early"))
+    assert code == 5
+    assert err == ("mcp_invoke: server exited with status 1 (during initialize); "
+                   "server stderr: cannot start: missing API key\n")
+
+
+def test_crash_mid_call_exits_5_with_status_and_stderr_tail(capsys):
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("crash-call"))
+    assert code == 5 and out == ""
+    assert err == ("mcp_invoke: server exited with status 3 (during tools/call); "
+                   "server stderr: fatal: boom while calling tool\n")
+
+
+def test_server_closing_stdout_but_staying_alive_exits_5(capsys):
+    code, _, err = run(capsys, "call", "echo", "text=x", "--", *fake("close-stdout"))
+    assert code == 5
+    assert err == "mcp_invoke: server closed its output (during tools/call)\n"
+
+
+def test_malformed_response_exits_4(capsys):
+    code, _, err = run(capsys, "call", "echo", "text=x", "--", *fake("bad-frame"))
+    assert code == 4
+    assert "answer to tools/call has neither result nor error" in err
+
+
+def test_cursor_cycle_exits_4(capsys):
+    code, _, err = run(capsys, "tools", "--", *fake("cursor-cycle"))
+    assert code == 4 and "repeated the page cursor 'again'" in err
+
+
+def test_huge_message_exits_4_naming_the_cap(capsys):
+    code, out, err = run(capsys, "--max-bytes", "64K", "call", "big", "size=1000000",
+                         "--", *SERVER)
+    assert code == 4 and out == ""
+    assert "server sent a message over 65536 bytes" in err
+
+
+def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
+    code, _, err = run(capsys, "ping", "--", "no-such-mcp-server-xyz")
+    assert code == 127
+    assert err == ("mcp_invoke: server command not found: no-such-mcp-server-xyz "
+                   "(is it installed and on PATH?)\n")
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\n")
+    os.chmod(str(script), stat.S_IRUSR)
+    code, _, err = run(capsys, "ping", "--", str(script))
+    assert code == 126 and "not executable" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["ping"], "no server command: put it after --"),
+    (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
+    (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
+    (["--max-bytes", "lots", "ping", "--", "x"], "expected a positive byte count"),
+    (["--cwd", "/nonexistent/dir", "ping", "--"] + SERVER, "working directory does not exist"),
+    (["-v", "-q", "ping", "--", "x"], "--verbose and --quiet exclude each other"),
+])
+def test_usage_errors_exit_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("mcp_invoke: ") and message in err and err.count("\n") == 1
+
+
+def test_help_and_version(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "exit codes:" in out and "124 timed out" in out
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == "mcp_invoke %s\n" % mcp_invoke.__version__
+
+
+# ---------------------------------------------------------------------------
+# The real script: signals, pipes
+# ---------------------------------------------------------------------------
+
+def _script(args, **kw):
+    def default_sigint():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background job may ignore it
+    return subprocess.Popen([sys.executable, SCRIPT] + args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=default_sigint, **kw)
+
+
+@pytest.mark.parametrize("sig, code, word", [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "stopped by SIGTERM"),
+])
+def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, code, word):
+    log = tmp_path / "rec"
+    proc = _script(["call", "echo", "text=x", "--"] + fake("hang-call", record=log))
+    try:
+        assert wait_for(lambda: any(r.get("method") == "tools/call" for r in records(log)))
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == code and out == b""
+    assert err.decode() == "mcp_invoke: %s\n" % word
+    call = [r for r in records(log) if r.get("method") == "tools/call"][0]
+    assert {"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": call["id"], "reason": "interrupted"}} in records(log)
+
+
+def test_stdout_closed_early_is_not_a_traceback():
+    proc = _script(["call", "big", "size=2000000", "--"] + SERVER, stdin=subprocess.DEVNULL)
+    first = proc.stdout.read(1)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=10)
+    assert first == b"x"
+    assert proc.returncode == 0 and err == b""
+
+
+def test_readme_demo_command_runs_as_written():
+    out = subprocess.check_output(
+        [sys.executable, SCRIPT, "call", "web_search", '{"query": "x"}', "--",
+         sys.executable, FAKE], stderr=subprocess.STDOUT, cwd=HERE)
+    assert json.loads(out.decode())["base_resp"]["status_code"] == 0
