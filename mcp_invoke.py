@@ -1762,6 +1762,10 @@ def main(argv=None):
         diag.error("interrupted" if signum is None
                    else "stopped by %s" % signal.Signals(signum).name)
         return _EXIT_INTERRUPTED if signum is None else 128 + signum
+    except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
+        diag.finish()
+        diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
+        return 1
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -422,6 +422,23 @@ def test_grandchildren_left_by_the_server_are_stopped(tmp_path):
     assert time.monotonic() - start < 4  # it gets SIGTERM at once, not after a grace
 
 
+def test_a_shell_wrapped_server_and_its_child_are_both_stopped(tmp_path):
+    log = tmp_path / "rec"
+    inner = " ".join(fake("no-exit-on-eof", record=log))
+    wrapper = ["sh", "-c", inner + "; echo wrapper-done >&2"]
+    with mcp_invoke.Client(wrapper, shutdown_grace=0.3) as c:
+        assert c.ping() == {}
+        pid = c.pid
+    assert not _alive(pid)
+    assert records(log)[-1] == {"signal": "SIGTERM"}
+
+
+def test_an_endless_stderr_line_is_kept_to_the_tail_size():
+    with mcp_invoke.Client(fake("huge-stderr-line"), timeout=10) as c:
+        assert c.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
+        assert len(c.stderr_tail) == mcp_invoke.STDERR_TAIL_BYTES
+
+
 def test_close_is_safe_after_a_failed_start():
     c = mcp_invoke.Client(["/nonexistent/server"])
     with pytest.raises(mcp_invoke.CommandNotFound):
@@ -568,6 +585,31 @@ def test_progress_and_server_logs_go_to_stderr(capsys):
     assert err == '[info] fake: hello from log tool\n[warning] {"detail": 1}\n'
     code, out, err = run(capsys, "--quiet", "call", "log", "--", *SERVER)
     assert out == "logged\n" and err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_one_rewritten_line_on_a_terminal():
+    term = _Terminal()
+    diag = mcp_invoke._Diagnostics(term)
+    for step in (1, 2):
+        diag.progress({"progressToken": 1, "progress": step, "total": 2, "message": "m\x1b"})
+    diag.finish()
+    assert term.getvalue() == ("[progress] 1/2 m\\x1b" "\r\x1b[K[progress] 2/2 m\\x1b"
+                               "\r\x1b[K")
+
+
+def test_progress_off_a_terminal_is_rate_limited_but_keeps_the_last_step():
+    pipe = io.StringIO()
+    diag = mcp_invoke._Diagnostics(pipe)
+    for step in range(1, 101):
+        diag.progress({"progressToken": 1, "progress": step, "total": 100})
+    lines = pipe.getvalue().splitlines()
+    assert lines[0] == "[progress] 1/100" and lines[-1] == "[progress] 100/100"
+    assert len(lines) <= 3
 
 
 def test_batch_answers_every_line_in_order(capsys):
@@ -741,6 +783,15 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("mcp_invoke: ") and message in err and err.count("\n") == 1
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
+    def broken(client, args, ctx):
+        raise RuntimeError("oops")
+    monkeypatch.setitem(mcp_invoke._COMMANDS, "ping", broken)
+    code, out, err = run(capsys, "ping", "--", *SERVER)
+    assert code == 1 and out == ""
+    assert err == "mcp_invoke: internal error: RuntimeError: oops (please report it)\n"
 
 
 def test_help_and_version(capsys):

@@ -1,0 +1,572 @@
+#!/usr/bin/env python3
+# bench_mcp_invoke: what mcp_invoke.py costs, against floors measured in the same run. MIT License.
+"""Benchmark mcp_invoke.py against floors measured in the same run.
+
+Every figure is a ratio: what mcp_invoke costs, over what the same work costs
+without it on this machine, in this run (a bare interpreter, raw pipes, plain
+os.read and json.loads). No absolute time is asserted anywhere.
+
+Usage::
+
+    python3 bench_mcp_invoke.py             # the full run, well under two minutes
+    python3 bench_mcp_invoke.py --quick     # smaller counts, 10 MB only
+    python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls
+    python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
+
+Figures (each a median, after a warm-up; measured and floor runs interleaved):
+
+    cold start    ``mcp_invoke.py tools -- <this server>`` as a whole process,
+                  against ``python -c pass`` plus the server's own start
+                  (spawn, initialize over a raw pipe, close stdin, wait).
+    sequential    microseconds per ``Client.call_tool("echo", ...)`` in one
+                  session, against a raw ping-pong over pipes with the same
+                  server: os.write of a json.dumps frame, readline, json.loads.
+    pipelined     microseconds per call through ``Client.batch``, against the
+                  same sequential floor.
+    large result  MB/s of ``call_tool("blob", {"size": N})`` for 10 and 100 MB,
+                  against os.read in a loop and json.loads of the joined bytes;
+                  and the peak RSS growth of each, measured in a fresh child
+                  process, as a multiple of the payload.
+    --version     ``mcp_invoke.py --version`` against importing the standard
+                  modules mcp_invoke.py imports.
+
+Output: one table row per figure with the measured value, the floor, their
+ratio, the target and ok/MISS. Targets are informational; the exit status is 0
+unless the bench itself fails. Standard library only; CPython 3.6 or newer; POSIX.
+"""
+
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+# ---------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------
+
+BENCH = os.path.abspath(__file__)
+LIBRARY = os.path.join(os.path.dirname(BENCH), "mcp_invoke.py")
+
+MB = 1000 * 1000
+
+# Counts for a full run and for --quick.
+FULL = {"process_runs": 10, "version_runs": 15, "calls": 1000, "rounds": 5,
+        "sizes": (10 * MB, 100 * MB), "repeats": 3}
+QUICK = {"process_runs": 5, "version_runs": 7, "calls": 500, "rounds": 3,
+         "sizes": (10 * MB,), "repeats": 2}
+
+# Calls made before any timing, so caches, allocators and the CPU clock settle.
+WARM_UP_CALLS = 200
+
+# Targets from the issue: (comparison, value); None means reported only.
+TARGETS = {
+    "sequential": ("<=", 1.05),
+    "throughput": (">=", 0.85),
+    "rss": ("<=", 2.0),
+}
+
+# The handshake-era revisions the server echoes back; anything else gets the latest.
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+# The library's os.read size, so the large-result floor reads the same way.
+READ_SIZE = 256 * 1024
+
+TOOLS = [
+    {"name": "echo", "description": "Echo the text back.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                     "required": ["text"]}},
+    {"name": "blob", "description": "Return a text block of the given size.",
+     "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}},
+                     "required": ["size"]}},
+]
+
+ECHO = ("echo", {"text": "hi"})
+
+
+# ---------------------------------------------------------------------------
+# The server: a fast stdio MCP echo server, run as `bench_mcp_invoke.py --serve`
+# ---------------------------------------------------------------------------
+
+def serve():
+    """Answer requests on stdin, one line each, in order, until stdin ends."""
+    read = sys.stdin.buffer.readline
+    out = sys.stdout.buffer
+    blobs = {}
+    while True:
+        line = read()
+        if not line:
+            return 0
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or "id" not in message:
+            continue  # notifications/* need no answer
+        for part in _reply(message, blobs):
+            out.write(part)
+        out.flush()
+
+
+def _reply(message, blobs):
+    """The answer to one request, as a list of byte strings to write in turn."""
+    head = b'{"jsonrpc":"2.0","id":' + json.dumps(message["id"]).encode("ascii")
+    method = message.get("method")
+    params = message.get("params") or {}
+    arguments = params.get("arguments") or {}
+    if method == "tools/call" and params.get("name") == "blob":
+        # The payload is built once per size and written as is: no copy per call.
+        size = int(arguments.get("size", 0))
+        if size not in blobs:
+            blobs[size] = b"x" * size
+        return [head + b',"result":{"content":[{"type":"text","text":"',
+                blobs[size], b'"}]}}\n']
+    result = _result(method, params, arguments)
+    if result is None:
+        body = {"code": -32601, "message": "Method not found: %s" % method}
+        return [head + b',"error":' + _dumps(body) + b"}\n"]
+    return [head + b',"result":' + _dumps(result) + b"}\n"]
+
+
+def _result(method, params, arguments):
+    if method == "initialize":
+        version = params.get("protocolVersion")
+        return {"protocolVersion": version if version in PROTOCOL_VERSIONS
+                else PROTOCOL_VERSIONS[-1],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bench-echo", "version": "1.0"}}
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return {"tools": TOOLS}
+    if method == "tools/call" and params.get("name") == "echo":
+        return {"content": [{"type": "text", "text": arguments.get("text", "")}]}
+    return None
+
+
+def _dumps(value):
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def _server_argv():
+    return [sys.executable, BENCH, "--serve"]
+
+
+# ---------------------------------------------------------------------------
+# Raw sessions: the floors talk to the same server without mcp_invoke
+# ---------------------------------------------------------------------------
+
+def _frame(ident, method, params):
+    message = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
+    return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _call_params(name, arguments, ident):
+    # The same params the client sends (it always adds a progress token),
+    # so the server does the same work for the floor as for the client.
+    return {"name": name, "arguments": arguments, "_meta": {"progressToken": ident}}
+
+
+def _initialize_params():
+    return {"protocolVersion": PROTOCOL_VERSIONS[-1], "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1.0"}}
+
+
+class _RawSession(object):
+    """The bench server over plain pipes, with no selectors and no framing layer.
+
+    Use one reader per session: ``readline`` (buffered) or ``read_raw``
+    (os.read on the fd); mixing them would lose what the buffer holds.
+    """
+
+    def __init__(self, env=None):
+        self.proc = subprocess.Popen(_server_argv(), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env)
+        self.fd_in = self.proc.stdin.fileno()
+        self.fd_out = self.proc.stdout.fileno()
+        self.readline = self.proc.stdout.readline
+        self.next_id = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.proc.stdout.close()
+
+    def send(self, method, params):
+        self.next_id += 1
+        os.write(self.fd_in, _frame(self.next_id, method, params))
+
+    def call(self, name, arguments):
+        """One tools/call, answered through the buffered readline."""
+        self.send("tools/call", _call_params(name, arguments, self.next_id + 1))
+        return json.loads(self.readline())
+
+    def read_raw(self):
+        """One reply line read with os.read in a loop, parsed from the joined bytes."""
+        chunks = []
+        while True:
+            chunk = os.read(self.fd_out, READ_SIZE)
+            if not chunk:
+                raise RuntimeError("the bench server closed its output")
+            chunks.append(chunk)
+            if chunk.endswith(b"\n"):
+                break
+        data = b"".join(chunks)
+        del chunks[:]
+        return json.loads(data)
+
+
+# ---------------------------------------------------------------------------
+# Measuring helpers
+# ---------------------------------------------------------------------------
+
+def _median(values):
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
+
+
+def _interleaved(tasks, runs):
+    """Median seconds of each task over ``runs`` rounds, after one untimed round.
+
+    Tasks run in turn within each round, so drift in the machine's speed
+    falls on all of them alike.
+    """
+    times = [[] for _ in tasks]
+    for round_number in range(runs + 1):
+        for task, samples in zip(tasks, times):
+            start = time.perf_counter()
+            task()
+            if round_number:
+                samples.append(time.perf_counter() - start)
+    return [_median(samples) for samples in times]
+
+
+def _run(argv, env=None):
+    """A task that runs ``argv`` to completion and fails loudly if it fails."""
+    def task():
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError("%s exited with %d: %s"
+                               % (" ".join(argv), proc.returncode,
+                                  proc.stderr.decode("utf-8", "replace")[-500:]))
+    return task
+
+
+def _server_env():
+    """The environment mcp_invoke gives a server by default (its allowlist)."""
+    import mcp_invoke
+    return dict((k, v) for k, v in os.environ.items()
+                if k in mcp_invoke.ENV_ALLOWLIST or k.startswith("LC_"))
+
+
+def _maxrss_bytes():
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # Linux and BSD: KiB
+
+
+def _row(name, measured, floor, ratio, target=None, unit="x"):
+    return {"name": name, "measured": measured, "floor": floor, "ratio": ratio,
+            "target": target, "unit": unit}
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+
+def bench_cold_start(counts, notes):
+    """The CLI as a whole process, against an interpreter start plus the server's start."""
+    env = _server_env()
+
+    def server_start():
+        with _RawSession(env) as raw:
+            raw.send("initialize", _initialize_params())
+            raw.readline()
+
+    tools = _run([sys.executable, LIBRARY, "tools", "--"] + _server_argv())
+    bare = _run([sys.executable, "-c", "pass"])
+    measured, interpreter, server = _interleaved([tools, bare, server_start],
+                                                 counts["process_runs"])
+    floor = interpreter + server
+    notes.append("cold start floor = %.1f ms python -c pass + %.1f ms server start"
+                 % (interpreter * 1e3, server * 1e3))
+    return [_row("cold start: mcp_invoke tools", "%.1f ms" % (measured * 1e3),
+                 "%.1f ms" % (floor * 1e3), measured / floor)]
+
+
+def bench_calls(counts, notes):
+    """Sequential and pipelined call_tool in one session, against a raw ping-pong."""
+    import mcp_invoke
+    n = counts["calls"]
+    requests = [("tools/call", {"name": ECHO[0], "arguments": ECHO[1]})] * n
+    seq, pipe, raw_times = [], [], []
+    with mcp_invoke.Client(_server_argv()) as client, _RawSession() as raw:
+        _sequential(client, WARM_UP_CALLS)
+        _raw_calls(raw, WARM_UP_CALLS)
+        _pipelined(client, requests[:WARM_UP_CALLS])
+        for _ in range(counts["rounds"]):
+            seq.append(_sequential(client, n) / n)
+            raw_times.append(_raw_calls(raw, n) / n)
+            pipe.append(_pipelined(client, requests) / n)
+    floor = _median(raw_times)
+    notes.append("calls: %d rounds of %d calls per figure" % (counts["rounds"], n))
+    return [
+        _row("sequential call_tool", "%.1f us/call" % (_median(seq) * 1e6),
+             "%.1f us/call" % (floor * 1e6), _median(seq) / floor, TARGETS["sequential"]),
+        _row("pipelined batch", "%.1f us/call" % (_median(pipe) * 1e6),
+             "%.1f us/call" % (floor * 1e6), _median(pipe) / floor),
+    ]
+
+
+def _sequential(client, n):
+    name, arguments = ECHO
+    start = time.perf_counter()
+    for _ in range(n):
+        result = client.call_tool(name, arguments)
+    elapsed = time.perf_counter() - start
+    _check_echo(result)
+    return elapsed
+
+
+def _raw_calls(raw, n):
+    name, arguments = ECHO
+    start = time.perf_counter()
+    for _ in range(n):
+        reply = raw.call(name, arguments)
+    elapsed = time.perf_counter() - start
+    _check_echo(reply.get("result"))
+    return elapsed
+
+
+def _pipelined(client, requests):
+    start = time.perf_counter()
+    results = list(client.batch(requests))
+    elapsed = time.perf_counter() - start
+    for result in results:
+        _check_echo(result)
+    return elapsed
+
+
+def _check_echo(result):
+    if not isinstance(result, dict) or result.get("content") != [{"type": "text", "text": "hi"}]:
+        raise RuntimeError("unexpected echo result: %r" % (result,))
+
+
+def bench_large(counts, notes):
+    """Throughput and peak RSS of one large result, each side in a fresh child."""
+    rows = []
+    for size in counts["sizes"]:
+        client = _large_child("client", size, counts["repeats"])
+        floor = _large_child("floor", size, counts["repeats"])
+        label = "%d MB" % (size // MB)
+        rate, floor_rate = size / client["seconds"] / MB, size / floor["seconds"] / MB
+        rows.append(_row("large %s: call_tool MB/s" % label, "%.0f MB/s" % rate,
+                         "%.0f MB/s" % floor_rate, rate / floor_rate, TARGETS["throughput"]))
+        growth, floor_growth = client["growth"] / float(size), floor["growth"] / float(size)
+        rows.append(_row("large %s: peak RSS growth" % label,
+                         "%.1f MB" % (client["growth"] / MB),
+                         "%.1f MB" % (floor["growth"] / MB), growth, TARGETS["rss"],
+                         unit="x payload"))
+        notes.append("large %s: the floor's peak RSS growth is %.2fx the payload"
+                     % (label, floor_growth))
+    return rows
+
+
+def _large_child(side, size, repeats):
+    """Run one side of the large-result figure in a fresh interpreter; its report."""
+    argv = [sys.executable, BENCH, "--large", side, str(size), str(repeats)]
+    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise RuntimeError("large-result child (%s, %d bytes) failed: %s"
+                           % (side, size, proc.stderr.decode("utf-8", "replace")[-500:]))
+    return json.loads(proc.stdout.decode("utf-8"))
+
+
+def large_child(side, size, repeats):
+    """In the child: time ``repeats`` large calls; peak RSS growth over the baseline.
+
+    The baseline is taken with the session open and warmed up, so the growth
+    is what the large message itself costs. Each result is released before
+    the next call, so the peak is that of one call.
+    """
+    if side == "client":
+        import mcp_invoke
+        with mcp_invoke.Client(_server_argv(), max_bytes=size + MB) as client:
+            report = _measure_large(lambda n: client.call_tool("blob", {"size": n}),
+                                    size, repeats)
+    else:
+        with _RawSession() as raw:
+            raw.send("initialize", _initialize_params())
+            raw.read_raw()
+
+            def call(n):
+                raw.send("tools/call", _call_params("blob", {"size": n}, raw.next_id + 1))
+                return raw.read_raw()["result"]
+            report = _measure_large(call, size, repeats)
+    sys.stdout.write(json.dumps(report) + "\n")
+    return 0
+
+
+def _measure_large(call, size, repeats):
+    _check_blob(call(1000), 1000)
+    before = _maxrss_bytes()
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = call(size)
+        seconds.append(time.perf_counter() - start)
+        _check_blob(result, size)
+        del result
+    return {"seconds": _median(seconds), "growth": _maxrss_bytes() - before}
+
+
+def _check_blob(result, size):
+    text = result["content"][0]["text"]
+    if len(text) != size:
+        raise RuntimeError("blob result has %d characters, not %d" % (len(text), size))
+
+
+def bench_version(counts, notes):
+    """``mcp_invoke.py --version`` against importing what mcp_invoke.py imports."""
+    modules = _library_imports()
+    importer = _run([sys.executable, "-c", "import " + ", ".join(modules)])
+    version = _run([sys.executable, LIBRARY, "--version"])
+    measured, floor = _interleaved([version, importer], counts["version_runs"])
+    notes.append("--version floor imports %s" % ", ".join(modules))
+    return [_row("mcp_invoke --version", "%.1f ms" % (measured * 1e3),
+                 "%.1f ms" % (floor * 1e3), measured / floor)]
+
+
+def _library_imports():
+    """The modules mcp_invoke.py imports at its top level, read from its source."""
+    with open(LIBRARY) as f:
+        source = f.read()
+    names = re.findall(r"^(?:import|from) ([\w.]+)", source, re.M)
+    return sorted(set(names) - {"__future__"})
+
+
+def profile_calls(counts):
+    """cProfile of sequential calls and one 10 MB call, top functions by own time."""
+    import cProfile
+    import io
+    import pstats
+    import mcp_invoke
+    reports = []
+    with mcp_invoke.Client(_server_argv(), max_bytes=11 * MB) as client:
+        _sequential(client, WARM_UP_CALLS)
+        for title, work in (("%d sequential call_tool" % counts["calls"],
+                             lambda: _sequential(client, counts["calls"])),
+                            ("one 10 MB call_tool", lambda: client.call_tool(
+                                "blob", {"size": 10 * MB}))):
+            profiler = cProfile.Profile()
+            profiler.runcall(work)
+            stream = io.StringIO()
+            pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(14)
+            reports.append("profile: %s\n%s" % (title, _trim_profile(stream.getvalue())))
+    return reports
+
+
+def _trim_profile(text):
+    # Drop pstats' preamble up to the column header; keep the rows.
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("ncalls"):
+            return "\n".join(lines[i:]).rstrip()
+    return text.rstrip()
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+_COLUMNS = ("figure", "measured", "floor", "ratio", "target", "")
+
+
+def _cells(row):
+    ratio = "%.2f%s" % (row["ratio"], row["unit"])
+    if row["target"] is None:
+        return [row["name"], row["measured"], row["floor"], ratio, "-", "-"]
+    op, value = row["target"]
+    met = row["ratio"] <= value if op == "<=" else row["ratio"] >= value
+    return [row["name"], row["measured"], row["floor"], ratio,
+            "%s %.2f%s" % (op, value, row["unit"]), "ok" if met else "MISS"]
+
+
+def format_table(rows):
+    """The rows as aligned text, a header line first."""
+    table = [list(_COLUMNS)] + [_cells(row) for row in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(_COLUMNS))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+                     for line in table)
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+FIGURES = (
+    ("cold start", bench_cold_start),
+    ("calls", bench_calls),
+    ("large results", bench_large),
+    ("--version", bench_version),
+)
+
+
+def _describe_run(quick):
+    import platform
+    import mcp_invoke
+    return ("mcp_invoke %s on %s %s, %s, %d CPUs; %s run"
+            % (mcp_invoke.__version__, platform.python_implementation(),
+               platform.python_version(), platform.system(), os.cpu_count() or 1,
+               "quick" if quick else "full"))
+
+
+def run(quick=False, profile=False):
+    """Measure every figure and print the table (and profiles); returns 0."""
+    counts = QUICK if quick else FULL
+    started = time.perf_counter()
+    rows, notes = [], []
+    for title, figure in FIGURES:
+        sys.stderr.write("bench: %s ...\n" % title)
+        sys.stderr.flush()
+        rows.extend(figure(counts, notes))
+    reports = profile_calls(counts) if profile else []
+    notes.append("total %.1f s" % (time.perf_counter() - started))
+    print(_describe_run(quick))
+    print(format_table(rows))
+    for note in notes:
+        print("  " + note)
+    for report in reports:
+        print("\n" + report)
+    return 0
+
+
+def main(argv=None):
+    """``--serve`` and ``--large`` are the bench's own children; the rest is the bench."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--serve"]:
+        return serve()
+    if argv[:1] == ["--large"] and len(argv) == 4:
+        return large_child(argv[1], int(argv[2]), int(argv[3]))
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    unknown = [a for a in argv if a not in ("--quick", "--profile")]
+    if unknown:
+        sys.stderr.write("bench_mcp_invoke: unknown argument %s (see --help)\n" % unknown[0])
+        return 2
+    return run(quick="--quick" in argv, profile="--profile" in argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
