@@ -55,6 +55,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 
 __version__ = "0.1.0"
 
@@ -70,6 +71,8 @@ __all__ = [
     "CommandNotFound",
     "LATEST_PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "MODERN_PROTOCOL_VERSIONS",
+    "LEGACY_PROTOCOL_VERSIONS",
     "main",
     "__version__",
 ]
@@ -79,10 +82,23 @@ __all__ = [
 # Constants
 # ---------------------------------------------------------------------------
 
-# The newest handshake-era revision; offered in `initialize` unless overridden.
-LATEST_PROTOCOL_VERSION = "2025-11-25"
-# Revisions whose answer to `initialize` we accept (basic/lifecycle, "Version Negotiation").
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+# Revisions with per-request metadata and no handshake (2026-07-28 basic/versioning).
+MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
+# Handshake-era revisions whose answer to `initialize` we accept (2025-11-25
+# basic/lifecycle, "Version Negotiation").
+LEGACY_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+SUPPORTED_PROTOCOL_VERSIONS = MODERN_PROTOCOL_VERSIONS + LEGACY_PROTOCOL_VERSIONS
+LATEST_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS[0]
+LATEST_MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0]
+LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
+# Errors only a modern server sends; one in answer to the probe means modern:
+# HeaderMismatch, MissingRequiredClientCapability, UnsupportedProtocolVersion.
+_MODERN_ERRORS = (-32020, -32021, -32022)
+_UNSUPPORTED_VERSION = -32022
+# Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
+_MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
+# Logging levels, least severe first (server/utilities/logging).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 # Per request; long enough for a search backend or a first `uvx` install.
 DEFAULT_TIMEOUT = 60.0
@@ -96,6 +112,13 @@ SHUTDOWN_GRACE = 2.0
 MAX_IN_FLIGHT = 64
 # A list longer than this many pages is treated as a server bug.
 MAX_PAGES = 1000
+# How long server/discover may go unanswered before initialize is tried too;
+# legacy servers answer unknown methods at once, or never.
+PROBE_TIMEOUT = 3.0
+# A server asking for input more often than this on one request is looping.
+MAX_INPUT_ROUNDS = 10
+# Without max_time, progress can stretch a request to this many timeouts at most.
+MAX_TIME_FACTOR = 10
 
 # After the server's output ends, how long to wait for its last stderr and exit status.
 _LINGER = 0.5
@@ -115,6 +138,7 @@ ENV_ALLOWLIST = (
     "WINDIR",
 )
 
+_CLIENT_INFO = {"name": "mcp_invoke", "version": __version__}
 _EXIT_TOOL_ERROR = 1
 _EXIT_INTERRUPTED = 130
 
@@ -241,9 +265,10 @@ def _encode(message):
 def _parse_frame(parts):
     """Join, decode and parse one line held in ``parts``, emptying the list.
 
-    Returns (message or None, invalid_utf8). Each copy is released before the
-    next is made, so a large message costs its raw bytes or its text alongside
-    the parsed result, never all three.
+    Returns (message, invalid_utf8, text): message None and the line's text
+    when it is not JSON. Each copy is released before the next is made, so a
+    large message costs its raw bytes or its text alongside the parsed
+    result, never all three.
     """
     raw = b"".join(parts)
     del parts[:]
@@ -255,16 +280,16 @@ def _parse_frame(parts):
         bad = True
     del raw
     try:
-        return json.loads(text), bad
+        return json.loads(text), bad, None
     except ValueError:
-        return None, bad
+        return None, bad, text
 
 
 class _Framer(object):
     """Splits a byte stream on b"\\n" into parsed JSON-RPC messages.
 
     ``feed`` returns the messages completed by a chunk. Lines that are not JSON
-    objects go to ``noise(line_bytes)``; a line longer than ``max_bytes``
+    objects go to ``noise(text)``; a line longer than ``max_bytes``
     raises ProtocolError as soon as its byte ``max_bytes + 1`` arrives.
     """
 
@@ -302,8 +327,7 @@ class _Framer(object):
         if size == 0 or (size < 4 and not b"".join(self._parts).strip()):
             del self._parts[:]
             return
-        head = self._parts[0][:200]
-        message, bad = _parse_frame(self._parts)
+        message, bad, text = _parse_frame(self._parts)
         if isinstance(message, list):
             # A JSON-RPC batch (allowed by the 2025-03-26 revision): its members.
             members = [m for m in message if isinstance(m, dict)]
@@ -312,7 +336,7 @@ class _Framer(object):
                 return
         if not isinstance(message, dict):
             if self._noise:
-                self._noise(head.rstrip(b"\r"))
+                self._noise((json.dumps(message) if text is None else text).rstrip("\r"))
             return
         if bad and self._invalid_utf8:
             self._invalid_utf8()
@@ -392,16 +416,14 @@ class _StdioTransport(object):
     """
 
     def __init__(self, command, env=None, cwd=None, max_bytes=DEFAULT_MAX_BYTES,
-                 on_stderr=None, on_warning=None, shutdown_grace=SHUTDOWN_GRACE):
+                 on_stderr=None, on_noise=None, on_invalid_utf8=None,
+                 shutdown_grace=SHUTDOWN_GRACE):
         self.command = list(command)
         self.env = env
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
-        self._on_warning = on_warning
-        self._framer = _Framer(max_bytes, self._noise, self._invalid_utf8)
-        self._noise_count = 0
-        self._utf8_warned = False
+        self._framer = _Framer(max_bytes, on_noise, on_invalid_utf8)
         self._proc = None
         self._sel = None
         self._outq = collections.deque()
@@ -553,22 +575,6 @@ class _StdioTransport(object):
         self._failure = ConnectionLost(reason, stderr_tail=self.stderr_tail,
                                        returncode=returncode)
 
-    def _noise(self, line):
-        self._noise_count += 1
-        if self._on_warning is None or self._noise_count > _NOISE_WARNINGS:
-            return
-        if self._noise_count == _NOISE_WARNINGS:
-            self._on_warning("noise", "server wrote more non-JSON lines to stdout; "
-                             "no longer reporting them")
-        else:
-            self._on_warning("noise", "ignored non-JSON line on server stdout: %r"
-                             % line[:80].decode("utf-8", "replace"))
-
-    def _invalid_utf8(self):
-        if self._on_warning is not None and not self._utf8_warned:
-            self._on_warning("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
-        self._utf8_warned = True
-
     # -- shutdown ------------------------------------------------------------
 
     def close(self):
@@ -641,13 +647,19 @@ class _StdioTransport(object):
 class _Call(object):
     """One request in flight."""
 
-    __slots__ = ("id", "method", "timeout", "deadline", "on_progress", "result", "error", "done")
+    __slots__ = ("id", "method", "timeout", "cap", "deadline", "limit", "on_progress",
+                 "result", "error", "done")
 
-    def __init__(self, ident, method, timeout, on_progress):
+    def __init__(self, ident, method, timeout, max_time, on_progress):
+        now = time.monotonic()
         self.id = ident
         self.method = method
         self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        self.deadline = now + timeout
+        # Progress may push the deadline back, never past this (basic/lifecycle, "Timeouts").
+        cap = MAX_TIME_FACTOR * timeout if max_time is None else max_time
+        self.cap = max(timeout, cap)
+        self.limit = now + self.cap
         self.on_progress = on_progress
         self.result = None
         self.error = None
@@ -655,54 +667,86 @@ class _Call(object):
 
 
 class Client(object):
-    """A session with one MCP server over stdio.
+    """A session with one MCP server over stdio, of either protocol era.
 
-    ``with Client(["uvx", "mcp-server-time"]) as c:`` starts the server, runs
-    the handshake and, on leaving, stops and reaps it (whatever happened).
+    ``with Client(["uvx", "mcp-server-time"]) as c:`` starts the server, finds
+    its era (``server/discover``, falling back to the ``initialize``
+    handshake) and, on leaving, stops and reaps it whatever happened.
 
     Arguments:
       command: the server's argv (a list; never run through a shell).
-      timeout: default seconds per request.
+      timeout: default seconds per request without an answer or progress.
+      max_time: most seconds any request may take, progress or not
+        (default: MAX_TIME_FACTOR times its timeout).
       max_bytes: largest message accepted from the server.
       env: extra environment variables for the server.
       inherit_env: pass the whole environment instead of the allowlist.
       cwd: the server's working directory.
-      protocol_version: the version offered in ``initialize``.
+      protocol_version: pin this version (and so its era) and skip the
+        probe; None (the default) finds the era and version by itself.
+      probe_timeout: how long ``server/discover`` may stay unanswered before
+        the client also tries ``initialize``; a late answer still counts.
+      log_level: ask the server for log messages from this level up.
+      roots: paths (or file:// URIs) offered as roots; None declares no roots.
+      on_elicit: ``on_elicit(params, key)`` answers an elicitation with an
+        ElicitResult dict; None declares no elicitation.
+      on_sample: ``on_sample(params)`` answers sampling with a
+        CreateMessageResult dict; None declares no sampling.
       on_stderr: called with each chunk (bytes) the server writes to stderr.
       on_log: called with the params of each ``notifications/message``.
       on_warning: called as ``on_warning(kind, text)`` for recoverable oddities;
         kind is "noise" (non-JSON output skipped), "utf8" (invalid UTF-8
-        replaced) or "stray" (a response or message nobody waits for).
+        replaced), "stray" (a response or message nobody waits for) or
+        "server" (the server refused an optional request).
+      trace: a text file; every frame in both directions is written to it
+        as one JSON line ``{"ts", "dir", "frame"}`` (``"raw"`` for non-JSON).
       shutdown_grace: seconds each shutdown step waits.
 
-    After ``open()``: ``server_info``, ``protocol_version``, ``capabilities``,
-    ``instructions`` and ``initialize_result`` describe the server.
+    After ``open()``: ``era`` ("legacy" or "modern"), ``era_source``
+    ("discover", "probe fallback" or "pinned"), ``protocol_version``,
+    ``server_info``, ``capabilities``, ``instructions``, and the raw
+    ``initialize_result`` (legacy) or ``discover_result`` (modern).
     """
 
     def __init__(self, command, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES,
-                 env=None, inherit_env=False, cwd=None,
-                 protocol_version=LATEST_PROTOCOL_VERSION, on_stderr=None, on_log=None,
-                 on_warning=None, shutdown_grace=SHUTDOWN_GRACE):
+                 env=None, inherit_env=False, cwd=None, protocol_version=None,
+                 probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
+                 on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
+                 on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
         if not command:
             raise UsageError("no server command given")
+        if log_level is not None and log_level not in LOG_LEVELS:
+            raise UsageError("unknown log level %r; use one of %s"
+                             % (log_level, ", ".join(LOG_LEVELS)))
         self.timeout = timeout
-        self.offered_version = protocol_version
+        self.max_time = max_time
+        self.pinned_version = protocol_version
+        self.probe_timeout = probe_timeout
+        self.log_level = log_level
+        self.roots = None if roots is None else [_root(r) for r in roots]
+        self.on_elicit = on_elicit
+        self.on_sample = on_sample
         self.on_log = on_log
         self.on_warning = on_warning
+        self.trace = trace
         self._transport = _StdioTransport(
             command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
-            on_stderr=on_stderr, on_warning=on_warning, shutdown_grace=shutdown_grace)
+            on_stderr=on_stderr, on_noise=self._noise, on_invalid_utf8=self._invalid_utf8,
+            shutdown_grace=shutdown_grace)
         self._next_id = 0
         self._pending = {}
         self._abandoned = set()
         self._opened = False
-        self.initialize_result = None
-        self.server_info = None
+        self._noise_count = 0
+        self._utf8_warned = False
+        self.era = None
+        self.era_source = None
         self.protocol_version = None
-        self.capabilities = None
+        self.initialize_result = None
+        self.discover_result = None
+        self.server_info = {}
+        self.capabilities = {}
         self.instructions = None
-        # Requests a server may send us (basic/utilities/ping; others not offered).
-        self._handlers = {"ping": lambda params: {}}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -714,17 +758,25 @@ class Client(object):
         self.close()
 
     def open(self):
-        """Start the server and run the handshake. Idempotent.
+        """Start the server and settle the protocol era and version. Idempotent.
 
         Raises LaunchError/CommandNotFound if it cannot start, and any MCPError
-        from ``initialize``; the server is stopped again on failure.
+        from the handshake or discovery; the server is stopped again on failure.
         """
         if self._opened:
             return
         self._opened = True
         try:
             self._transport.start()
-            self._initialize()
+            pinned = self.pinned_version
+            if pinned is None:
+                self._probe()
+            elif _is_modern(pinned):
+                self._discover(pinned, "pinned")
+            else:
+                self._handshake(pinned, "pinned")
+            if self.log_level is not None and self.era == "legacy":
+                self._set_log_level()
         except BaseException:
             self.close()
             raise
@@ -743,36 +795,126 @@ class Client(object):
         """The last STDERR_TAIL_BYTES of the server's stderr, as text."""
         return self._transport.stderr_tail
 
-    def _initialize(self):
-        # basic/lifecycle, "Initialization": initialize, then notifications/initialized.
-        result = self.request("initialize", {
-            "protocolVersion": self.offered_version,
-            "capabilities": {},
-            "clientInfo": {"name": "mcp_invoke", "version": __version__},
-        })
+    @property
+    def client_capabilities(self):
+        """What this client declares: only what it was given handlers for."""
+        capabilities = {}
+        if self.roots is not None:
+            capabilities["roots"] = {}
+        if self.on_sample is not None:
+            capabilities["sampling"] = {}
+        if self.on_elicit is not None:
+            capabilities["elicitation"] = {"form": {}, "url": {}}
+        return capabilities
+
+    # -- the protocol era ------------------------------------------------------
+
+    def _probe(self):
+        """Find the server's era (2026-07-28 basic/transports/stdio, "Backward Compatibility").
+
+        ``server/discover`` first: a result or a modern error means modern.
+        Any other error means legacy. Silence past the probe time also sends
+        ``initialize``; whichever then answers first decides, so a slow
+        starter is not misjudged and a silent legacy server still works.
+        """
+        self.era, self.protocol_version = "modern", LATEST_MODERN_VERSION
+        discover = self._start("server/discover", None, None)
+        self._wait([discover], until=time.monotonic() + min(self.probe_timeout, discover.timeout))
+        if discover.done and not isinstance(discover.error, RequestTimeout):
+            if not self._adopt(discover, "discover"):
+                self._handshake(LATEST_LEGACY_VERSION, "probe fallback")
+            return
+        self.era = None
+        initialize = self._start("initialize", self._initialize_params(LATEST_LEGACY_VERSION),
+                                 None)
+        while True:
+            self._wait([c for c in (discover, initialize) if not c.done], first=True)
+            if discover.done and discover.result is not None:
+                self._abandon(initialize)
+                self.era = "modern"
+                self._adopt(discover, "discover")
+                return
+            if initialize.done:
+                self._abandon(discover)
+                self._finish_handshake(self._result(initialize), LATEST_LEGACY_VERSION,
+                                       "probe fallback")
+                return
+
+    def _adopt(self, discover, how):
+        """Act on a discover answer; False means the server is legacy."""
+        error = discover.error
+        if error is None:
+            self._use_discover(self._result(discover), how)
+            return True
+        if not isinstance(error, ServerError) or error.code not in _MODERN_ERRORS:
+            if isinstance(error, ServerError):
+                return False
+            raise error
+        if error.code != _UNSUPPORTED_VERSION:
+            raise error
+        version = _mutual_version(error, self.protocol_version)
+        if _is_modern(version):
+            self._discover(version, how)
+        else:
+            self._handshake(version, how)
+        return True
+
+    def _discover(self, version, how):
+        self.era, self.protocol_version = "modern", version
+        self._use_discover(self.request("server/discover"), how)
+
+    def _use_discover(self, result, how):
+        self.era_source = how
+        self.discover_result = result
+        meta = _dict(result.get("_meta"))
+        self.server_info = _dict(meta.get("io.modelcontextprotocol/serverInfo"))
+        self.capabilities = _dict(result.get("capabilities"))
+        self.instructions = result.get("instructions")
+
+    def _initialize_params(self, version):
+        return {"protocolVersion": version, "capabilities": self.client_capabilities,
+                "clientInfo": _CLIENT_INFO}
+
+    def _handshake(self, version, how):
+        # 2025-11-25 basic/lifecycle, "Initialization": initialize, then initialized.
+        self.era, self.protocol_version = "legacy", version
+        result = self.request("initialize", self._initialize_params(version))
+        self._finish_handshake(result, version, how)
+
+    def _finish_handshake(self, result, offered, how):
         version = result.get("protocolVersion")
-        accepted = SUPPORTED_PROTOCOL_VERSIONS + (self.offered_version,)
-        if version not in accepted:
+        if version not in LEGACY_PROTOCOL_VERSIONS + (offered,):
             raise ProtocolError(
                 "server answered protocol version %r to our %s; mcp_invoke speaks %s"
-                % (version, self.offered_version, ", ".join(SUPPORTED_PROTOCOL_VERSIONS)),
-                "initialize")
+                % (version, offered, ", ".join(SUPPORTED_PROTOCOL_VERSIONS)), "initialize")
+        self.era, self.era_source, self.protocol_version = "legacy", how, version
         self.initialize_result = result
-        self.protocol_version = version
         self.server_info = _dict(result.get("serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
         self.instructions = result.get("instructions")
         self.notify("notifications/initialized")
 
+    def _set_log_level(self):
+        # 2025-11-25 server/utilities/logging: logging/setLevel, if the server logs at all.
+        if "logging" not in self.capabilities:
+            self._warn("server", "server does not offer logging; log level not set")
+            return
+        try:
+            self.request("logging/setLevel", {"level": self.log_level})
+        except ServerError as e:
+            self._warn("server", "server refused logging/setLevel: %s" % e)
+
     # -- requests --------------------------------------------------------------
 
-    def request(self, method, params=None, timeout=None):
-        """Send one request and wait for its result (a dict).
+    def request(self, method, params=None, timeout=None, on_progress=None):
+        """Send one request and wait for its complete result (a dict).
 
+        A modern server's ``input_required`` answers are fulfilled through the
+        roots/elicitation/sampling handlers and the request retried (bounded).
         Raises ServerError for a JSON-RPC error answer, RequestTimeout (after
         sending ``notifications/cancelled``), ConnectionLost, ProtocolError.
         """
-        return self._result(self._wait_one(self._start(method, params, timeout)))
+        return self._complete(method, params, timeout, on_progress, on_progress is not None)
 
     def notify(self, method, params=None):
         """Send one notification. Raises ConnectionLost if the server is gone."""
@@ -783,8 +925,14 @@ class Client(object):
         self._send(message)
 
     def ping(self, timeout=None):
-        """Ping the server (basic/utilities/ping); returns its (empty) result."""
-        return self.request("ping", None, timeout)
+        """Check the server answers; returns {}.
+
+        Legacy servers get ``ping``; 2026-07-28 removed it, so modern ones get
+        ``server/discover``, the cheapest request they must serve.
+        """
+        self._ensure_open()
+        self.request("server/discover" if self.era == "modern" else "ping", None, timeout)
+        return {}
 
     def list_tools(self, timeout=None):
         """Every tool the server offers, all pages, as a list of Tool dicts."""
@@ -797,8 +945,7 @@ class Client(object):
         for this call (a progressToken is always sent).
         """
         params = {"name": name, "arguments": arguments if arguments is not None else {}}
-        call = self._start("tools/call", params, timeout, on_progress, progress=True)
-        return self._result(self._wait_one(call))
+        return self._complete("tools/call", params, timeout, on_progress, True)
 
     def list_resources(self, timeout=None):
         """Every resource, all pages, as a list of Resource dicts."""
@@ -823,6 +970,18 @@ class Client(object):
             params["arguments"] = arguments
         return self.request("prompts/get", params, timeout)
 
+    def complete(self, ref, argument, value, context=None, timeout=None):
+        """Complete an argument (server/utilities/completion); the CompleteResult dict.
+
+        ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": <template>}``; ``context`` maps
+        already-chosen argument names to values.
+        """
+        params = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        return self.request("completion/complete", params, timeout)
+
     def batch(self, requests, timeout=None):
         """Pipeline many requests over this session; yields outcomes in input order.
 
@@ -841,19 +1000,27 @@ class Client(object):
                 except StopIteration:
                     exhausted = True
                     break
-                window.append(self._start_or_error(method, params, timeout))
+                window.append((self._start_or_error(method, params, timeout), method, params))
             if not window:
                 break
-            head = window.popleft()
-            if isinstance(head, _Call):
-                self._wait([head])
-                yield head.error if head.error is not None else head.result
-            else:
-                yield head
+            call, method, params = window.popleft()
+            yield self._batch_outcome(call, method, params, timeout)
 
     def _start_or_error(self, method, params, timeout):
         try:
             return self._start(method, params, timeout)
+        except MCPError as e:
+            return e
+
+    def _batch_outcome(self, call, method, params, timeout):
+        if not isinstance(call, _Call):
+            return call
+        self._wait([call])
+        try:
+            result = self._result(call)
+            if _needs_input(result) and method in _MRTR_METHODS:
+                result = self._complete(method, self._retry_params(params, result), timeout)
+            return result
         except MCPError as e:
             return e
 
@@ -881,16 +1048,83 @@ class Client(object):
         if not self._opened:
             self.open()
 
+    def _complete(self, method, params, timeout, on_progress=None, progress=False):
+        """Run one logical request to its complete result, across MRTR rounds."""
+        version_retried = False
+        for _ in range(MAX_INPUT_ROUNDS + 1):
+            call = self._start(method, params, timeout, on_progress, progress)
+            self._wait([call])
+            try:
+                result = self._result(call)
+            except ServerError as e:
+                # 2026-07-28 basic/versioning: retry once with a mutually supported version.
+                if (e.code != _UNSUPPORTED_VERSION or self.era != "modern"
+                        or version_retried):
+                    raise
+                version = _mutual_version(e, self.protocol_version)
+                if not _is_modern(version):
+                    raise
+                self.protocol_version, version_retried = version, True
+                continue
+            if not _needs_input(result):
+                return result
+            if method not in _MRTR_METHODS:
+                raise ProtocolError("%s answered input_required, which only tools/call, "
+                                    "prompts/get and resources/read may" % method, method)
+            params = self._retry_params(params, result)
+        raise ProtocolError("server still asked for input after %d rounds" % MAX_INPUT_ROUNDS,
+                            method)
+
+    def _retry_params(self, params, result):
+        """The original params plus inputResponses and the untouched requestState."""
+        # 2026-07-28 basic/patterns/mrtr, "Client Requirements".
+        requests = result.get("inputRequests")
+        if not requests and "requestState" not in result:
+            raise ProtocolError("input_required result has neither inputRequests "
+                                "nor requestState")
+        params = dict(params or {})
+        params.pop("inputResponses", None)
+        params.pop("requestState", None)
+        if requests:
+            responses = {}
+            for key, request in _dict(requests).items():
+                request = _dict(request)
+                method = request.get("method")
+                answer = self._fulfil(method, _dict(request.get("params")), key)
+                if answer is None:
+                    raise ProtocolError("server asked for %s, which this client did not "
+                                        "declare" % method)
+                responses[key] = answer
+            params["inputResponses"] = responses
+        if "requestState" in result:
+            params["requestState"] = result["requestState"]
+        return params
+
+    def _fulfil(self, method, params, key=None):
+        """Answer what a server asks of the client, in either era; None if not offered."""
+        if method == "roots/list" and self.roots is not None:
+            return {"roots": list(self.roots)}
+        if method == "sampling/createMessage" and self.on_sample is not None:
+            return self.on_sample(params)
+        if method == "elicitation/create" and self.on_elicit is not None:
+            return self.on_elicit(params, key)
+        return None
+
     def _start(self, method, params, timeout, on_progress=None, progress=False):
         self._ensure_open()
         self._next_id += 1
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
-                     on_progress)
+                     self.max_time, on_progress)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
-        if progress:
-            # basic/utilities/progress: the token rides in _meta; ours is the request id.
+        if progress or self.era == "modern":
             params = dict(params or {})
-            params["_meta"] = dict(params.get("_meta") or {}, progressToken=call.id)
+            meta = dict(params.get("_meta") or {})
+            if progress:
+                # basic/utilities/progress: the token rides in _meta; ours is the request id.
+                meta["progressToken"] = call.id
+            if self.era == "modern":
+                meta.update(self._modern_meta())
+            params["_meta"] = meta
         if params is not None:
             message["params"] = params
         self._pending[call.id] = call
@@ -901,12 +1135,28 @@ class Client(object):
             raise _for_method(e, method)
         return call
 
+    def _modern_meta(self):
+        # 2026-07-28 basic/index, "_meta": what every modern request carries.
+        meta = {"io.modelcontextprotocol/protocolVersion": self.protocol_version,
+                "io.modelcontextprotocol/clientInfo": _CLIENT_INFO,
+                "io.modelcontextprotocol/clientCapabilities": self.client_capabilities}
+        if self.log_level is not None:
+            meta["io.modelcontextprotocol/logLevel"] = self.log_level
+        return meta
+
     def _send(self, message):
+        if self.trace is not None:
+            self._record("send", frame=message)
         self._transport.send(_encode(message))
 
-    def _wait_one(self, call):
-        self._wait([call])
-        return call
+    def _record(self, direction, frame=None, raw=None):
+        entry = {"ts": time.time(), "dir": direction}
+        if raw is None:
+            entry["frame"] = frame
+        else:
+            entry["raw"] = raw
+        self.trace.write(json.dumps(entry) + "\n")
+        self.trace.flush()
 
     def _result(self, call):
         if call.error is not None:
@@ -915,20 +1165,24 @@ class Client(object):
             raise ProtocolError("%s result is not a JSON object" % call.method, call.method)
         return call.result
 
-    def _wait(self, calls):
-        """Run the transport until every call in ``calls`` is done."""
+    def _wait(self, calls, until=None, first=False):
+        """Run the transport until every call is done (or one, or ``until`` passes)."""
         try:
             while True:
                 now = time.monotonic()
+                for call in calls:
+                    if not call.done and now >= call.deadline:
+                        self._expire(call, _overdue(call))
                 waiting = [c for c in calls if not c.done]
-                for call in waiting:
-                    if now >= call.deadline:
-                        self._expire(call, "timed out after %gs" % call.timeout)
-                waiting = [c for c in waiting if not c.done]
-                if not waiting:
+                if not waiting or (first and len(waiting) < len(calls)):
                     return
+                deadline = min(c.deadline for c in waiting)
+                if until is not None:
+                    if now >= until:
+                        return
+                    deadline = min(deadline, until)
                 try:
-                    messages = self._transport.receive(min(c.deadline for c in waiting))
+                    messages = self._transport.receive(deadline)
                 except MCPError as e:
                     self._fail_all(e)
                     return
@@ -941,8 +1195,7 @@ class Client(object):
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
-        self._pending.pop(call.id, None)
-        self._abandoned.add(call.id)
+        self._abandon(call)
         call.done = True
         call.error = RequestTimeout("%s %s" % (call.method, reason), call.method,
                                     self._transport.stderr_tail, call.timeout)
@@ -952,6 +1205,11 @@ class Client(object):
             except MCPError:
                 pass
 
+    def _abandon(self, call):
+        """Stop waiting for a call; its answer, if it comes, is ignored."""
+        if self._pending.pop(call.id, None) is not None:
+            self._abandoned.add(call.id)
+
     def _fail_all(self, error):
         for call in self._pending.values():
             call.error = _for_method(error, call.method)
@@ -959,6 +1217,8 @@ class Client(object):
         self._pending.clear()
 
     def _dispatch(self, message):
+        if self.trace is not None:
+            self._record("recv", frame=message)
         method = message.get("method")
         if isinstance(method, str):
             if "id" in message:
@@ -967,17 +1227,16 @@ class Client(object):
                 self._notified(method, _dict(message.get("params")))
         elif _is_id(message.get("id")):
             self._response(message)
-        elif self.on_warning is not None:
-            self.on_warning("stray", "ignored a message that is neither request nor response: %s"
-                            % json.dumps(message)[:120])
+        else:
+            self._warn("stray", "ignored a message that is neither request nor response: %s"
+                       % json.dumps(message)[:120])
 
     def _response(self, message):
         call = self._pending.pop(message["id"], None)
         if call is None:
-            if self.on_warning is not None:
-                late = message["id"] in self._abandoned
-                self.on_warning("stray", "ignored %s response to request id %s"
-                                % ("a late" if late else "an unexpected", json.dumps(message["id"])))
+            late = message["id"] in self._abandoned
+            self._warn("stray", "ignored %s response to request id %s"
+                       % ("a late" if late else "an unexpected", json.dumps(message["id"])))
             return
         call.done = True
         if "error" in message:
@@ -990,16 +1249,29 @@ class Client(object):
             call.error = ProtocolError("answer to %s has neither result nor error" % call.method,
                                        call.method)
 
-    def _answer(self, id, method, params):
-        """Answer a request from the server: a result, or -32601 if we do not offer it."""
-        handler = self._handlers.get(method)
-        if handler is None:
-            reply = {"jsonrpc": "2.0", "id": id,
-                     "error": {"code": -32601, "message": "Method not found: %s" % method}}
-        else:
-            reply = {"jsonrpc": "2.0", "id": id, "result": handler(params)}
+    def _answer(self, ident, method, params):
+        """Answer a request from a legacy server: a result, or a JSON-RPC error."""
+        started = time.monotonic()
         try:
-            self._send(reply)
+            result = {} if method == "ping" else self._fulfil(method, _dict(params))
+        except MCPError as e:
+            reply = {"code": -32603, "message": str(e)}
+            self._warn("server", "could not answer the server's %s: %s" % (method, e))
+            result = None
+        else:
+            reply = {"code": -32601, "message": "Method not found: %s" % method}
+        # Time spent answering (a person typing) does not count against our requests.
+        spent = time.monotonic() - started
+        for call in self._pending.values():
+            call.deadline += spent
+            call.limit += spent
+        message = {"jsonrpc": "2.0", "id": ident}
+        if result is None:
+            message["error"] = reply
+        else:
+            message["result"] = result
+        try:
+            self._send(message)
         except MCPError:
             pass  # the loop reports the lost connection
 
@@ -1007,11 +1279,35 @@ class Client(object):
         if method == "notifications/progress":
             token = params.get("progressToken")
             call = self._pending.get(token) if _is_id(token) else None
-            if call is not None and call.on_progress is not None:
-                call.on_progress(params)
+            if call is not None:
+                # basic/lifecycle, "Timeouts": progress may reset the clock, up to a cap.
+                call.deadline = min(time.monotonic() + call.timeout, call.limit)
+                if call.on_progress is not None:
+                    call.on_progress(params)
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
+
+    # -- oddities --------------------------------------------------------------
+
+    def _warn(self, kind, text):
+        if self.on_warning is not None:
+            self.on_warning(kind, text)
+
+    def _noise(self, text):
+        if self.trace is not None:
+            self._record("recv", raw=text)
+        self._noise_count += 1
+        if self._noise_count < _NOISE_WARNINGS:
+            self._warn("noise", "ignored non-JSON line on server stdout: %r" % text[:80])
+        elif self._noise_count == _NOISE_WARNINGS:
+            self._warn("noise", "server wrote more non-JSON lines to stdout; "
+                       "no longer reporting them")
+
+    def _invalid_utf8(self):
+        if not self._utf8_warned:
+            self._warn("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
+        self._utf8_warned = True
 
 
 def _dict(value):
@@ -1028,6 +1324,44 @@ def _for_method(error, method):
     error = copy.copy(error)
     error.method = method
     return error
+
+
+def _is_modern(version):
+    """Per-request-metadata revisions are 2026-07-28 and later (basic/versioning)."""
+    return version in MODERN_PROTOCOL_VERSIONS or str(version) > LATEST_LEGACY_VERSION
+
+
+def _needs_input(result):
+    # Results without resultType are complete (2026-07-28 changelog, major change 8).
+    return result.get("resultType", "complete") == "input_required"
+
+
+def _mutual_version(error, tried):
+    """The best version both sides speak, from an UnsupportedProtocolVersionError."""
+    supported = _dict(error.data).get("supported")
+    supported = supported if isinstance(supported, list) else []
+    for version in SUPPORTED_PROTOCOL_VERSIONS:
+        if version in supported and version != tried:
+            return version
+    raise ProtocolError("server supports protocol versions %s; mcp_invoke speaks %s"
+                        % (", ".join(str(v) for v in supported) or "(none named)",
+                           ", ".join(SUPPORTED_PROTOCOL_VERSIONS)))
+
+
+def _overdue(call):
+    if call.deadline >= call.limit:
+        return "took longer than its time limit of %gs" % call.cap
+    return "timed out after %gs" % call.timeout
+
+
+def _root(path):
+    """A roots/list entry for a path or file:// URI (client/roots)."""
+    if path.startswith("file://"):
+        uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
+    else:
+        path = os.path.abspath(path)
+        uri, name = "file://" + urllib.parse.quote(path), os.path.basename(path) or path
+    return {"uri": uri, "name": name}
 
 
 # ---------------------------------------------------------------------------
@@ -1676,8 +2010,8 @@ def _build_parser():
     add("--inherit-env", action="store_true",
         help="pass this whole environment to the server (default: an allowlist)")
     add("--cwd", metavar="DIR", help="the server's working directory")
-    add("--protocol-version", default=LATEST_PROTOCOL_VERSION, metavar="V",
-        help="protocol version to offer (default %s)" % LATEST_PROTOCOL_VERSION)
+    add("--protocol-version", metavar="V",
+        help="pin this protocol version (and era) instead of finding it")
     add("-v", "--verbose", action="store_true",
         help="relay the server's stderr and report every oddity")
     add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")

@@ -130,7 +130,7 @@ def test_framer_reports_non_json_lines_and_skips_blank_ones():
     framer = mcp_invoke._Framer(1000, noise=noise.append)
     got = framer.feed(b"Starting server\n   \n42\n{not json\n{\"ok\":true}\n")
     assert got == [{"ok": True}]
-    assert noise == [b"Starting server", b"42", b"{not json"]
+    assert noise == ["Starting server", "42", "{not json"]
 
 
 def test_framer_replaces_invalid_utf8_and_says_so():
@@ -277,14 +277,15 @@ def test_client_handshake_exposes_server_and_sends_initialized(tmp_path):
     with mcp_invoke.Client(fake(record=log), timeout=10) as c:
         assert c.server_info == {"name": "fake-server", "version": "1.0.0"}
         assert c.protocol_version == "2025-11-25"
-        assert set(c.capabilities) == {"tools", "resources", "prompts", "logging"}
+        assert {"tools", "resources", "prompts", "logging"} <= set(c.capabilities)
+        assert (c.era, c.era_source) == ("legacy", "probe fallback")
         assert c.instructions == "Fake server for mcp_invoke tests."
         assert c.ping() == {}
         pid = c.pid
     assert not _alive(pid)
     methods = [r.get("method") for r in records(log)]
-    assert methods == ["initialize", "notifications/initialized", "ping"]
-    first = records(log)[0]
+    assert methods == ["server/discover", "initialize", "notifications/initialized", "ping"]
+    first = records(log)[1]
     assert first["params"]["protocolVersion"] == "2025-11-25"
     assert first["params"]["clientInfo"]["name"] == "mcp_invoke"
 
@@ -334,10 +335,11 @@ def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path
             c.call_tool("echo", {"text": "x"}, timeout=0.1)
         assert info.value.exit_code == 124 and "timed out after 0.1s" in str(info.value)
         assert c.ping() == {}
-    assert ("stray", "ignored a late response to request id 2") in warnings
+    call = [r for r in records(log) if r.get("method") == "tools/call"][0]
+    assert ("stray", "ignored a late response to request id %d" % call["id"]) in warnings
     cancelled = [r for r in records(log) if r.get("method") == "notifications/cancelled"]
     assert cancelled == [{"jsonrpc": "2.0", "method": "notifications/cancelled",
-                          "params": {"requestId": 2, "reason": "timed out after 0.1s"}}]
+                          "params": {"requestId": call["id"], "reason": "timed out after 0.1s"}}]
 
 
 def test_server_requests_are_answered_ping_ok_the_rest_method_not_found():
@@ -693,7 +695,7 @@ def test_initialize_timeout_exits_124_without_cancelling_initialize(capsys, tmp_
                          *fake("hang-init", record=log))
     assert code == 124 and out == ""
     assert err == "mcp_invoke: initialize timed out after 0.3s\n"
-    assert [r.get("method") for r in records(log)] == ["initialize"]
+    assert [r.get("method") for r in records(log)] == ["server/discover", "initialize"]
 
 
 def test_call_timeout_exits_124_and_sends_cancelled(capsys, tmp_path):
@@ -724,7 +726,7 @@ def test_initialize_error_exits_3(capsys):
 def test_server_exiting_before_the_handshake_reports_status_and_stderr(capsys):
     code, _, err = run(capsys, "ping", "--", *fake("exit-early"))
     assert code == 5
-    assert err == ("mcp_invoke: server exited with status 1 (during initialize); "
+    assert err == ("mcp_invoke: server exited with status 1 (during server/discover); "
                    "server stderr: cannot start: missing API key\n")
 
 
