@@ -44,13 +44,19 @@ SIGTERM, then SIGKILL to the whole group.
 """
 
 import argparse
+import base64
+import binascii
 import collections
 import copy
 import difflib
+import hashlib
 import json
+import mimetypes
 import os
 import re
 import selectors
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -137,6 +143,22 @@ ENV_ALLOWLIST = (
     "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA",
     "WINDIR",
 )
+
+# $ref hops followed on one path through a schema; a cycle beyond this is taken as valid.
+_MAX_REF_DEPTH = 50
+# A value quoted in a schema message is cut to this many characters.
+_SHOW_CHARS = 60
+# Enum members listed in a message; a long list of time zones helps nobody.
+_SHOW_ENUM = 10
+# Config `type` values meaning the server is reached over HTTP (Streamable HTTP or SSE).
+_HTTP_TYPES = ("http", "sse", "streamable-http", "streamableHttp")
+# VS Code's predefined ${name} variables: they name editor state, not environment variables.
+_VSCODE_VARIABLES = frozenset((
+    "userHome", "workspaceFolder", "workspaceFolderBasename", "file", "fileWorkspaceFolder",
+    "relativeFile", "relativeFileDirname", "fileBasename", "fileBasenameNoExtension",
+    "fileExtname", "fileDirname", "fileDirnameBasename", "cwd", "lineNumber", "columnNumber",
+    "selectedText", "execPath", "defaultBuildTask", "pathSeparator",
+))
 
 _CLIENT_INFO = {"name": "mcp_invoke", "version": __version__}
 _EXIT_TOOL_ERROR = 1
@@ -1459,6 +1481,14 @@ class _Diagnostics(object):
         if not self.quiet:
             self._write("mcp_invoke: warning: %s\n" % _one_line(text))
 
+    def note(self, text):
+        if not self.quiet:
+            self._write("mcp_invoke: %s\n" % _one_line(text))
+
+    def prompt(self, text):
+        """A question for the person at the terminal (never suppressed)."""
+        self._write(_neutralise(text))
+
     def debug(self, text):
         if self.verbose and not self.quiet:
             self._write("mcp_invoke: %s\n" % _one_line(text))
@@ -1526,6 +1556,387 @@ def _num(value):
     return str(value)
 
 
+# -- JSON Schema, the part tool schemas use (draft 2020-12 keywords) ---------
+
+def _schema_problem(value, schema, root=None, where="argument"):
+    """The first way ``value`` breaks ``schema``, as one line naming the field, or None.
+
+    ``where`` names fields in messages: "argument" for a tool's arguments,
+    "structuredContent" for its result. ``$ref`` resolves against ``root``
+    (default: ``schema``). Unknown keywords and ``format`` are ignored.
+    """
+    return _SchemaCheck(schema if root is None else root, where).problem(value, schema, "", 0)
+
+
+class _SchemaCheck(object):
+    """One validation: the document $ref points into and the noun for fields."""
+
+    def __init__(self, root, where):
+        self.root = root
+        self.where = where
+
+    def name(self, path):
+        if path:
+            return "%s '%s'" % (self.where, path)
+        return "the arguments" if self.where == "argument" else self.where
+
+    def problem(self, value, schema, path, depth):
+        if schema is False:
+            return "%s: not allowed" % self.name(path)
+        if not isinstance(schema, dict):
+            return None  # `true`, or not a schema at all: the server's fault, not the caller's
+        if "$ref" in schema:
+            if depth >= _MAX_REF_DEPTH:
+                return None
+            found = self.problem(value, self.resolve(schema["$ref"]), path, depth + 1)
+            if found:
+                return found
+        message = (_kind_problem(value, schema) or _number_problem(value, schema)
+                   or _string_problem(value, schema) or _length_problem(value, schema))
+        if message:
+            return "%s: %s" % (self.name(path), message)
+        return (self.items_problem(value, schema, path, depth)
+                or self.object_problem(value, schema, path, depth)
+                or self.combined_problem(value, schema, path, depth))
+
+    def resolve(self, ref):
+        """A local JSON pointer (``#/$defs/Name``); anything unresolvable accepts all."""
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            return True
+        node = self.root
+        for part in ref.split("/")[1:]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return True
+        return node
+
+    def items_problem(self, value, schema, path, depth):
+        items = schema.get("items")
+        if not isinstance(value, list) or not isinstance(items, (dict, bool)):
+            return None
+        for i, item in enumerate(value):
+            found = self.problem(item, items, "%s[%d]" % (path, i), depth)
+            if found:
+                return found
+        return None
+
+    def object_problem(self, value, schema, path, depth):
+        if not isinstance(value, dict):
+            return None
+        properties = _dict(schema.get("properties"))
+        extra = schema.get("additionalProperties", True)
+        for key in value:
+            if key in properties:
+                continue
+            if extra is False:
+                takes = "the tool takes" if self.where == "argument" else "the schema allows"
+                return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
+                                                   ", ".join(properties) or "nothing")
+            found = self.problem(value[key], extra, _join(path, key), depth)
+            if found:
+                return found
+        required = schema.get("required")
+        for key in required if isinstance(required, list) else ():
+            if isinstance(key, str) and key not in value:
+                return "missing required %s" % self.name(_join(path, key))
+        for key, sub in properties.items():
+            if key in value:
+                found = self.problem(value[key], sub, _join(path, key), depth)
+                if found:
+                    return found
+        return None
+
+    def combined_problem(self, value, schema, path, depth):
+        for sub in _list(schema.get("allOf")):
+            found = self.problem(value, sub, path, depth)
+            if found:
+                return found
+        for key in ("anyOf", "oneOf"):
+            subs = _list(schema.get(key))
+            problems = [self.problem(value, sub, path, depth) for sub in subs]
+            if subs and None not in problems:
+                return self.best_problem(value, subs, problems, path)
+            if key == "oneOf" and problems.count(None) > 1:
+                return "%s: matches more than one allowed schema" % self.name(path)
+        return None
+
+    def best_problem(self, value, subs, problems, path):
+        """Why no branch matched: the one branch of the right type, or the types allowed."""
+        kinds = [_declared_types(self.resolve(s["$ref"]) if "$ref" in _dict(s) else s)
+                 for s in subs]
+        fits = [p for p, k in zip(problems, kinds)
+                if k is None or any(_has_type(value, t) for t in k)]
+        if len(fits) == 1:
+            return fits[0]
+        allowed = []
+        for k in kinds:
+            allowed.extend(t for t in k or () if t not in allowed)
+        if not fits and allowed:
+            return "%s: expected %s, got %s" % (self.name(path), " or ".join(allowed),
+                                                _show(value))
+        return "%s: does not match any allowed schema" % self.name(path)
+
+
+def _join(path, key):
+    return "%s.%s" % (path, key) if path else key
+
+
+def _list(value):
+    return value if isinstance(value, list) else []
+
+
+def _show(value):
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= _SHOW_CHARS else text[:_SHOW_CHARS - 3] + "..."
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _has_type(value, kind):
+    """JSON Schema types: 1.0 is an integer, true is not a number; unknown names pass."""
+    if kind in ("number", "integer"):
+        return _is_number(value) and (kind == "number" or isinstance(value, int)
+                                      or value.is_integer())
+    kinds = {"null": type(None), "boolean": bool, "string": str, "array": list, "object": dict}
+    return kind not in kinds or isinstance(value, kinds[kind])
+
+
+def _declared_types(schema):
+    """The names in a schema's ``type``, or None when it does not say."""
+    kind = _dict(schema).get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind:
+        return [k for k in kind if isinstance(k, str)]
+    return [] if schema is False else None
+
+
+def _same(a, b):
+    """JSON equality: 1 equals 1.0, true is not 1, key order does not matter."""
+    if _is_number(a) and _is_number(b):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _kind_problem(value, schema):
+    kinds = _declared_types(schema)
+    if kinds and not any(_has_type(value, k) for k in kinds):
+        return "expected %s, got %s" % (" or ".join(kinds), _show(value))
+    enum = schema.get("enum")
+    if isinstance(enum, list) and not any(_same(value, e) for e in enum):
+        shown = ", ".join(_show(e) for e in enum[:_SHOW_ENUM])
+        more = ", ... (%d in all)" % len(enum) if len(enum) > _SHOW_ENUM else ""
+        return "%s is not one of %s%s" % (_show(value), shown, more)
+    if "const" in schema and not _same(value, schema["const"]):
+        return "expected %s, got %s" % (_show(schema["const"]), _show(value))
+    return None
+
+
+# Numeric bounds, draft 2020 style (exclusiveMinimum/Maximum are numbers, not flags).
+_BOUNDS = (
+    ("minimum", lambda v, b: v < b, "%s is below the minimum %s"),
+    ("maximum", lambda v, b: v > b, "%s is above the maximum %s"),
+    ("exclusiveMinimum", lambda v, b: v <= b, "%s is not above the exclusive minimum %s"),
+    ("exclusiveMaximum", lambda v, b: v >= b, "%s is not below the exclusive maximum %s"),
+)
+
+
+def _number_problem(value, schema):
+    if not _is_number(value):
+        return None
+    for key, breaks, text in _BOUNDS:
+        bound = schema.get(key)
+        if _is_number(bound) and breaks(value, bound):
+            return text % (_show(value), _show(bound))
+    return None
+
+
+def _string_problem(value, schema):
+    pattern = schema.get("pattern")
+    if not isinstance(value, str) or not isinstance(pattern, str):
+        return None
+    try:
+        matched = re.search(pattern, value)
+    except re.error:
+        return None  # a pattern Python cannot compile is the schema's fault
+    return None if matched else "%s does not match the pattern %s" % (_show(value), pattern)
+
+
+def _length_problem(value, schema):
+    """minLength/maxLength (in code points, as len() counts) and minItems/maxItems."""
+    if isinstance(value, str):
+        low, high, unit = schema.get("minLength"), schema.get("maxLength"), "character"
+    elif isinstance(value, list):
+        low, high, unit = schema.get("minItems"), schema.get("maxItems"), "item"
+    else:
+        return None
+    if _is_number(low) and len(value) < low:
+        return "expected at least %s, got %d" % (_count(low, unit), len(value))
+    if _is_number(high) and len(value) > high:
+        return "expected at most %s, got %d" % (_count(high, unit), len(value))
+    return None
+
+
+def _count(number, unit):
+    return "%s %s%s" % (_show(number), unit, "" if number == 1 else "s")
+
+
+# -- Config files: JSONC, mcpServers / servers, ${VAR} -----------------------
+
+# A string (kept whole, so comment markers inside it are text), a comment, or a
+# comma that only space and comments separate from the } or ] after it.
+_JSONC = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/'
+                    r'|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])', re.S)
+
+
+def _load_jsonc(text, source):
+    """JSON with comments and trailing commas, as VS Code writes mcp.json."""
+    def blank(match):
+        # Spaces, not nothing, so json's line and column in errors stay true.
+        part = match.group()
+        return part if part.startswith('"') else re.sub(r"[^\n]", " ", part)
+    try:
+        return json.loads(_JSONC.sub(blank, text))
+    except ValueError as e:
+        raise UsageError("%s: not valid JSON: %s" % (source, e))
+
+
+def _config_servers(path):
+    """A config file's servers by name, and the key they sit under: "mcpServers" or "servers"."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except (OSError, UnicodeError) as e:
+        raise UsageError("cannot read config file %s: %s"
+                         % (path, getattr(e, "strerror", None) or e))
+    data = _dict(_load_jsonc(text, path))
+    # Claude Desktop, Claude Code and Cursor; VS Code's mcp.json; VS Code's settings.json.
+    for key, servers in (("mcpServers", data.get("mcpServers")), ("servers", data.get("servers")),
+                         ("servers", _dict(data.get("mcp")).get("servers"))):
+        if isinstance(servers, dict):
+            return servers, key
+    raise UsageError('%s: expected an object "mcpServers" or "servers" at the top level' % path)
+
+
+def _default_config(cwd):
+    """``.mcp.json`` in ``cwd`` (Claude Code's project file) if there is one, else None."""
+    path = os.path.join(cwd, ".mcp.json")
+    return path if os.path.isfile(path) else None
+
+
+def _transport(entry):
+    """"stdio" or "http" for a config entry, or None when it has neither command nor url."""
+    kind = entry.get("type")
+    if kind in _HTTP_TYPES or (kind is None and entry.get("url") and not entry.get("command")):
+        return "http" if entry.get("url") else None
+    return "stdio" if kind in (None, "stdio") and entry.get("command") else None
+
+
+def _config_entry(servers, name, source, environ):
+    """One configured server, checked, normalised and with ${VAR} expanded from environ."""
+    if name not in servers:
+        known = "it has: " + ", ".join(servers) if servers else "it has no servers"
+        raise UsageError("no server %r in %s; %s" % (name, source, known))
+    entry, where = servers[name], "%s: server %r" % (source, name)
+    if not isinstance(entry, dict):
+        raise UsageError("%s is not a JSON object" % where)
+    transport = _transport(entry)
+    if transport is None:
+        raise _no_transport(entry.get("type"), where)
+    config = {"name": name, "transport": transport, "command": None, "url": None,
+              "headers": {}, "env": {}, "cwd": None}
+    if transport == "http":
+        config["url"] = _config_field(entry, "url", str, environ, where)
+        config["headers"] = _config_field(entry, "headers", dict, environ, where)
+    else:
+        config["command"] = ([_config_field(entry, "command", str, environ, where)]
+                             + _config_field(entry, "args", list, environ, where))
+        config["env"] = _config_field(entry, "env", dict, environ, where)
+        config["cwd"] = _config_field(entry, "cwd", str, environ, where)
+    return config
+
+
+def _no_transport(kind, where):
+    """Why an entry names no server we can reach, as the error to raise."""
+    if kind is None:
+        return UsageError('%s has neither "command" nor "url"' % where)
+    if kind == "stdio" or kind in _HTTP_TYPES:
+        return UsageError('%s has type %s but no "%s"'
+                          % (where, _show(kind), "command" if kind == "stdio" else "url"))
+    return UsageError("%s has unsupported type %s (expected stdio, http, sse or streamable-http)"
+                      % (where, _show(kind)))
+
+
+_SHAPES = {str: "a string", list: "a list of strings", dict: "an object of strings"}
+
+
+def _config_field(entry, key, shape, environ, where):
+    """entry[key] checked to be a string, list or object of strings, then expanded."""
+    value = entry.get(key)
+    if value is None:
+        return None if shape is str else shape()
+    strings = list(value.values()) if isinstance(value, dict) else value
+    strings = strings if isinstance(strings, list) else [strings]
+    if not isinstance(value, shape) or not all(isinstance(s, str) for s in strings):
+        raise UsageError('%s: "%s" must be %s' % (where, key, _SHAPES[shape]))
+    if shape is dict:
+        return dict((k, _expand(v, environ, where)) for k, v in value.items())
+    if shape is list:
+        return [_expand(v, environ, where) for v in value]
+    return _expand(value, environ, where)
+
+
+_VARIABLE = re.compile(r"\$\{([^}]*)\}")
+_VARIABLE_FORM = re.compile(r"(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z", re.S)
+
+
+def _expand(text, environ, where):
+    """${VAR}, ${env:VAR}, ${VAR:-default}; an unset VAR is an error, never a silent ""."""
+    def replace(match):
+        inner = match.group(1)
+        form = _VARIABLE_FORM.match(inner)
+        if not form or (not form.group(1) and form.group(2) in _VSCODE_VARIABLES):
+            raise UsageError("%s uses ${%s}, which is not supported (use ${VAR}, ${env:VAR}"
+                             " or ${VAR:-default})" % (where, inner))
+        name, default = form.group(2), form.group(3)
+        value = environ.get(name)
+        if default is not None and not value:
+            return default  # as in the shell, ":-" also replaces an empty value
+        if value is None:
+            raise UsageError("%s uses ${%s}, which is not set (set it or write ${%s:-default})"
+                             % (where, inner, name))
+        return value
+    return _VARIABLE.sub(replace, text)
+
+
+def _describe_servers(servers):
+    """One line per configured server, unexpanded: name, transport, command line or URL."""
+    width = max([len(name) for name in servers] or [0])
+    lines = []
+    for name, entry in servers.items():
+        entry = _dict(entry)
+        transport = _transport(entry)
+        if transport == "http":
+            target = str(entry["url"])
+        elif transport == "stdio":
+            argv = [entry["command"]] + _list(entry.get("args"))
+            target = " ".join(shlex.quote(str(arg)) for arg in argv)
+        else:
+            transport, target = "?", "(neither command nor url)"
+        lines.append("%-*s  %-5s  %s" % (width, name, transport, target))
+    return lines
+
+
 # -- arguments ------------------------------------------------------------------
 
 def _parse_pairs(tokens, allow_json=True):
@@ -1555,17 +1966,31 @@ def _load_json(text, what):
         raise UsageError("%s is not valid JSON: %s" % (what, e))
 
 
-def _call_arguments(tokens):
-    """The syntax of ``call`` arguments, checked before the server starts.
+def _call_arguments(tokens, stdin=None):
+    """The syntax of ``call`` arguments, read and checked before the server starts.
 
-    Returns (object, None) for one JSON object, or (None, pairs).
+    The first token may be a JSON object, ``@file.json`` or ``-`` (stdin);
+    ``key=value`` and ``key:=JSON`` pairs follow (and override it). Returns
+    (object or None, pairs).
     """
-    if len(tokens) == 1 and tokens[0].lstrip().startswith("{"):
-        value = _load_json(tokens[0], "the arguments")
-        if not isinstance(value, dict):
-            raise UsageError("the arguments must be a JSON object")
-        return value, None
-    return None, _parse_pairs(tokens)
+    if not tokens or not (tokens[0] == "-" or tokens[0].startswith("@")
+                          or tokens[0].lstrip().startswith("{")):
+        return None, _parse_pairs(tokens)
+    first, what = tokens[0], "the arguments"
+    if first == "-":
+        first, what = (stdin.read() if stdin is not None else ""), "the arguments on stdin"
+    elif first.startswith("@"):
+        what = first[1:]
+        try:
+            with open(what, encoding="utf-8") as f:
+                first = f.read()
+        except (IOError, OSError, UnicodeDecodeError) as e:
+            raise UsageError("cannot read arguments from %s: %s"
+                             % (what, getattr(e, "strerror", None) or e))
+    value = _load_json(first, what)
+    if not isinstance(value, dict):
+        raise UsageError("%s must be a JSON object" % what)
+    return value, _parse_pairs(tokens[1:])
 
 
 def _schema_types(schema, root):
@@ -1694,29 +2119,281 @@ def _base64_size(data):
     return len(data) * 3 // 4 - data[-2:].count("=")
 
 
-def _render_block(block):
+def _render_block(block, saver=None):
     """One content block (server/tools, "Tool Result") as readable text."""
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
     if kind in ("image", "audio"):
-        return "[%s %s, %d bytes]" % (kind, block.get("mimeType", "?"),
-                                      _base64_size(block.get("data")))
+        return "[%s %s, %d bytes]%s" % (kind, block.get("mimeType", "?"),
+                                        _base64_size(block.get("data")),
+                                        _saved(saver, block.get("data"), block.get("mimeType")))
     if kind == "resource_link":
         return "[resource link %s%s%s]" % (
             block.get("uri"), " (%s)" % block["name"] if block.get("name") else "",
             " " + block["mimeType"] if block.get("mimeType") else "")
     if kind == "resource":
-        return _render_contents(_dict(block.get("resource")))
+        item = _dict(block.get("resource"))
+        if "text" not in item:
+            return _render_contents(item, saver)
+        return "[resource %s%s]\n%s" % (item.get("uri"), " (%s)" % item["mimeType"]
+                                        if item.get("mimeType") else "", item["text"])
     return "[%s content]" % kind
 
 
-def _render_contents(item):
+def _render_contents(item, saver=None):
     """One resource content (text or blob) as readable text."""
     if "text" in item:
         return str(item["text"])
-    return "[blob %s, %d bytes] %s" % (item.get("mimeType", "?"),
-                                       _base64_size(item.get("blob")), item.get("uri", ""))
+    return "[blob %s, %d bytes] %s%s" % (item.get("mimeType", "?"), _base64_size(item.get("blob")),
+                                         item.get("uri", ""),
+                                         _saved(saver, item.get("blob"), item.get("mimeType")))
+
+
+def _saved(saver, data, mime):
+    path = saver.save(data, mime) if saver is not None else None
+    return " saved to %s" % path if path else ""
+
+
+# File extensions for the media types servers send most; others ask mimetypes.
+_EXTENSIONS = {
+    "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+    "image/svg+xml": ".svg", "audio/wav": ".wav", "audio/x-wav": ".wav", "audio/mpeg": ".mp3",
+    "audio/ogg": ".ogg", "audio/webm": ".webm", "application/pdf": ".pdf",
+    "application/json": ".json", "text/plain": ".txt", "application/octet-stream": ".bin",
+}
+
+
+class _Saver(object):
+    """--save-dir: binary content to files named by content hash, so reruns reuse them."""
+
+    def __init__(self, directory, diag):
+        self.directory = directory
+        self.diag = diag
+
+    def save(self, data, mime):
+        try:
+            raw = base64.b64decode(str(data or ""), validate=True)
+        except (binascii.Error, ValueError):
+            self.diag.warning("not saved: %s content is not valid base64" % mime)
+            return None
+        mime = str(mime or "").split(";")[0].strip().lower()
+        extension = _EXTENSIONS.get(mime) or mimetypes.guess_extension(mime) or ".bin"
+        path = os.path.join(self.directory, hashlib.sha256(raw).hexdigest()[:16] + extension)
+        try:
+            with open(path, "wb") as f:
+                f.write(raw)
+        except (IOError, OSError) as e:
+            raise UsageError("cannot write %s: %s" % (path, e.strerror or e))
+        return path
+
+    def save_all(self, result):
+        """--json with --save-dir: save every binary part, name the files on stderr."""
+        items = [_dict(b) for b in result.get("content") or []]
+        items += [_dict(b.get("resource")) for b in items if b.get("type") == "resource"]
+        items += [_dict(c) for c in result.get("contents") or []]
+        for item in items:
+            data = item.get("data") if item.get("type") in ("image", "audio") else item.get("blob")
+            if data is not None:
+                path = self.save(data, item.get("mimeType"))
+                if path:
+                    self.diag.note("saved %s to %s" % (item.get("mimeType", "?"), path))
+
+
+# -- answering the server: elicitation and sampling -----------------------------
+
+class _Elicitor(object):
+    """--elicit: how the command line answers an elicitation (client/elicitation).
+
+    Form requests follow the mode; URL requests print the URL and wait for
+    Enter on a terminal, and are declined otherwise.
+    """
+
+    def __init__(self, spec, diag, stdin):
+        self.diag = diag
+        self.stdin = stdin
+        self.tty = _isatty(stdin) and diag.tty
+        self.mode = spec[0] if spec else ("interactive" if self.tty else "cancel")
+        self.answers = _load_answers(spec[1]) if self.mode == "answers" else None
+
+    def __call__(self, params, key=None):
+        if self.mode in ("decline", "cancel"):
+            return {"action": self.mode}
+        if params.get("mode") == "url":
+            return self._url(params)
+        schema = _dict(params.get("requestedSchema"))
+        fields = _dict(schema.get("properties"))
+        required = [n for n in schema.get("required") or [] if n in fields]
+        if self.mode == "interactive":
+            return self._interactive(params, fields, required)
+        if self.mode == "defaults":
+            content = dict((n, f["default"]) for n, f in fields.items()
+                           if isinstance(f, dict) and "default" in f)
+        else:
+            source = self.answers
+            if key is not None and isinstance(source.get(key), dict):
+                source = source[key]
+            if source.get("action") in ("accept", "decline", "cancel"):
+                return source
+            content = dict((n, source[n]) for n in fields if n in source)
+        missing = [n for n in required if n not in content]
+        if missing:
+            self.diag.warning("declined the server's question %r: no %s for %s"
+                              % (params.get("message", ""), self.mode, ", ".join(missing)))
+            return {"action": "decline"}
+        return {"action": "accept", "content": content}
+
+    def _url(self, params):
+        if not self.tty:
+            self.diag.warning("declined to open %s: no terminal to confirm on" % params.get("url"))
+            return {"action": "decline"}
+        self.diag.prompt("%s\nOpen this URL, then press Enter (Ctrl-D declines): %s\n"
+                         % (params.get("message", ""), params.get("url")))
+        return {"action": "accept" if self.stdin.readline() else "decline"}
+
+    def _interactive(self, params, fields, required):
+        self.diag.prompt("The server asks: %s\n" % params.get("message", ""))
+        content = {}
+        for name, field in fields.items():
+            value = self._ask(name, _dict(field), name in required)
+            if value is _CANCELLED:
+                return {"action": "cancel"}
+            if value is not _SKIPPED:
+                content[name] = value
+        answer = self._line("Send these answers? [Y]es, [n]o (decline), [c]ancel: ")
+        if answer is None or answer.lower().startswith("c"):
+            return {"action": "cancel"}
+        if answer.lower().startswith("n"):
+            return {"action": "decline"}
+        return {"action": "accept", "content": content}
+
+    def _ask(self, name, field, required):
+        choices = _choices(field)
+        label = "%s%s" % (field.get("title") or name, "" if required else " (optional)")
+        if field.get("description"):
+            label += " - %s" % field["description"]
+        if choices:
+            label += " [%s]" % "/".join(str(c) for c in choices)
+        if "default" in field:
+            label += " (default %s)" % json.dumps(field["default"])
+        for _ in range(5):
+            text = self._line(label + ": ")
+            if text is None:
+                return _CANCELLED
+            if not text:
+                if "default" in field:
+                    return field["default"]
+                if not required:
+                    return _SKIPPED
+                self.diag.prompt("  an answer is needed\n")
+                continue
+            value, problem = _parse_answer(text, field, choices)
+            if problem is None:
+                return value
+            self.diag.prompt("  %s\n" % problem)
+        return _CANCELLED
+
+    def _line(self, prompt):
+        self.diag.prompt(prompt)
+        line = self.stdin.readline()
+        return line.strip() if line else None
+
+
+_CANCELLED = object()
+_SKIPPED = object()
+
+
+def _load_answers(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            answers = _load_json(f.read(), "--elicit answers " + path)
+    except (IOError, OSError) as e:
+        raise UsageError("cannot read --elicit answers %s: %s" % (path, e.strerror or e))
+    if not isinstance(answers, dict):
+        raise UsageError("--elicit answers %s must hold a JSON object" % path)
+    return answers
+
+
+def _choices(field):
+    """The allowed values of an elicitation field: enum, titled oneOf, or array items."""
+    if field.get("type") == "array":
+        field = _dict(field.get("items"))
+        field = dict(field, enum=field.get("enum") or [
+            _dict(o).get("const") for o in field.get("anyOf") or field.get("oneOf") or []])
+    if isinstance(field.get("enum"), list):
+        return field["enum"]
+    return [_dict(o).get("const") for o in field.get("oneOf") or []]
+
+
+def _parse_answer(text, field, choices):
+    """A typed answer and None, or None and what is wrong with it."""
+    kind = field.get("type")
+    if kind == "array":
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        wrong = [v for v in values if choices and v not in choices]
+        return (None, "not one of the choices: %s" % ", ".join(wrong)) if wrong else (values, None)
+    if kind == "boolean":
+        if text.lower() in ("y", "yes", "true", "1", "n", "no", "false", "0"):
+            return text.lower() in ("y", "yes", "true", "1"), None
+        return None, "answer yes or no"
+    if kind in ("integer", "number"):
+        pattern = _INTEGER if kind == "integer" else _NUMBER
+        if not pattern.match(text):
+            return None, "expected %s" % ("an integer" if kind == "integer" else "a number")
+        value = int(text) if _INTEGER.match(text) else float(text)
+        problem = _schema_problem(value, field, where="answer")
+        return (None, problem) if problem else (value, None)
+    if choices and text not in choices:
+        return None, "choose one of: %s" % ", ".join(str(c) for c in choices)
+    problem = _schema_problem(text, field, where="answer")
+    return (None, problem) if problem else (text, None)
+
+
+def _sampler(command_line, timeout):
+    """--sampling-command CMD: sampling answered by a command (client/sampling).
+
+    The request params go to its stdin as JSON; its stdout is the result.
+    """
+    if command_line is None:
+        return None
+    try:
+        argv = shlex.split(command_line)
+    except ValueError as e:
+        raise UsageError("--sampling-command: %s" % e)
+    if not argv:
+        raise UsageError("--sampling-command is empty")
+    if os.sep not in argv[0] and shutil.which(argv[0]) is None:
+        raise CommandNotFound("sampling command not found: %s" % argv[0])
+
+    def sample(params):
+        return _run_json_command(argv, params, timeout, "sampling command")
+    return sample
+
+
+def _run_json_command(argv, payload, timeout, what):
+    """Run argv with payload as JSON on stdin; its stdout parsed as a JSON object."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as e:
+        raise LaunchError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
+    try:
+        out, _ = proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
+    except subprocess.TimeoutExpired:
+        raise RequestTimeout("%s timed out after %gs" % (what, timeout), timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            _killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if proc.returncode != 0:
+        raise UsageError("%s %s %s" % (what, argv[0], _exit_status(proc.returncode)))
+    try:
+        result = json.loads(out.decode("utf-8"))
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        raise UsageError("%s %s did not print a JSON object" % (what, argv[0]))
+    return result
 
 
 # -- commands -------------------------------------------------------------------
@@ -1729,35 +2406,50 @@ def _cmd_tools(client, args, ctx):
 
 
 def _cmd_call(client, args, ctx):
-    if not args.args:
-        raise UsageError("call needs a tool name")
-    name, tokens = args.args[0], args.args[1:]
-    arguments, pairs = _call_arguments(tokens)
-    try:
-        tools = client.list_tools()
-    except ServerError:
-        tools = None  # no tools/list: call blind, strings stay strings
-    if tools is not None:
-        names = [t.get("name") for t in tools if isinstance(t, dict)]
-        if name not in names:
-            raise ServerError("unknown tool %r%s" % (name, _suggest(name, names)))
-        schema = _dict(tools[names.index(name)]).get("inputSchema")
-    else:
-        schema = None
-    if pairs is not None:
-        arguments = _coerce_arguments(pairs, schema)
+    name = args.args[0]
+    base, pairs = args.arguments
+    tool = _find_tool(client, name)
+    schema = _dict(tool.get("inputSchema")) if tool else None
+    arguments = dict(base or {})
+    arguments.update(_coerce_arguments(pairs, schema))
+    if schema and not args.no_validate:
+        problem = _schema_problem(arguments, schema, where="argument")
+        if problem:
+            raise UsageError("%s (--no-validate sends it anyway)" % problem)
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
-    if args.json:
-        ctx.emit(result)
-    else:
-        ctx.blocks(result.get("content") or [])
-        if not result.get("content") and "structuredContent" in result:
-            ctx.out.write(_neutralise(_to_json(result["structuredContent"], True)) + "\n")
+    ctx.result(result, args.json)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
         return _EXIT_TOOL_ERROR
+    problem = _output_problem(tool, result)
+    if problem and args.strict:
+        raise ProtocolError(problem)
+    if problem:
+        ctx.diag.warning(problem + " (--strict makes this exit 4)")
     return 0
+
+
+def _find_tool(client, name):
+    """The tool's entry from tools/list, exit 3 with near names if it is not there."""
+    try:
+        tools = [_dict(t) for t in client.list_tools()]
+    except ServerError:
+        return None  # no tools/list: call blind, strings stay strings
+    for tool in tools:
+        if tool.get("name") == name:
+            return tool
+    raise ServerError("unknown tool %r%s" % (name, _suggest(name, [t.get("name") for t in tools])))
+
+
+def _output_problem(tool, result):
+    """What is wrong with structuredContent against the tool's outputSchema (server/tools)."""
+    schema = _dict(tool).get("outputSchema")
+    if not isinstance(schema, dict):
+        return None
+    if "structuredContent" not in result:
+        return "tool has an outputSchema but returned no structuredContent"
+    return _schema_problem(result["structuredContent"], schema, where="structuredContent")
 
 
 def _suggest(name, names):
@@ -1790,12 +2482,8 @@ def _listing(uri, item):
 
 
 def _cmd_read(client, args, ctx):
-    if len(args.args) != 1:
-        raise UsageError("read needs exactly one URI")
     result = client.read_resource(args.args[0])
-    if args.json:
-        return ctx.emit(result)
-    return ctx.lines(_render_contents(_dict(c)) for c in result.get("contents") or [])
+    return ctx.result(result, args.json)
 
 
 def _cmd_prompts(client, args, ctx):
@@ -1827,11 +2515,11 @@ def _cmd_prompt(client, args, ctx):
 
 def _cmd_info(client, args, ctx):
     if args.json:
-        return ctx.emit(client.initialize_result)
+        return ctx.emit(client.initialize_result or client.discover_result)
     info = client.server_info
     lines = [
         "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
-        "protocol: %s" % client.protocol_version,
+        "protocol: %s (%s era, %s)" % (client.protocol_version, client.era, client.era_source),
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
     ]
     if client.instructions:
@@ -1845,6 +2533,30 @@ def _cmd_ping(client, args, ctx):
     if args.json:
         return ctx.emit(result)
     return ctx.lines(["ok (%.1f ms)" % ((time.monotonic() - start) * 1000)])
+
+
+def _cmd_complete(client, args, ctx):
+    """complete prompt NAME ARG=PARTIAL [CTX=VALUE...], or complete resource TEMPLATE ..."""
+    kind, target = args.args[0], args.args[1]
+    pairs = _parse_pairs(args.args[2:], allow_json=False)
+    ref = ({"type": "ref/prompt", "name": target} if kind == "prompt"
+           else {"type": "ref/resource", "uri": target})
+    context = dict((k, v) for k, v, _ in pairs[1:])
+    result = client.complete(ref, pairs[0][0], pairs[0][1], context)
+    if args.json:
+        return ctx.emit(result)
+    return ctx.lines(str(v) for v in _dict(result.get("completion")).get("values") or [])
+
+
+def _cmd_servers(args, ctx):
+    """The servers a config file names (no server is started)."""
+    path = args.config or _default_config(os.getcwd())
+    if path is None:
+        raise UsageError("no config file: give --config FILE or create ./.mcp.json")
+    servers, _ = _config_servers(path)
+    if args.json:
+        return ctx.emit({"servers": servers})
+    return ctx.lines(_describe_servers(servers))
 
 
 def _cmd_batch(client, args, ctx):
@@ -1907,11 +2619,25 @@ def _error_object(error):
 class _Context(object):
     """What a command writes to: results on ``out``, the rest through ``diag``."""
 
-    def __init__(self, out, diag, pretty, stdin):
+    def __init__(self, out, diag, pretty, stdin, saver=None):
         self.out = out
         self.diag = diag
         self.pretty = pretty
         self.stdin = stdin
+        self.saver = saver
+
+    def result(self, result, as_json):
+        """A tool result or resource contents, as JSON or readable text."""
+        if as_json:
+            if self.saver is not None:
+                self.saver.save_all(result)
+            return self.emit(result)
+        self.blocks(result.get("content") or [])
+        for item in result.get("contents") or []:
+            self.out.write(_neutralise(_render_contents(_dict(item), self.saver)) + "\n")
+        if not result.get("content") and "structuredContent" in result:
+            self.out.write(_neutralise(_to_json(result["structuredContent"], True)) + "\n")
+        return 0
 
     def emit(self, value):
         self.out.write(_to_json(value, self.pretty) + "\n")
@@ -1924,7 +2650,7 @@ class _Context(object):
 
     def blocks(self, blocks):
         for block in blocks:
-            text = _render_block(_dict(block))
+            text = _render_block(_dict(block), self.saver)
             self.out.write(_neutralise(text) + ("" if text.endswith("\n") else "\n"))
 
 
@@ -1932,28 +2658,39 @@ _COMMANDS = {
     "tools": _cmd_tools, "call": _cmd_call, "resources": _cmd_resources,
     "templates": _cmd_templates, "read": _cmd_read, "prompts": _cmd_prompts,
     "prompt": _cmd_prompt, "info": _cmd_info, "ping": _cmd_ping, "batch": _cmd_batch,
+    "complete": _cmd_complete, "servers": _cmd_servers,
 }
+# Positional arguments each command takes: (at least, at most or None).
+_ARITY = {"call": (1, None), "read": (1, 1), "prompt": (1, None), "complete": (3, None)}
 
 # -- the parser -----------------------------------------------------------------
 
-_USAGE = "mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]"
+_USAGE = ("mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]\n"
+          "       mcp_invoke [OPTIONS] COMMAND [ARGS...] [--config FILE] [--server NAME]")
 
 _DESCRIPTION = """\
 Call an MCP server over stdio. Everything after -- is the server's exact argv.
 
 commands:
   tools                      list the tools, one per line, like signatures
-  call NAME [ARGS...]        call a tool; ARGS: one JSON object, or key=value
-                             (typed by the tool's inputSchema), key:=JSON
+  call NAME [ARGS...]        call a tool; ARGS: a JSON object, @file.json or -
+                             (stdin), then key=value (typed by the tool's
+                             inputSchema) or key:=JSON
   resources                  list the resources
   templates                  list the resource templates
   read URI                   read a resource
   prompts                    list the prompts
   prompt NAME [key=value...] get a prompt
-  info                       server name, version, protocol, capabilities
+  complete prompt NAME ARG=PARTIAL [CTX=VALUE...]
+  complete resource TEMPLATE ARG=PARTIAL [CTX=VALUE...]
+                             complete an argument, one value per line
+  info                       server name, version, era, protocol, capabilities
   ping                       check the server answers
   batch                      JSON Lines on stdin ({"method": ..., "params": ...}),
-                             pipelined; one result line per input line"""
+                             pipelined; one result line per input line
+  servers                    list the servers in --config FILE or ./.mcp.json
+
+Without -- and --server, ./.mcp.json is used when it holds exactly one server."""
 
 _EPILOG = """\
 exit codes:
@@ -1966,7 +2703,10 @@ example:
   mcp_invoke call echo text=hello -- python3 fake_server.py"""
 
 # Options that take a value: needed to move options ahead of the command's arguments.
-_VALUED = ("--timeout", "--max-bytes", "--env", "--cwd", "--protocol-version")
+_VALUED = ("--timeout", "--max-time", "--max-bytes", "--env", "--cwd", "--protocol-version",
+           "--root", "--elicit", "--sampling-command", "--log-level", "--save-dir",
+           "--config", "--server", "--trace")
+_ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -2004,6 +2744,9 @@ def _build_parser():
         help="seconds to wait for each answer (default %g)" % DEFAULT_TIMEOUT)
     add("--max-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N",
         help="largest message accepted from the server, e.g. 1048576 or 64M (default 64M)")
+    add("--max-time", type=_positive_float, metavar="SECONDS",
+        help="most seconds a request may take even while it reports progress "
+             "(default %d times --timeout)" % MAX_TIME_FACTOR)
     add("--json", action="store_true", help="print the result as the spec's JSON object")
     add("--env", action="append", default=[], metavar="NAME[=VALUE]",
         help="give the server NAME=VALUE, or pass NAME through from this environment")
@@ -2011,7 +2754,24 @@ def _build_parser():
         help="pass this whole environment to the server (default: an allowlist)")
     add("--cwd", metavar="DIR", help="the server's working directory")
     add("--protocol-version", metavar="V",
-        help="pin this protocol version (and era) instead of finding it")
+        help="pin this protocol version (and so its era) and skip the probe")
+    add("--config", metavar="FILE", help="an MCP config file (mcpServers or VS Code servers)")
+    add("--server", metavar="NAME", help="the server to run from the config file")
+    add("--root", action="append", default=[], metavar="PATH",
+        help="offer PATH as a root (repeatable); without it no roots are declared")
+    add("--elicit", nargs="+", metavar="MODE",
+        help="answer elicitation: interactive (default on a terminal), defaults, "
+             "answers FILE, decline, cancel (default otherwise)")
+    add("--sampling-command", metavar="CMD",
+        help="answer sampling by piping the request to CMD, which prints the result")
+    add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
+        help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
+    add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
+    add("--strict", action="store_true",
+        help="structuredContent that fails the tool's outputSchema exits 4")
+    add("--no-validate", action="store_true",
+        help="send arguments without checking them against the tool's inputSchema")
+    add("--trace", metavar="FILE", help="write every frame, both ways, to FILE as JSON Lines")
     add("-v", "--verbose", action="store_true",
         help="relay the server's stderr and report every oddity")
     add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")
@@ -2031,14 +2791,15 @@ def _split_argv(argv):
     while i < len(ours):
         token = ours[i]
         if token.startswith("-") and token != "-":
-            options.append(token)
-            if token in _VALUED and i + 1 < len(ours):
-                options.append(ours[i + 1])
-                i += 1
+            # --elicit answers FILE is the one option with two words.
+            count = (2 if token == "--elicit" and ours[i + 1:i + 2] == ["answers"]
+                     else 1 if token in _VALUED else 0)
+            options.extend(ours[i:i + 1 + count])
+            i += count
         else:
             rest.append(token)
         i += 1
-    return options + rest, server
+    return options + ["--"] + rest, server
 
 
 def _server_env(specs, environ):
@@ -2112,30 +2873,126 @@ def _run(argv, diag, out):
         args = _build_parser().parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0
         return e.code or 0
-    if args.verbose and args.quiet:
-        raise UsageError("--verbose and --quiet exclude each other")
+    _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
-    if not server:
-        raise UsageError("no server command: put it after --, e.g. "
-                         "mcp_invoke %s -- python3 server.py" % args.command)
+    saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
+    ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver)
+    if args.command == "servers":
+        return _cmd_servers(args, ctx)
+    if args.command == "call":  # bad arguments are exit 2 before the server starts
+        args.arguments = _call_arguments(args.args[1:], sys.stdin)
+    command, config_env, config_cwd = _server_command(args, server)
     env, missing = _server_env(args.env, os.environ)
     for name in missing:
         diag.warning("--env %s: not set here, so not passed to the server" % name)
-    if args.command == "call" and args.args:
-        _call_arguments(args.args[1:])  # bad JSON is exit 2 before the server starts
-    client = Client(server, timeout=args.timeout, max_bytes=args.max_bytes, env=env,
-                    inherit_env=args.inherit_env, cwd=args.cwd,
-                    protocol_version=args.protocol_version, on_stderr=diag.relay,
-                    on_log=diag.log, on_warning=diag.client_warning)
-    ctx = _Context(out, diag, out.stream.isatty() if hasattr(out.stream, "isatty") else False,
-                   sys.stdin)
-    with client:
-        diag.debug("server %s %s, protocol %s" % (client.server_info.get("name"),
-                                                 client.server_info.get("version", ""),
-                                                 client.protocol_version))
-        status = _COMMANDS[args.command](client, args, ctx)
+    config_env.update(env)
+    trace = _open_trace(args.trace)
+    try:
+        client = Client(command, timeout=args.timeout, max_time=args.max_time,
+                        max_bytes=args.max_bytes, env=config_env, inherit_env=args.inherit_env,
+                        cwd=args.cwd or config_cwd, protocol_version=args.protocol_version,
+                        log_level=args.log_level, roots=_roots(args.root),
+                        on_elicit=_Elicitor(args.elicit, diag, sys.stdin),
+                        on_sample=_sampler(args.sampling_command, args.timeout),
+                        on_stderr=diag.relay, on_log=diag.log,
+                        on_warning=diag.client_warning, trace=trace)
+        with client:
+            diag.debug("server %s %s, protocol %s (%s era, %s)" % (
+                client.server_info.get("name"), client.server_info.get("version", ""),
+                client.protocol_version, client.era, client.era_source))
+            status = _COMMANDS[args.command](client, args, ctx)
+    finally:
+        if trace is not None:
+            trace.close()
     diag.finish()
     return status
+
+
+def _check_args(args):
+    """What argparse cannot check: combinations and command arities."""
+    if args.verbose and args.quiet:
+        raise UsageError("--verbose and --quiet exclude each other")
+    least, most = _ARITY.get(args.command, (0, 0))
+    if len(args.args) < least or (most is not None and len(args.args) > most):
+        raise UsageError("%s takes %s" % (args.command, _ARITY_TEXT[args.command]))
+    if args.command == "complete":
+        if args.args[0] not in ("prompt", "resource"):
+            raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"
+                             % args.args[0])
+        _parse_pairs(args.args[2:], allow_json=False)
+    if args.elicit is not None:
+        mode = args.elicit[0]
+        if mode not in _ELICIT_MODES or len(args.elicit) != (2 if mode == "answers" else 1):
+            raise UsageError("--elicit takes interactive, defaults, answers FILE, decline "
+                             "or cancel, not %r" % " ".join(args.elicit))
+
+
+_ARITY_TEXT = {
+    "call": "a tool name, then its arguments", "read": "exactly one URI",
+    "prompt": "a prompt name, then key=value arguments",
+    "complete": "prompt NAME ARG=PARTIAL or resource TEMPLATE ARG=PARTIAL",
+    "tools": "no arguments", "resources": "no arguments", "templates": "no arguments",
+    "prompts": "no arguments", "info": "no arguments", "ping": "no arguments",
+    "batch": "no arguments; it reads JSON Lines on stdin", "servers": "no arguments",
+}
+
+
+def _isatty(stream):
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _directory(path):
+    try:
+        if not os.path.isdir(path):
+            os.makedirs(path)
+    except OSError as e:
+        raise UsageError("--save-dir %s: %s" % (path, e.strerror or e))
+    return path
+
+
+def _open_trace(path):
+    if path is None:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")
+    except (IOError, OSError) as e:
+        raise UsageError("--trace %s: %s" % (path, e.strerror or e))
+
+
+def _roots(paths):
+    """--root PATH: each must exist; None (no roots capability) without any."""
+    for path in paths:
+        if not path.startswith("file://") and not os.path.exists(path):
+            raise UsageError("--root %s: no such file or directory" % path)
+    return paths or None
+
+
+def _server_command(args, server):
+    """The server's argv, env and cwd: after --, or from a config file."""
+    if server:
+        if args.config or args.server:
+            raise UsageError("give a server command after -- or --config/--server, not both")
+        return server, {}, None
+    path = args.config or _default_config(os.getcwd())
+    if path is None:
+        raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
+                         "server.py, or name one with --config FILE --server NAME"
+                         % args.command)
+    servers, _ = _config_servers(path)
+    name = args.server
+    if name is None:
+        if len(servers) != 1:
+            raise UsageError("%s has %d servers (%s); pick one with --server NAME"
+                             % (path, len(servers), ", ".join(sorted(servers))))
+        name = list(servers)[0]
+    entry = _config_entry(servers, name, path, os.environ)
+    if entry["transport"] != "stdio":
+        raise UsageError("server %r in %s is an HTTP server (%s); mcp_invoke supports only "
+                         "stdio servers so far" % (name, path, entry["url"]))
+    cwd = entry["cwd"]
+    if cwd is not None:
+        cwd = os.path.join(os.path.dirname(os.path.abspath(path)), cwd)
+    return entry["command"], dict(entry["env"]), cwd
 
 
 if __name__ == "__main__":

@@ -171,8 +171,10 @@ TYPES_SCHEMA = {
 
 
 def coerce(*tokens):
-    arguments, pairs = mcp_invoke._call_arguments(list(tokens))
-    return arguments if pairs is None else mcp_invoke._coerce_arguments(pairs, TYPES_SCHEMA)
+    base, pairs = mcp_invoke._call_arguments(list(tokens))
+    arguments = dict(base or {})
+    arguments.update(mcp_invoke._coerce_arguments(pairs, TYPES_SCHEMA))
+    return arguments
 
 
 def test_key_value_arguments_are_typed_by_the_input_schema():
@@ -264,7 +266,9 @@ def test_exit_code_table_matches_the_documentation():
 def test_options_may_follow_the_command():
     ours, server = mcp_invoke._split_argv(
         ["call", "echo", "text=hi", "--timeout", "5", "--json", "--", "srv", "--json"])
-    assert ours == ["--timeout", "5", "--json", "call", "echo", "text=hi"]
+    assert ours == ["--timeout", "5", "--json", "--", "call", "echo", "text=hi"]
+    ours, _ = mcp_invoke._split_argv(["call", "x", "--elicit", "answers", "a.json", "-v"])
+    assert ours == ["--elicit", "answers", "a.json", "-v", "--", "call", "x"]
     assert server == ["srv", "--json"]
 
 
@@ -508,6 +512,7 @@ def test_media_blocks_print_one_line_each(capsys):
         "[image image/png, 70 bytes]",
         "[audio audio/wav, 16 bytes]",
         "[resource link fake://item/1 (item-1) text/plain]",
+        "[resource fake://item/2 (text/plain)]",
         "content of item 2",
     ]
 
@@ -545,7 +550,7 @@ def test_info_shows_server_protocol_capabilities_instructions(capsys):
     assert code == 0
     assert out.splitlines() == [
         "server: fake-server 1.0.0",
-        "protocol: 2025-03-26",
+        "protocol: 2025-03-26 (legacy era, pinned)",
         "capabilities: logging, prompts, resources, tools",
         "instructions: Fake server for mcp_invoke tests.",
     ]
