@@ -7,6 +7,7 @@ checks that no fake_server.py process outlives a test.
 import io
 import json
 import os
+import shlex
 import signal
 import stat
 import subprocess
@@ -270,6 +271,579 @@ def test_options_may_follow_the_command():
     ours, _ = mcp_invoke._split_argv(["call", "x", "--elicit", "answers", "a.json", "-v"])
     assert ours == ["--elicit", "answers", "a.json", "-v", "--", "call", "x"]
     assert server == ["srv", "--json"]
+
+
+# ---------------------------------------------------------------------------
+# Pure parts: JSON Schema checks, JSONC, config files
+# ---------------------------------------------------------------------------
+
+from mcp_invoke import (UsageError, _config_entry, _config_servers,  # noqa: E402
+                        _default_config, _describe_servers, _expand, _load_jsonc,
+                        _schema_problem)
+def check(value, schema, **kw):
+    return _schema_problem(value, schema, **kw)
+
+
+def tool(properties, required=(), **kw):
+    schema = {"type": "object", "properties": properties, "required": list(required)}
+    schema.update(kw)
+    return schema
+
+
+def write(tmp_path, text, name=".mcp.json"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def usage_error(function, *args):
+    with pytest.raises(UsageError) as info:
+        function(*args)
+    assert info.value.exit_code == 2
+    return str(info.value)
+
+
+# -- types ---------------------------------------------------------------------
+
+def test_valid_arguments_have_no_problem():
+    schema = tool({"q": {"type": "string"}, "n": {"type": "integer"}}, ["q"])
+    assert check({"q": "x", "n": 3}, schema) is None
+
+
+def test_wrong_type_names_the_argument_and_the_json_value():
+    schema = tool({"count": {"type": "integer"}})
+    assert check({"count": "abc"}, schema) == "argument 'count': expected integer, got \"abc\""
+
+
+def test_integer_accepts_integral_floats_but_not_fractions():
+    assert check(3.0, {"type": "integer"}) is None
+    assert check(3.5, {"type": "integer"}) == "the arguments: expected integer, got 3.5"
+
+
+def test_booleans_are_never_numbers():
+    assert check(True, {"type": "integer"}) == "the arguments: expected integer, got true"
+    assert check(False, {"type": "number"}) == "the arguments: expected number, got false"
+    assert check(1, {"type": "boolean"}) == "the arguments: expected boolean, got 1"
+
+
+def test_number_accepts_ints_and_floats():
+    assert check(1, {"type": "number"}) is None
+    assert check(1.5, {"type": "number"}) is None
+
+
+def test_each_json_type_is_told_apart():
+    cases = {"null": None, "boolean": True, "string": "s", "array": [], "object": {}}
+    for kind, good in cases.items():
+        assert check(good, {"type": kind}) is None
+        for other, bad in cases.items():
+            if other != kind:
+                assert check(bad, {"type": kind}) is not None
+
+
+def test_a_list_of_types_accepts_any_of_them():
+    assert check(None, {"type": ["string", "null"]}) is None
+    assert check(5, {"type": ["string", "null"]}) == \
+        "the arguments: expected string or null, got 5"
+
+
+def test_unknown_type_names_are_not_held_against_the_caller():
+    assert check(5, {"type": "any"}) is None
+
+
+def test_the_root_value_is_called_the_arguments():
+    assert check([1], {"type": "object"}) == "the arguments: expected object, got [1]"
+
+
+def test_structured_content_names_its_fields_its_own_way():
+    schema = tool({"x": {"type": "integer"}}, ["y"])
+    assert check(5, schema, where="structuredContent") == \
+        "structuredContent: expected object, got 5"
+    assert check({"x": "a", "y": 1}, schema, where="structuredContent") == \
+        "structuredContent 'x': expected integer, got \"a\""
+    assert check({}, schema, where="structuredContent") == "missing required structuredContent 'y'"
+
+
+def test_long_values_are_cut_short_in_messages():
+    message = check("x" * 500, {"type": "integer"})
+    assert message.endswith('..."') is False and message.endswith("...")
+    assert len(message) < 100
+
+
+# -- objects -------------------------------------------------------------------
+
+def test_missing_required_argument_is_named():
+    assert check({}, tool({"query": {"type": "string"}}, ["query"])) == \
+        "missing required argument 'query'"
+
+
+def test_unexpected_argument_lists_what_the_tool_takes():
+    schema = tool({"color": {}, "size": {}}, additionalProperties=False)
+    assert check({"colour": "red"}, schema) == \
+        "unexpected argument 'colour' (the tool takes: color, size)"
+
+
+def test_a_misspelt_required_argument_is_reported_as_unexpected_first():
+    schema = tool({"color": {}}, ["color"], additionalProperties=False)
+    assert check({"colour": 1}, schema).startswith("unexpected argument 'colour'")
+
+
+def test_unexpected_argument_when_the_tool_takes_none():
+    schema = tool({}, additionalProperties=False)
+    assert check({"a": 1}, schema) == "unexpected argument 'a' (the tool takes: nothing)"
+
+
+def test_unexpected_structured_content_field_says_what_the_schema_allows():
+    schema = tool({"a": {}}, additionalProperties=False)
+    assert check({"b": 1}, schema, where="structuredContent") == \
+        "unexpected structuredContent 'b' (the schema allows: a)"
+
+
+def test_additional_properties_may_be_a_schema():
+    schema = tool({"a": {}}, additionalProperties={"type": "string"})
+    assert check({"a": 1, "b": "ok"}, schema) is None
+    assert check({"b": 2}, schema) == "argument 'b': expected string, got 2"
+
+
+def test_extra_arguments_are_allowed_by_default():
+    assert check({"other": 1}, tool({"a": {}})) is None
+
+
+def test_nested_fields_are_named_with_dots():
+    schema = tool({"opts": tool({"depth": {"type": "integer", "maximum": 10}}, ["mode"])})
+    assert check({"opts": {"depth": 12, "mode": 1}}, schema) == \
+        "argument 'opts.depth': 12 is above the maximum 10"
+    assert check({"opts": {}}, schema) == "missing required argument 'opts.mode'"
+
+
+def test_properties_only_apply_to_objects():
+    assert check("text", {"properties": {"a": {"type": "integer"}}, "required": ["a"]}) is None
+
+
+# -- arrays --------------------------------------------------------------------
+
+def test_array_items_are_named_by_index():
+    schema = tool({"tags": {"type": "array", "items": {"type": "string"}}})
+    assert check({"tags": ["a", "b", 3]}, schema) == "argument 'tags[2]': expected string, got 3"
+
+
+def test_items_nested_in_objects_in_arrays():
+    schema = tool({"rows": {"type": "array", "items": tool({"id": {"type": "integer"}}, ["id"])}})
+    assert check({"rows": [{"id": 1}, {}]}, schema) == "missing required argument 'rows[1].id'"
+
+
+def test_tuple_form_items_are_ignored():
+    assert check([1, "a"], {"items": [{"type": "integer"}, {"type": "integer"}]}) is None
+
+
+def test_min_and_max_items():
+    schema = tool({"tags": {"minItems": 2, "maxItems": 3}})
+    assert check({"tags": ["a"]}, schema) == "argument 'tags': expected at least 2 items, got 1"
+    assert check({"tags": [1, 2, 3, 4]}, schema) == \
+        "argument 'tags': expected at most 3 items, got 4"
+    assert check({"tags": [1, 2]}, schema) is None
+
+
+# -- enum and const ------------------------------------------------------------
+
+def test_enum_lists_the_allowed_values():
+    schema = tool({"mode": {"enum": ["a", "b"]}})
+    assert check({"mode": "x"}, schema) == "argument 'mode': \"x\" is not one of \"a\", \"b\""
+    assert check({"mode": "a"}, schema) is None
+
+
+def test_enum_compares_as_json_does():
+    assert check(1.0, {"enum": [1]}) is None
+    assert check(True, {"enum": [1]}) is not None
+    assert check(1, {"enum": [True]}) is not None
+    assert check({"b": [1], "a": None}, {"enum": [{"a": None, "b": [1.0]}]}) is None
+
+
+def test_a_long_enum_is_shortened():
+    message = check("x", {"enum": list(range(30))})
+    assert message.endswith("9, ... (30 in all)")
+
+
+def test_const():
+    assert check("b", {"const": "a"}) == "the arguments: expected \"a\", got \"b\""
+    assert check("a", {"const": "a"}) is None
+    assert check(None, {"const": None}) is None
+    assert check(0, {"const": False}) is not None
+
+
+# -- numbers -------------------------------------------------------------------
+
+def test_minimum_and_maximum_are_inclusive():
+    schema = {"minimum": 1, "maximum": 10}
+    assert check(1, schema) is None and check(10, schema) is None
+    assert check(0, schema) == "the arguments: 0 is below the minimum 1"
+    assert check(10.5, schema) == "the arguments: 10.5 is above the maximum 10"
+
+
+def test_exclusive_bounds_are_numbers():
+    schema = {"exclusiveMinimum": 0, "exclusiveMaximum": 10}
+    assert check(5, schema) is None
+    assert check(0, schema) == "the arguments: 0 is not above the exclusive minimum 0"
+    assert check(10, schema) == "the arguments: 10 is not below the exclusive maximum 10"
+
+
+def test_draft4_boolean_exclusive_bounds_are_ignored():
+    assert check(10, {"maximum": 10, "exclusiveMaximum": True}) is None
+
+
+def test_numeric_keywords_ignore_non_numbers():
+    assert check("5", {"minimum": 10}) is None
+    assert check(True, {"maximum": 0}) is None
+
+
+# -- strings -------------------------------------------------------------------
+
+def test_min_and_max_length_count_code_points():
+    schema = {"minLength": 2, "maxLength": 3}
+    assert check(u"\U0001f600\u00e9", schema) is None
+    assert check("a", schema) == "the arguments: expected at least 2 characters, got 1"
+    assert check("abcd", schema) == "the arguments: expected at most 3 characters, got 4"
+    assert check("", {"minLength": 1}) == "the arguments: expected at least 1 character, got 0"
+
+
+def test_pattern_searches_anywhere_unless_anchored():
+    assert check("abc123", {"pattern": "[0-9]+"}) is None
+    assert check("abc", {"pattern": "^[0-9]+$"}) == \
+        "the arguments: \"abc\" does not match the pattern ^[0-9]+$"
+
+
+def test_an_invalid_pattern_is_ignored():
+    assert check("abc", {"pattern": "(["}) is None
+
+
+def test_string_keywords_ignore_non_strings():
+    assert check(5, {"pattern": "^a$", "minLength": 3}) is None
+
+
+# -- combinations --------------------------------------------------------------
+
+def test_all_of_reports_the_first_failing_schema():
+    schema = {"allOf": [{"type": "integer"}, {"minimum": 5}]}
+    assert check(7, schema) is None
+    assert check(3, schema) == "the arguments: 3 is below the minimum 5"
+
+
+def test_any_of_fails_when_no_schema_matches():
+    schema = tool({"x": {"anyOf": [{"type": "string", "maxLength": 1},
+                                   {"type": "string", "pattern": "^z"}]}})
+    assert check({"x": "ab"}, schema) == "argument 'x': does not match any allowed schema"
+    assert check({"x": "a"}, schema) is None
+    assert check({"x": "zz"}, schema) is None
+
+
+def test_any_of_of_plain_types_says_which_types():
+    schema = tool({"n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}})
+    assert check({"n": "abc"}, schema) == "argument 'n': expected integer or null, got \"abc\""
+    assert check({"n": None}, schema) is None
+
+
+def test_any_of_reports_the_only_branch_of_the_right_type():
+    schema = tool({"n": {"anyOf": [{"type": "integer", "maximum": 10}, {"type": "null"}]}})
+    assert check({"n": 12}, schema) == "argument 'n': 12 is above the maximum 10"
+
+
+def test_one_of_needs_exactly_one_match():
+    schema = {"oneOf": [{"type": "integer"}, {"minimum": 0}]}
+    assert check(-1, schema) is None
+    assert check(1, schema) == "the arguments: matches more than one allowed schema"
+    assert check("a", {"oneOf": [{"const": 1}, {"const": 2}]}) == \
+        "the arguments: does not match any allowed schema"
+
+
+# -- boolean schemas and $ref --------------------------------------------------
+
+def test_boolean_schemas():
+    assert check({"a": 1}, True) is None
+    assert check(1, False) == "the arguments: not allowed"
+    assert check({"a": 1}, tool({"a": False})) == "argument 'a': not allowed"
+    assert check([1], {"items": True}) is None
+
+
+def test_ref_to_defs_and_definitions():
+    schema = tool({"a": {"$ref": "#/$defs/Small"}, "b": {"$ref": "#/definitions/Name"}},
+                  **{"$defs": {"Small": {"type": "integer", "maximum": 3}},
+                     "definitions": {"Name": {"type": "string"}}})
+    assert check({"a": 2, "b": "x"}, schema) is None
+    assert check({"a": 4}, schema) == "argument 'a': 4 is above the maximum 3"
+    assert check({"b": 1}, schema) == "argument 'b': expected string, got 1"
+
+
+def test_ref_pointer_unescapes_tilde_and_slash():
+    schema = {"$ref": "#/$defs/a~1b~0c", "$defs": {"a/b~c": {"type": "string"}}}
+    assert check(1, schema) == "the arguments: expected string, got 1"
+
+
+def test_ref_resolves_against_the_given_root():
+    root = {"$defs": {"N": {"type": "integer"}}}
+    assert check("x", {"$ref": "#/$defs/N"}, root=root) == \
+        "the arguments: expected integer, got \"x\""
+
+
+def test_ref_siblings_also_apply():
+    schema = {"$ref": "#/$defs/N", "maximum": 3, "$defs": {"N": {"type": "integer"}}}
+    assert check(5, schema) == "the arguments: 5 is above the maximum 3"
+
+
+def test_unresolvable_and_remote_refs_accept_anything():
+    assert check(1, {"$ref": "#/$defs/Missing"}) is None
+    assert check(1, {"$ref": "https://example.com/schema.json"}) is None
+    assert check(1, {"$ref": "#anchor"}) is None
+
+
+def test_recursive_refs_validate_trees():
+    children = {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+    node = tool({"value": {"type": "integer"}, "children": children}, ["value"])
+    schema = {"$ref": "#/$defs/Node", "$defs": {"Node": node}}
+    tree = {"value": 1, "children": [{"value": 2, "children": [{"value": "x"}]}]}
+    assert check(tree, schema) == \
+        "argument 'children[0].children[0].value': expected integer, got \"x\""
+
+
+def test_a_ref_cycle_ends_and_counts_as_valid():
+    assert check(1, {"$ref": "#"}) is None
+    defs = {"A": {"$ref": "#/$defs/B"}, "B": {"allOf": [{"$ref": "#/$defs/A"}]}}
+    assert check(1, {"$defs": defs, "$ref": "#/$defs/A"}) is None
+
+
+def test_unknown_keywords_and_format_are_ignored():
+    assert check("not a date", {"type": "string", "format": "date", "x-whatever": 1}) is None
+
+
+def test_malformed_schema_parts_are_ignored():
+    assert check({"a": 1}, {"properties": [], "required": "a", "anyOf": {}, "enum": "ab"}) is None
+    assert check({"a": 1}, {"type": [1, None]}) is None
+    assert check(1, "not a schema") is None
+
+
+# -- JSONC ---------------------------------------------------------------------
+
+def test_jsonc_strips_line_and_block_comments():
+    text = '// head\n{ /* a */ "a": 1, // tail\n /* multi\n line */ "b": [2] }'
+    assert _load_jsonc(text, "f") == {"a": 1, "b": [2]}
+
+
+def test_jsonc_keeps_comment_markers_inside_strings():
+    text = '{"url": "https://x/y", "glob": "src/*.py", "end": "*/", "c": "// no"}'
+    assert _load_jsonc(text, "f") == json.loads(text)
+
+
+def test_jsonc_handles_escaped_quotes_and_backslashes():
+    text = r'{"a": "say \"hi\" // still text", "b": "C:\\", /* c */ "d": "\\\" /* x */"}'
+    assert _load_jsonc(text, "f") == {"a": 'say "hi" // still text', "b": "C:\\",
+                                      "d": '\\" /* x */'}
+
+
+def test_jsonc_drops_trailing_commas_even_before_comments():
+    text = '{"a": [1, 2, ], "b": {"c": 3,}, "d": [4, // four\n /* done */ ],\n}'
+    assert _load_jsonc(text, "f") == {"a": [1, 2], "b": {"c": 3}, "d": [4]}
+
+
+def test_jsonc_keeps_commas_inside_strings():
+    assert _load_jsonc('["a,]", ",}"]', "f") == ["a,]", ",}"]
+
+
+def test_jsonc_errors_name_the_source_and_the_true_line():
+    message = usage_error(_load_jsonc, '{\n /* one\n two */\n "a": 1\n "b": 2}', "mcp.json")
+    assert message.startswith("mcp.json: not valid JSON: Expecting ',' delimiter: line 5 column 2")
+
+
+def test_jsonc_unterminated_block_comment_is_an_error():
+    assert "not valid JSON" in usage_error(_load_jsonc, '{"a": 1 /* open', "f")
+
+
+def test_jsonc_a_doubled_comma_is_still_an_error():
+    assert "not valid JSON" in usage_error(_load_jsonc, "[1,,]", "f")
+
+
+def test_plain_json_passes_through_unchanged():
+    text = json.dumps({"a": [1, {"b": "c\\d\"e"}], "f": None})
+    assert _load_jsonc(text, "f") == json.loads(text)
+
+
+# -- config files --------------------------------------------------------------
+
+def test_mcp_servers_format(tmp_path):
+    path = write(tmp_path, '{"mcpServers": {"a": {"command": "x"}}}')
+    assert _config_servers(path) == ({"a": {"command": "x"}}, "mcpServers")
+
+
+def test_vscode_servers_format_with_comments(tmp_path):
+    path = write(tmp_path, '{\n // mine\n "servers": {"a": {"type": "http", "url": "u"},},\n}')
+    assert _config_servers(path) == ({"a": {"type": "http", "url": "u"}}, "servers")
+
+
+def test_vscode_user_settings_nesting(tmp_path):
+    path = write(tmp_path, '{"editor.fontSize": 12, "mcp": {"servers": {"a": {"command": "x"}}}}')
+    assert _config_servers(path) == ({"a": {"command": "x"}}, "servers")
+
+
+def test_a_byte_order_mark_is_allowed(tmp_path):
+    path = tmp_path / "mcp.json"
+    path.write_bytes(b'\xef\xbb\xbf{"servers": {}}')
+    assert _config_servers(str(path)) == ({}, "servers")
+
+
+def test_other_shapes_name_both_expected_keys(tmp_path):
+    for text in ('{"servers": []}', "[]", '{"mcp": 1}', "{}"):
+        message = usage_error(_config_servers, write(tmp_path, text, "c.json"))
+        assert message.endswith(
+            'c.json: expected an object "mcpServers" or "servers" at the top level')
+
+
+def test_a_missing_config_file_is_a_usage_error(tmp_path):
+    path = str(tmp_path / "nope.json")
+    assert usage_error(_config_servers, path) == \
+        "cannot read config file %s: No such file or directory" % path
+
+
+def test_a_config_file_that_is_not_json_is_a_usage_error(tmp_path):
+    path = write(tmp_path, "{mcpServers}")
+    assert usage_error(_config_servers, path).startswith(path + ": not valid JSON: ")
+
+
+def test_default_config_is_mcp_json_in_the_directory(tmp_path):
+    assert _default_config(str(tmp_path)) is None
+    write(tmp_path, "{}")
+    assert _default_config(str(tmp_path)) == os.path.join(str(tmp_path), ".mcp.json")
+
+
+def test_stdio_entry_is_normalised():
+    servers = {"s": {"command": "uvx", "args": ["srv", "--x"], "env": {"K": "v"}, "cwd": "/tmp"}}
+    assert _config_entry(servers, "s", ".mcp.json", {}) == {
+        "name": "s", "transport": "stdio", "command": ["uvx", "srv", "--x"], "url": None,
+        "headers": {}, "env": {"K": "v"}, "cwd": "/tmp"}
+
+
+def test_explicit_stdio_type_is_fine():
+    entry = _config_entry({"s": {"type": "stdio", "command": "x"}}, "s", "f", {})
+    assert entry["transport"] == "stdio" and entry["command"] == ["x"] and entry["cwd"] is None
+
+
+def test_empty_args_and_env_are_fine():
+    entry = _config_entry({"s": {"command": "x", "args": [], "env": {}}}, "s", "f", {})
+    assert entry["command"] == ["x"] and entry["env"] == {}
+
+
+def test_http_entries_by_url_or_type():
+    for entry in ({"url": "https://h/mcp"}, {"type": "sse", "url": "https://h/mcp"},
+                  {"type": "streamable-http", "url": "https://h/mcp"},
+                  {"type": "streamableHttp", "url": "https://h/mcp", "headers": {"A": "b"}}):
+        config = _config_entry({"h": entry}, "h", "f", {})
+        assert config["transport"] == "http" and config["url"] == "https://h/mcp"
+        assert config["command"] is None and config["env"] == {}
+        assert config["headers"] == entry.get("headers", {})
+
+
+def test_unknown_server_names_the_known_ones():
+    servers = {"a": {"command": "x"}, "b": {"url": "u"}}
+    assert usage_error(_config_entry, servers, "x", ".mcp.json", {}) == \
+        "no server 'x' in .mcp.json; it has: a, b"
+    assert usage_error(_config_entry, {}, "x", ".mcp.json", {}) == \
+        "no server 'x' in .mcp.json; it has no servers"
+
+
+def test_an_entry_without_command_or_url_is_refused():
+    assert usage_error(_config_entry, {"s": {"args": []}}, "s", "f", {}) == \
+        "f: server 's' has neither \"command\" nor \"url\""
+    assert usage_error(_config_entry, {"s": {"type": "sse", "command": "x"}}, "s", "f", {}) == \
+        "f: server 's' has type \"sse\" but no \"url\""
+    assert usage_error(_config_entry, {"s": {"type": "stdio", "url": "u"}}, "s", "f", {}) == \
+        "f: server 's' has type \"stdio\" but no \"command\""
+
+
+def test_an_unsupported_type_is_refused():
+    assert usage_error(_config_entry, {"s": {"type": "ws", "url": "u"}}, "s", "f", {}) == \
+        "f: server 's' has unsupported type \"ws\" (expected stdio, http, sse or streamable-http)"
+
+
+def test_fields_of_the_wrong_shape_are_refused():
+    cases = [({"command": ["x"]}, '"command" must be a string'),
+             ({"command": "x", "args": "a b"}, '"args" must be a list of strings'),
+             ({"command": "x", "args": [1]}, '"args" must be a list of strings'),
+             ({"command": "x", "env": {"K": 1}}, '"env" must be an object of strings'),
+             ({"command": "x", "cwd": 1}, '"cwd" must be a string'),
+             ({"url": "u", "headers": []}, '"headers" must be an object of strings'),
+             ("x", "is not a JSON object")]
+    for entry, problem in cases:
+        assert usage_error(_config_entry, {"s": entry}, "s", "f", {}).endswith(problem)
+
+
+def test_variables_expand_in_every_field():
+    environ = {"BIN": "/bin/srv", "T": "tok", "D": "/data", "H": "h.example"}
+    stdio = {"command": "${BIN}", "args": ["--t=${T}"], "env": {"TOKEN": "${env:T}"},
+             "cwd": "${D}"}
+    config = _config_entry({"s": stdio}, "s", "f", environ)
+    assert config["command"] == ["/bin/srv", "--t=tok"]
+    assert config["env"] == {"TOKEN": "tok"} and config["cwd"] == "/data"
+    http = {"url": "https://${H}/mcp", "headers": {"Authorization": "Bearer ${T}"}}
+    config = _config_entry({"h": http}, "h", "f", environ)
+    assert config["url"] == "https://h.example/mcp"
+    assert config["headers"] == {"Authorization": "Bearer tok"}
+
+
+def test_expand_forms():
+    environ = {"A": "1", "EMPTY": ""}
+    assert _expand("${A}-${env:A}-${B:-two}-${A:-x}", environ, "w") == "1-1-two-1"
+    assert _expand("${EMPTY}", environ, "w") == ""
+    assert _expand("${EMPTY:-d}", environ, "w") == "d"
+    assert _expand("${B:-}", environ, "w") == ""
+    assert _expand("${env:B:-a:b}", environ, "w") == "a:b"
+
+
+def test_dollars_without_braces_are_left_alone():
+    assert _expand("$$ $A $ {A} $$", {"A": "1"}, "w") == "$$ $A $ {A} $$"
+    assert _expand("${A", {"A": "1"}, "w") == "${A"
+
+
+def test_an_unset_variable_is_an_error_not_an_empty_string():
+    assert usage_error(_expand, "x${TOKEN}", {}, "f: server 's'") == \
+        "f: server 's' uses ${TOKEN}, which is not set (set it or write ${TOKEN:-default})"
+    assert usage_error(_expand, "${env:TOKEN}", {}, "w") == \
+        "w uses ${env:TOKEN}, which is not set (set it or write ${TOKEN:-default})"
+
+
+def test_unset_variable_in_a_config_names_the_file_and_server():
+    servers = {"gh": {"command": "x", "env": {"T": "${GITHUB_TOKEN}"}}}
+    assert usage_error(_config_entry, servers, "gh", ".mcp.json", {}).startswith(
+        ".mcp.json: server 'gh' uses ${GITHUB_TOKEN}, which is not set")
+
+
+def test_vscode_only_forms_are_refused_by_name():
+    for inner in ("input:token", "workspaceFolder", "config:x.y", "command:foo", "", "A B", "/"):
+        assert usage_error(_expand, "${%s}" % inner, {"workspaceFolder": "/w"}, "w") == \
+            "w uses ${%s}, which is not supported" % inner \
+            + " (use ${VAR}, ${env:VAR} or ${VAR:-default})"
+
+
+def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
+    assert _expand("${env:workspaceFolder}", {"workspaceFolder": "/w"}, "w") == "/w"
+
+
+# -- describing servers --------------------------------------------------------
+
+def test_describe_servers_shows_raw_commands_and_urls():
+    servers = {"time": {"command": "uvx", "args": ["mcp-server-time", "--tz=${TZ}", "a b"]},
+               "web": {"type": "http", "url": "https://h/mcp"}}
+    assert _describe_servers(servers) == [
+        "time  stdio  uvx mcp-server-time '--tz=${TZ}' 'a b'",
+        "web   http   https://h/mcp"]
+
+
+def test_describe_servers_keeps_going_past_a_broken_entry():
+    lines = _describe_servers({"bad": {"args": []}, "worse": 3})
+    assert lines == ["bad    ?      (neither command nor url)",
+                     "worse  ?      (neither command nor url)"]
+    assert _describe_servers({}) == []
+
+
+def test_described_commands_split_back_into_the_same_words():
+    args = ["-c", "print('x')", "$HOME", ""]
+    line = _describe_servers({"p": {"command": "python3", "args": args}})[0]
+    assert shlex.split(line.split("  ", 2)[2]) == ["python3"] + args
 
 
 # ---------------------------------------------------------------------------
