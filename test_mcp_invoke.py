@@ -1429,3 +1429,133 @@ def test_readme_demo_command_runs_as_written():
         [sys.executable, SCRIPT, "call", "web_search", '{"query": "x"}', "--",
          sys.executable, FAKE], stderr=subprocess.STDOUT, cwd=HERE)
     assert json.loads(out.decode())["base_resp"]["status_code"] == 0
+
+
+# ---------------------------------------------------------------------------
+# The whole client surface: arguments, validation, content, time, traces
+# ---------------------------------------------------------------------------
+
+def test_arguments_from_a_file_and_from_stdin_with_overrides(capsys, tmp_path):
+    args = tmp_path / "args.json"
+    args.write_text('{"count": 1, "zip": "x"}')
+    code, out, _ = run(capsys, "call", "types", "@%s" % args, "count=2", "--", *SERVER)
+    assert code == 0 and json.loads(out) == {"count": 2, "zip": "x"}
+    code, out, _ = run(capsys, "call", "types", "-", "--", *SERVER, stdin='{"flag": true}')
+    assert code == 0 and json.loads(out) == {"flag": True}
+    code, out, err = run(capsys, "call", "types", "@%s" % (tmp_path / "nope.json"), "--",
+                         "/nonexistent/server")
+    assert code == 2 and "cannot read arguments from" in err
+
+
+def test_arguments_failing_the_input_schema_exit_2_naming_the_field(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "call", "add", "a=1", "--", *fake(record=log))
+    assert code == 2 and out == ""
+    assert err == ("mcp_invoke: missing required argument 'b' "
+                   "(--no-validate sends it anyway)\n")
+    code, out, err = run(capsys, "call", "add", '{"a": 1, "b": "x"}', "--", *fake(record=log))
+    assert code == 2 and err.startswith("mcp_invoke: argument 'b': expected integer, got \"x\"")
+    assert "tools/call" not in [r.get("method") for r in records(log)]
+    code, out, err = run(capsys, "--no-validate", "call", "add", "a=1", "--", *SERVER)
+    assert code == 1  # the server itself rejects it, as a tool error
+
+
+def test_progress_resets_the_timeout_and_max_time_caps_it(capsys):
+    code, out, err = run(capsys, "--timeout", "0.4", "call", "slow", "steps=4", "delay=0.2",
+                         "--", *SERVER)
+    assert code == 0 and out == "done after 4 steps\n"
+    code, out, err = run(capsys, "--timeout", "0.4", "--max-time", "0.5", "call", "slow",
+                         "steps=4", "delay=0.2", "--", *SERVER)
+    assert code == 124
+    assert err.splitlines()[-1] == "mcp_invoke: tools/call took longer than its time limit of 0.5s"
+
+
+def test_save_dir_writes_binary_content_named_by_hash(capsys, tmp_path):
+    saved = tmp_path / "out"
+    code, out, _ = run(capsys, "--save-dir", str(saved), "call", "image", "--", *SERVER)
+    assert code == 0
+    lines = out.splitlines()
+    png = [p for p in os.listdir(str(saved)) if p.endswith(".png")][0]
+    assert lines[0] == "[image image/png, 70 bytes] saved to %s" % (saved / png)
+    assert (saved / png).read_bytes().startswith(b"\x89PNG")
+    assert lines[1].startswith("[audio audio/wav, 16 bytes] saved to %s" % saved)
+    code, out, _ = run(capsys, "--save-dir", str(saved), "read", "fake://blob", "--", *SERVER)
+    path = out.split(" saved to ")[1].strip()
+    assert open(path, "rb").read() == bytes(range(16)) and path.endswith(".bin")
+    code, out, err = run(capsys, "--json", "--save-dir", str(saved), "call", "image", "--",
+                         *SERVER)
+    assert json.loads(out)["content"][0]["type"] == "image"
+    assert "mcp_invoke: saved image/png to %s" % (saved / png) in err
+
+
+def test_trace_records_every_frame_both_ways_and_raw_lines(capsys, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    code, out, _ = run(capsys, "--trace", str(trace), "call", "echo", "text=hi", "--",
+                       *fake("banner"))
+    assert code == 0
+    entries = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert all(isinstance(e["ts"], float) and e["dir"] in ("send", "recv") for e in entries)
+    received = [e for e in entries if e["dir"] == "recv"]
+    assert received[0] == dict(received[0], raw="Starting fake server v1.0")
+    assert "frame" not in received[0]
+    sent = [e["frame"].get("method") for e in entries if e["dir"] == "send"]
+    assert sent[:3] == ["server/discover", "initialize", "notifications/initialized"]
+    assert sent[-1] == "tools/call"
+    answers = [e["frame"] for e in entries if e["dir"] == "recv" and "frame" in e]
+    assert answers[-1]["result"]["content"][0]["text"] == "hi"
+
+
+def test_log_level_is_set_with_logging_set_level_on_legacy_servers(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "--log-level", "warning", "call", "log", "--",
+                         *fake(record=log))
+    assert code == 0 and out == "logged\n"
+    assert err == '[warning] {"detail": 1}\n'
+    set_level = [r for r in records(log) if r.get("method") == "logging/setLevel"]
+    assert set_level[0]["params"] == {"level": "warning"}
+
+
+def _config(tmp_path, servers, key="mcpServers", name=".mcp.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps({key: servers}))
+    return str(path)
+
+
+def test_a_lone_server_in_dot_mcp_json_is_used_without_a_command(capsys, tmp_path,
+                                                                  monkeypatch):
+    _config(tmp_path, {"fake": {"command": sys.executable, "args": [FAKE],
+                                "env": {"GREETING": "${MCP_TEST_GREETING:-hi}"}}})
+    monkeypatch.chdir(str(tmp_path))
+    monkeypatch.setenv("MCP_TEST_GREETING", "hello")
+    code, out, _ = run(capsys, "call", "env")
+    assert code == 0 and json.loads(out)["env"]["GREETING"] == "hello"
+    code, out, _ = run(capsys, "servers")
+    assert code == 0 and out == "fake  stdio  %s %s\n" % (sys.executable, FAKE)
+
+
+def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_path,
+                                                                 monkeypatch):
+    path = _config(tmp_path, {
+        "one": {"command": sys.executable, "args": [FAKE]},
+        "web": {"type": "http", "url": "https://example.com/mcp"},
+    }, key="servers", name="mcp.json")
+    code, out, _ = run(capsys, "--config", path, "--server", "one", "ping")
+    assert code == 0 and out.startswith("ok (")
+    code, out, err = run(capsys, "--config", path, "ping")
+    assert code == 2
+    assert err == ("mcp_invoke: %s has 2 servers (one, web); pick one with --server NAME\n"
+                   % path)
+    code, out, err = run(capsys, "--config", path, "--server", "web", "ping")
+    assert code == 2 and "is an HTTP server (https://example.com/mcp)" in err
+    code, out, err = run(capsys, "--config", path, "--server", "two", "ping")
+    assert code == 2 and "no server 'two'" in err and "one, web" in err
+    monkeypatch.delenv("MCP_TEST_UNSET", raising=False)
+    path = _config(tmp_path, {"x": {"command": "${MCP_TEST_UNSET}"}})
+    code, out, err = run(capsys, "--config", path, "ping")
+    assert code == 2 and "${MCP_TEST_UNSET}" in err and "not set" in err
+
+
+def test_a_command_after_dashes_and_a_config_server_exclude_each_other(capsys, tmp_path):
+    path = _config(tmp_path, {"one": {"command": "x"}})
+    code, _, err = run(capsys, "--config", path, "--server", "one", "ping", "--", *SERVER)
+    assert code == 2 and "not both" in err
