@@ -1,29 +1,70 @@
 #!/usr/bin/env python3
 """A stdio MCP server that misbehaves on request, for testing mcp_invoke.
 
-The server speaks JSON-RPC 2.0 over stdin/stdout, one message per line, and
-implements the handshake-era protocol (2024-11-05 to 2025-11-25): initialize,
-ping, logging/setLevel, tools, resources and prompts.  Requests are handled
-strictly one after another, in arrival order.  Each ``--mode`` switches on one
-misbehaviour and leaves everything else normal.  Standard library only; runs
-on CPython 3.6 and later.
+The server speaks JSON-RPC 2.0 over stdin/stdout, one message per line.
+Requests are handled strictly one after another, in arrival order.  Each
+``--mode`` switches on one misbehaviour and leaves everything else normal.
+Standard library only; runs on CPython 3.6 and later.
 
 Usage::
 
-    python3 fake_server.py [--mode MODE]... [--record FILE] [--pidfile FILE]
-                           [--size N] [--delay SECONDS]
+    python3 fake_server.py [--mode MODE]... [--era ERA] [--supported V1,V2]
+                           [--record FILE] [--pidfile FILE] [--size N]
+                           [--delay SECONDS]
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
+    --era ERA        legacy (default), modern or dual; see Eras below
+    --supported LIST the protocol versions claimed in server/discover and in
+                     -32022 errors (modern and dual eras; default 2026-07-28,
+                     and in the dual era 2026-07-28,2025-11-25)
     --record FILE    append every line read from stdin to FILE, and the line
                      {"signal":"SIGTERM"} when SIGTERM arrives
     --pidfile FILE   where the grandchild mode writes its grandchild's pid
     --size N         bytes for flood-stderr (default 1 MiB) and
                      write-before-read (default 2 MiB)
-    --delay SECONDS  how long the late mode sleeps (default 1.0)
+    --delay SECONDS  how long the late and slow-start modes sleep (default 1.0)
+
+Eras:
+
+    legacy  the handshake-era protocol (2024-11-05 to 2025-11-25): initialize,
+            ping, logging/setLevel; server/discover is an unknown method
+    modern  2026-07-28 only, stateless: no initialize (-32601), no ping or
+            logging/setLevel (-32601).  Every request needs _meta
+            io.modelcontextprotocol/protocolVersion (else -32602; a version
+            not in --supported gets -32022 with data {supported, requested})
+            and io.modelcontextprotocol/clientCapabilities (else -32602).
+            Results carry resultType and _meta io.modelcontextprotocol/
+            serverInfo; list results and resources/read carry ttlMs and
+            cacheScope.  notifications/message only for a request whose _meta
+            has io.modelcontextprotocol/logLevel, at or above that level.
+            resources/read of an unknown uri is -32602.  Input from the
+            client is asked for with input_required results (MRTR).
+    dual    initialize selects legacy semantics for requests without modern
+            _meta; a request with _meta io.modelcontextprotocol/
+            protocolVersion, and every server/discover, is served as modern
 
 Tools: echo, add, web_search, slow, image, fail, weather, types, big, log,
-control, env.  Resources: fake://item/1 .. fake://item/5 (listed 2 per page) and
-fake://blob.  Prompt: greet.
+control, env, weather_bad (structuredContent that
+breaks its outputSchema) and ask_name, ask_url, ask_sample, ask_roots,
+ask_all, ask_forever, which need input from the client: in the legacy era as
+requests q1, q2, ... sent before the answer, in the modern era as an
+input_required result, then a retry with inputResponses and requestState
+(ask_forever never completes there).  Their text has one line per input, in
+this order, whatever the era:
+
+    name: ACTION CONTENT      form elicitation; CONTENT is sorted compact
+                              JSON, or - when absent
+    login: ACTION             URL elicitation
+    sample: TEXT              sampling/createMessage
+    roots: URI URI ...        roots/list (- when there are none)
+    KEY: error CODE           the client answered with an error
+    KEY: not supported by client   capability not declared, so not asked
+
+Resources: fake://item/1 .. fake://item/5 (listed 2 per page), fake://blob,
+and, unlisted, fake://secret ("secret for NAME", asks the name).  Prompts:
+greet; secret_greeting ("Say hello to NAME", asks the name; NAME is nobody
+unless the form is accepted).  Completions: prompt greet (style, name; formal
+style gives Dr. names) and template fake://item/{id} (id), by prefix.
 
 Modes:
 
@@ -49,6 +90,9 @@ Modes:
     stray              send an unknown-id response and a notification first
     bad-frame          answer tools/call with neither result nor error
     huge-stderr-line   write one 300000-byte stderr line with no newline
+    silent-discover    (legacy era) never answer server/discover, nor any
+                       other unknown method that arrives before initialize
+    slow-start         sleep --delay seconds before reading anything
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -77,8 +121,28 @@ MODES = (
     "flood-stderr", "banner", "invalid-utf8", "bytewise", "crash-call",
     "close-stdout", "write-before-read", "server-requests", "wrong-version",
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
-    "bad-frame", "huge-stderr-line",
+    "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
 )
+
+ERAS = ("legacy", "modern", "dual")
+
+# Versions claimed by a modern server (--supported overrides them).
+MODERN_VERSIONS = ("2026-07-28",)
+DUAL_VERSIONS = ("2026-07-28", "2025-11-25")
+
+# Per-request _meta keys of 2026-07-28 (basic/index, "_meta").
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+SERVER_INFO = {"name": "fake-server", "version": "1.0.0"}
+INSTRUCTIONS = "Fake server for mcp_invoke tests."
+
+# 2026-07-28 results that are CacheableResult: they need ttlMs and cacheScope.
+CACHEABLE = ("tools/list", "prompts/list", "resources/list",
+             "resources/templates/list", "resources/read")
+TTL_MS = 60000
 
 # Default --size per mode: enough to overflow a 64 KiB pipe many times over.
 DEFAULT_SIZES = {"flood-stderr": 1048576, "write-before-read": 2097152}
@@ -94,25 +158,58 @@ PNG_1X1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDw"
 PAGE_SIZE = 2
 ITEM_COUNT = 5
 
-# JSON-RPC error codes (JSON-RPC 2.0 section 5.1; -32002 from MCP resources).
+# JSON-RPC error codes (JSON-RPC 2.0 section 5.1; -32002 from MCP resources
+# before 2026-07-28, which uses -32602; -32022 from basic/versioning).
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+UNSUPPORTED_VERSION = -32022
+
+# What the tools ask the client for, by input key, in the order of their text.
+ASK_KEYS = {
+    "ask_name": ("name",), "ask_url": ("login",), "ask_sample": ("sample",),
+    "ask_roots": ("roots",), "ask_all": ("name", "login", "sample", "roots"),
+    "ask_forever": ("name",),
+}
+
+# Argument completions: (ref type, prompt name or template, argument).
+COMPLETIONS = {
+    ("ref/prompt", "greet", "style"): ("casual", "formal", "friendly"),
+    ("ref/prompt", "greet", "name"): ("Ada", "Alan", "Grace"),
+    ("ref/resource", "fake://item/{id}", "id"): ("1", "2", "3", "4", "5",
+                                                 "10", "11"),
+}
+FORMAL_NAMES = ("Dr. Ada", "Dr. Alan", "Dr. Grace")
 
 # Returned by a handler that answers by itself, or not at all.
 _NO_REPLY = object()
 
 
+# What the request being handled brings: its era, the client capabilities
+# that apply to it, the lowest log level to send (None: no logs), its params.
+_Current = collections.namedtuple("_Current",
+                                  "modern capabilities log_level params")
+
+
 class _RpcError(Exception):
     """A JSON-RPC error to send back instead of a result."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, data=None):
         Exception.__init__(self, message)
         self.code = code
         self.message = message
+        self.data = data
+
+
+class _InputRequired(Exception):
+    """Answer the request with this input_required result (MRTR)."""
+
+    def __init__(self, result):
+        Exception.__init__(self, "input required")
+        self.result = result
 
 
 # ---------------------------------------------------------------------------
@@ -129,15 +226,17 @@ def _tool(name, description, properties, required=(), **extra):
     return tool
 
 
+WEATHER_OUT = {
+    "type": "object",
+    "properties": {"temperature": {"type": "number"},
+                   "conditions": {"type": "string"}},
+    "required": ["temperature", "conditions"],
+}
+
+
 def _tools():
     """Every tool, in the order tools/list returns them."""
     string, integer = {"type": "string"}, {"type": "integer"}
-    weather_out = {
-        "type": "object",
-        "properties": {"temperature": {"type": "number"},
-                       "conditions": {"type": "string"}},
-        "required": ["temperature", "conditions"],
-    }
     types = {
         "count": integer, "ratio": {"type": "number"},
         "flag": {"type": "boolean"},
@@ -145,7 +244,7 @@ def _tools():
         "opts": {"type": "object"}, "zip": string, "nothing": {"type": "null"},
         "either": {"type": ["integer", "string"]},
     }
-    return [
+    tools = [
         _tool("echo", "Echo the text back.\nSecond line of the description.",
               {"text": string}, ["text"]),
         _tool("add", "Add two integers.", {"a": integer, "b": integer},
@@ -158,7 +257,7 @@ def _tools():
         _tool("image", "Return one block of each media kind.", {}),
         _tool("fail", "Always fail with a tool error.", {}),
         _tool("weather", "Report the weather for a city.", {"city": string},
-              ["city"], outputSchema=weather_out),
+              ["city"], outputSchema=WEATHER_OUT),
         _tool("types", "Echo the arguments back as sorted JSON.", types),
         _tool("big", "Return a text of the given size.",
               {"size": {"type": "integer", "default": 1000}}),
@@ -166,6 +265,20 @@ def _tools():
         _tool("control", "Return text with terminal control characters.", {}),
         _tool("env", "Return the server's environment and working directory.", {}),
     ]
+    return tools + _ask_tools()
+
+
+def _ask_tools():
+    """weather_bad, and the tools that need input from the client."""
+    tools = [_tool("weather_bad", "Report the weather, breaking the "
+                   "outputSchema.", {}, outputSchema=WEATHER_OUT)]
+    asks = [("ask_name", "Ask the user's name (form elicitation)."),
+            ("ask_url", "Send the user to a sign-in page (URL elicitation)."),
+            ("ask_sample", "Ask the client's model a question (sampling)."),
+            ("ask_roots", "Ask for the client's roots."),
+            ("ask_all", "Ask for name, sign-in, sample and roots at once."),
+            ("ask_forever", "Ask the user's name again and again.")]
+    return tools + [_tool(name, text, {}) for name, text in asks]
 
 
 def _resources():
@@ -176,8 +289,8 @@ def _resources():
 
 
 def _prompts():
-    """The one prompt, greet."""
-    return [{
+    """The prompts: greet, and secret_greeting (which asks the user's name)."""
+    prompts = [{
         "name": "greet",
         "description": "Greet someone.",
         "arguments": [
@@ -186,6 +299,9 @@ def _prompts():
              "required": False},
         ],
     }]
+    prompts.append({"name": "secret_greeting",
+                    "description": "Greet the user, asking their name."})
+    return prompts
 
 
 def _paginate(items, key, cursor, per_page=PAGE_SIZE):
@@ -237,6 +353,141 @@ def _argument_problem(schema, arguments):
 
 
 # ---------------------------------------------------------------------------
+# Input from the client: what to ask, and how to describe the answers
+# ---------------------------------------------------------------------------
+
+def _input_request(key, legacy):
+    """The (method, params) that asks the client for one input key."""
+    if key == "name":
+        return "elicitation/create", {
+            "mode": "form", "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "description": "Your name"},
+                "age": {"type": "integer", "default": 30},
+                "color": {"type": "string", "enum": ["red", "green"],
+                          "default": "green"}}, "required": ["name"]}}
+    if key == "login":
+        params = {"mode": "url", "message": "Sign in",
+                  "url": "https://example.com/login"}
+        if legacy:
+            params["elicitationId"] = "e1"  # 2025-11-25 only; gone in 2026
+        return "elicitation/create", params
+    if key == "sample":
+        return "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {
+                "type": "text", "text": "What is 2+2?"}}],
+            "maxTokens": 10}
+    return "roots/list", {}
+
+
+def _client_supports(capabilities, key):
+    """Whether the declared client capabilities allow asking for key."""
+    if key in ("name", "login"):
+        elicitation = capabilities.get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        if key == "login":
+            return "url" in elicitation
+        return not elicitation or "form" in elicitation  # {} means form only
+    wanted = "sampling" if key == "sample" else "roots"
+    return isinstance(capabilities.get(wanted), dict)
+
+
+def _error_code(answer):
+    """The code of an answer shaped like a JSON-RPC error, else None."""
+    if isinstance(answer, dict) and "code" in answer and "message" in answer:
+        return answer["code"]
+    return None
+
+
+def _answer_line(key, answers):
+    """One line of an ask tool's text, for one input key."""
+    if key not in answers:
+        return "%s: not supported by client" % key
+    answer = answers[key]
+    code = _error_code(answer)
+    if code is not None:
+        return "%s: error %s" % (key, code)
+    if not isinstance(answer, dict):
+        return "%s: invalid response" % key
+    if key == "name":
+        content = answer.get("content")
+        shown = "-" if content is None else json.dumps(
+            content, sort_keys=True, separators=(",", ":"))
+        return "name: %s %s" % (answer.get("action"), shown)
+    if key == "login":
+        return "login: %s" % (answer.get("action"),)
+    if key == "sample":
+        return "sample: %s" % _sample_text(answer.get("content"))
+    roots = answer.get("roots")
+    uris = [str(r.get("uri")) for r in roots if isinstance(r, dict)] \
+        if isinstance(roots, list) else []
+    return "roots: %s" % (" ".join(uris) or "-")
+
+
+def _sample_text(content):
+    """The text of a sampling result's content: one block or a list."""
+    blocks = content if isinstance(content, list) else [content]
+    texts = [b.get("text") for b in blocks
+             if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return " ".join(texts) or "-"
+
+
+def _accepted_name(answers):
+    """The name from an accepted name form, else 'nobody'."""
+    answer = answers.get("name")
+    if isinstance(answer, dict) and answer.get("action") == "accept":
+        content = answer.get("content")
+        if isinstance(content, dict) and isinstance(content.get("name"), str):
+            return content["name"]
+    return "nobody"
+
+
+def _encode_state(state):
+    """requestState: base64 of compact JSON (opaque to the client)."""
+    data = json.dumps(state, sort_keys=True, separators=(",", ":"))
+    return base64.urlsafe_b64encode(data.encode("utf-8")).decode("ascii")
+
+
+def _decode_state(text, request):
+    """The state dict, or None if text is not a state we made for request."""
+    if not isinstance(text, str):
+        return None
+    try:
+        state = json.loads(base64.urlsafe_b64decode(
+            text.encode("ascii")).decode("utf-8"))
+    except (ValueError, TypeError, UnicodeError):
+        return None  # binascii.Error is a ValueError
+    if (not isinstance(state, dict) or state.get("request") != request or
+            not isinstance(state.get("round"), int) or
+            not isinstance(state.get("answers"), dict)):
+        return None
+    return state
+
+
+def _completion_values(ref, argument, context):
+    """The candidate values for one completion/complete request."""
+    kind = ref.get("type")
+    if kind == "ref/prompt":
+        target, known = ref.get("name"), ("greet", "secret_greeting")
+    elif kind == "ref/resource":
+        target, known = ref.get("uri"), ("fake://item/{id}",)
+    else:
+        raise _RpcError(INVALID_PARAMS, "Unknown ref type: %r" % (kind,))
+    if target not in known:
+        raise _RpcError(INVALID_PARAMS, "Unknown %s: %r" % (
+            "prompt" if kind == "ref/prompt" else "resource template", target))
+    values = COMPLETIONS.get((kind, target, argument))
+    if values is None:
+        raise _RpcError(INVALID_PARAMS, "Unknown argument: %r" % (argument,))
+    arguments = context.get("arguments") if isinstance(context, dict) else None
+    if (argument == "name" and isinstance(arguments, dict) and
+            arguments.get("style") == "formal"):
+        values = FORMAL_NAMES
+    return values
+
+
+# ---------------------------------------------------------------------------
 # Server: wire, dispatch and the standard methods
 # ---------------------------------------------------------------------------
 
@@ -251,8 +502,14 @@ class _Server(object):
         self.delay = options.delay
         self.stdin = sys.stdin.buffer
         self.stdout = sys.stdout.buffer
+        self.era = options.era
+        self.supported = list(options.supported)
         self.log_level = "debug"
         self.pending = collections.deque()  # messages read while waiting
+        self.initialized = False
+        self.client_capabilities = {}  # from initialize, for the legacy era
+        self.asked = 0  # requests sent to the client so far: ids q1, q2, ...
+        self.current = _Current(False, {}, "debug", {})
 
     # -- writing --------------------------------------------------------
 
@@ -286,8 +543,10 @@ class _Server(object):
         self.send_response_line(
             _encode({"jsonrpc": "2.0", "id": request_id, "result": result}))
 
-    def reply_error(self, request_id, code, message):
+    def reply_error(self, request_id, code, message, data=None):
         error = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
         self.send_response_line(
             _encode({"jsonrpc": "2.0", "id": request_id, "error": error}))
 
@@ -295,8 +554,9 @@ class _Server(object):
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
     def log(self, level, data, logger=None):
-        """Send notifications/message if the level passes logging/setLevel."""
-        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+        """Send notifications/message if the level passes the request's."""
+        floor = self.current.log_level
+        if floor is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(floor):
             return
         params = {"level": level}
         if logger is not None:
@@ -360,18 +620,75 @@ class _Server(object):
             params = {}
         if "flood-stderr" in self.modes:
             self.flood_stderr()
-        handler = self.HANDLERS.get(method)
-        if handler is None:
-            self.reply_error(request_id, METHOD_NOT_FOUND,
-                             "Method not found: %s" % method)
-            return
+        modern = self.is_modern(method, params)
         try:
+            if modern:
+                handler = self.enter_modern(method, params)
+            else:
+                handler = self.enter_legacy(method, params)
+            if handler is None:
+                return  # silent-discover
             result = handler(self, request_id, params)
         except _RpcError as exc:
-            self.reply_error(request_id, exc.code, exc.message)
+            self.reply_error(request_id, exc.code, exc.message, exc.data)
             return
+        except _InputRequired as exc:
+            result = exc.result
         if result is not _NO_REPLY:
+            if modern:
+                result = _modern_result(method, result)
             self.reply(request_id, result)
+
+    def is_modern(self, method, params):
+        """Whether to serve this request as 2026-07-28 (stateless)."""
+        if self.era != "dual":
+            return self.era == "modern"
+        if method == "initialize":
+            return False
+        meta = params.get("_meta")
+        return method == "server/discover" or (isinstance(meta, dict) and
+                                               VERSION_KEY in meta)
+
+    def enter_legacy(self, method, params):
+        """The handler for a handshake-era request, or None to stay silent."""
+        handler = self.HANDLERS.get(method)
+        if handler is None:
+            if "silent-discover" in self.modes and (
+                    method == "server/discover" or not self.initialized):
+                return None
+            raise _RpcError(METHOD_NOT_FOUND, "Method not found: %s" % method)
+        self.current = _Current(False, self.client_capabilities,
+                                self.log_level, params)
+        return handler
+
+    def enter_modern(self, method, params):
+        """Check a 2026-07-28 request's _meta; return its handler."""
+        handler = self.MODERN_HANDLERS.get(method)
+        if handler is None:
+            hint = ""
+            if method == "initialize":
+                hint = " (this server speaks only %s)" % ", ".join(
+                    self.supported)
+            raise _RpcError(METHOD_NOT_FOUND,
+                            "Method not found: %s%s" % (method, hint))
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        version = meta.get(VERSION_KEY)
+        if not isinstance(version, str):
+            raise _RpcError(INVALID_PARAMS, "missing _meta " + VERSION_KEY)
+        # The version first: a newer client may shape the rest differently.
+        if version not in self.supported:
+            raise _RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                            {"supported": self.supported,
+                             "requested": version})
+        capabilities = meta.get(CAPABILITIES_KEY)
+        if not isinstance(capabilities, dict):
+            raise _RpcError(INVALID_PARAMS, "missing _meta " + CAPABILITIES_KEY)
+        level = meta.get(LOG_LEVEL_KEY)
+        if level is not None and level not in LOG_LEVELS:
+            raise _RpcError(INVALID_PARAMS, "Invalid log level: %r" % (level,))
+        self.current = _Current(True, capabilities, level, params)
+        return handler
 
     def initialize(self, request_id, params):
         if "hang-init" in self.modes:
@@ -383,13 +700,26 @@ class _Server(object):
             version = LATEST_VERSION
         if "wrong-version" in self.modes:
             version = "1999-01-01"
+        capabilities = params.get("capabilities")
+        self.client_capabilities = (capabilities
+                                    if isinstance(capabilities, dict) else {})
+        self.initialized = True
+        server_capabilities = {"tools": {"listChanged": False},
+                               "resources": {}, "prompts": {}, "logging": {},
+                               "completions": {}}
         return {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}, "resources": {},
-                             "prompts": {}, "logging": {}},
-            "serverInfo": {"name": "fake-server", "version": "1.0.0"},
-            "instructions": "Fake server for mcp_invoke tests.",
+            "capabilities": server_capabilities,
+            "serverInfo": dict(SERVER_INFO),
+            "instructions": INSTRUCTIONS,
         }
+
+    def discover(self, request_id, params):
+        capabilities = {"tools": {}, "resources": {}, "prompts": {},
+                        "logging": {}, "completions": {}}
+        return {"supportedVersions": self.supported,
+                "capabilities": capabilities, "instructions": INSTRUCTIONS,
+                "ttlMs": TTL_MS, "cacheScope": "public"}
 
     def ping(self, request_id, params):
         return {}
@@ -509,6 +839,10 @@ class _Server(object):
         report = {"temperature": 21.5, "conditions": "sunny"}
         return _text(json.dumps(report), structuredContent=report)
 
+    def tool_weather_bad(self, args, meta):
+        report = {"temperature": "warm"}  # wrong type, conditions missing
+        return _text(json.dumps(report), structuredContent=report)
+
     def tool_types(self, args, meta):
         return _text(json.dumps(args, sort_keys=True))
 
@@ -526,6 +860,31 @@ class _Server(object):
     def tool_env(self, args, meta):
         return _text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()},
                                 sort_keys=True))
+
+    def tool_ask_name(self, args, meta):
+        return self.ask_tool("ask_name")
+
+    def tool_ask_url(self, args, meta):
+        return self.ask_tool("ask_url")
+
+    def tool_ask_sample(self, args, meta):
+        return self.ask_tool("ask_sample")
+
+    def tool_ask_roots(self, args, meta):
+        return self.ask_tool("ask_roots")
+
+    def tool_ask_all(self, args, meta):
+        return self.ask_tool("ask_all")
+
+    def tool_ask_forever(self, args, meta):
+        return self.ask_tool("ask_forever")
+
+    def ask_tool(self, name):
+        """Gather the tool's inputs from the client; one line per input."""
+        keys = ASK_KEYS[name]
+        answers = self.collect("tools/call " + name, keys,
+                               forever=name == "ask_forever")
+        return _text("\n".join(_answer_line(key, answers) for key in keys))
 
     # -- resources and prompts ------------------------------------------
 
@@ -551,13 +910,29 @@ class _Server(object):
             return {"contents": [{"uri": uri,
                                   "mimeType": "application/octet-stream",
                                   "blob": blob}]}
-        raise _RpcError(RESOURCE_NOT_FOUND, "Resource not found: %s" % uri)
+        if uri == "fake://secret":
+            name = _accepted_name(self.collect("resources/read " + uri,
+                                               ("name",)))
+            result = {"contents": [{"uri": uri, "mimeType": "text/plain",
+                                    "text": "secret for %s" % name}]}
+            if self.current.modern:  # per user: not for shared caches
+                result.update(ttlMs=0, cacheScope="private")
+            return result
+        # 2026-07-28 moved "resource not found" to Invalid params.
+        code = INVALID_PARAMS if self.current.modern else RESOURCE_NOT_FOUND
+        raise _RpcError(code, "Resource not found: %s" % uri)
 
     def prompts_list(self, request_id, params):
         return {"prompts": _prompts()}
 
     def prompts_get(self, request_id, params):
         name = params.get("name")
+        if name == "secret_greeting":
+            who = _accepted_name(self.collect("prompts/get " + name,
+                                              ("name",)))
+            return {"description": "A secret greeting", "messages": [
+                {"role": "user", "content": {
+                    "type": "text", "text": "Say hello to %s" % who}}]}
         if name != "greet":
             raise _RpcError(INVALID_PARAMS, "Unknown prompt: %s" % (name,))
         arguments = params.get("arguments")
@@ -572,6 +947,20 @@ class _Server(object):
         return {"description": "A greeting", "messages": [
             {"role": "user", "content": {"type": "text", "text": text}}]}
 
+    def complete(self, request_id, params):
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise _RpcError(INVALID_PARAMS, "ref and argument must be objects")
+        value = argument.get("value")
+        if not isinstance(value, str):
+            raise _RpcError(INVALID_PARAMS, "argument.value must be a string")
+        values = _completion_values(ref, argument.get("name"),
+                                    params.get("context"))
+        matches = [v for v in values if v.startswith(value)]
+        return {"completion": {"values": matches, "total": len(matches),
+                               "hasMore": False}}
+
+    # Handshake-era methods; server/discover is deliberately unknown here.
     HANDLERS = {
         "initialize": initialize,
         "ping": ping,
@@ -583,7 +972,88 @@ class _Server(object):
         "resources/read": resources_read,
         "prompts/list": prompts_list,
         "prompts/get": prompts_get,
+        "completion/complete": complete,
     }
+
+    # 2026-07-28 removed initialize, ping and logging/setLevel.
+    MODERN_HANDLERS = {
+        "server/discover": discover,
+        "tools/list": tools_list,
+        "tools/call": tools_call,
+        "resources/list": resources_list,
+        "resources/templates/list": resource_templates_list,
+        "resources/read": resources_read,
+        "prompts/list": prompts_list,
+        "prompts/get": prompts_get,
+        "completion/complete": complete,
+    }
+
+    # -- input from the client: server requests or MRTR ------------------
+
+    def collect(self, request, keys, forever=False):
+        """The client's answers for the keys it can give, by key.
+
+        Keys the client lacks the capability for are left out.  In the
+        modern era this raises _InputRequired until the retry holds them all.
+        """
+        supported = [k for k in keys
+                     if _client_supports(self.current.capabilities, k)]
+        if self.current.modern:
+            return self.collect_modern(request, supported, forever)
+        asks = []
+        for key in supported:
+            self.asked += 1
+            method, params = _input_request(key, legacy=True)
+            asks.append(("q%d" % self.asked, method, params))
+        responses = self.ask(asks)
+        answers = {}
+        for key, (ask_id, _, _) in zip(supported, asks):
+            response = responses[ask_id]
+            answers[key] = (response["error"] if "error" in response
+                            else response.get("result"))
+        return answers
+
+    def collect_modern(self, request, supported, forever):
+        """Answers from inputResponses and requestState, or _InputRequired."""
+        params = self.current.params
+        responses = params.get("inputResponses")
+        state = params.get("requestState")
+        answers, round_ = {}, 0
+        if responses is not None or state is not None:
+            decoded = _decode_state(state, request)
+            if decoded is None:
+                raise _RpcError(INVALID_PARAMS, "bad requestState")
+            if not isinstance(responses, (dict, type(None))):
+                raise _RpcError(INVALID_PARAMS,
+                                "inputResponses must be an object")
+            answers, round_ = decoded["answers"], decoded["round"]
+            answers.update((k, v) for k, v in (responses or {}).items()
+                           if k in supported)
+        missing = [k for k in supported if k not in answers]
+        if forever:
+            missing, answers = supported, {}
+        if missing or forever:
+            raise _InputRequired(_input_required(request, missing, answers,
+                                                 round_ + 1))
+        return answers
+
+    def ask(self, asks):
+        """Send (id, method, params) requests; return the responses by id."""
+        # Requests that arrive meanwhile wait in self.pending, in order.
+        for ask_id, method, params in asks:
+            self.send({"jsonrpc": "2.0", "id": ask_id, "method": method,
+                       "params": params})
+        ids = set(ask_id for ask_id, _, _ in asks)
+        answers = {}
+        while len(answers) < len(asks):
+            message = self.read_stdin_message()
+            if message is None:
+                self.at_eof()
+            if "method" in message:
+                self.pending.append(message)  # handled after this call
+            elif message.get("id") in ids:
+                answers[message["id"]] = message
+        return answers
 
     # -- misbehaviours that need more than a line ------------------------
 
@@ -602,18 +1072,7 @@ class _Server(object):
                     "name": {"type": "string"}}}}),
             ("s5", "x/unknown", {}),
         ]
-        for ask_id, method, params in asks:
-            self.send({"jsonrpc": "2.0", "id": ask_id, "method": method,
-                       "params": params})
-        answers = {}
-        while len(answers) < len(asks):
-            message = self.read_stdin_message()
-            if message is None:
-                self.at_eof()
-            if "method" in message:
-                self.pending.append(message)  # handled after this call
-            elif message.get("id") in {a[0] for a in asks}:
-                answers[message["id"]] = message
+        answers = self.ask(asks)
         lines = []
         for ask_id, method, _ in asks:
             answer = answers[ask_id]
@@ -666,6 +1125,32 @@ class _Server(object):
 # Helpers outside the server
 # ---------------------------------------------------------------------------
 
+def _input_required(request, keys, answers, round_):
+    """An InputRequiredResult asking for keys (basic/patterns/mrtr)."""
+    result = {"resultType": "input_required"}
+    if keys:  # none when the client can give nothing: state alone, retry
+        result["inputRequests"] = {}
+        for key in keys:
+            method, params = _input_request(key, legacy=False)
+            result["inputRequests"][key] = {"method": method, "params": params}
+    result["requestState"] = _encode_state(
+        {"request": request, "round": round_, "answers": answers})
+    return result
+
+
+def _modern_result(method, result):
+    """A result as 2026-07-28 shapes it: resultType, serverInfo, caching."""
+    shaped = {"resultType": "complete"}
+    shaped.update(result)
+    meta = dict(shaped.get("_meta") or {})
+    meta[SERVER_INFO_KEY] = dict(SERVER_INFO)
+    shaped["_meta"] = meta
+    if method in CACHEABLE and shaped["resultType"] == "complete":
+        shaped.setdefault("ttlMs", TTL_MS)
+        shaped.setdefault("cacheScope", "public")
+    return shaped
+
+
 def _encode(message):
     """Compact JSON bytes, ASCII-only, without the newline."""
     return json.dumps(message, separators=(",", ":")).encode("ascii")
@@ -716,6 +1201,13 @@ def _build_parser():
                         metavar="MODE",
                         help="misbehaviour to switch on; repeatable or "
                              "comma-separated: " + ", ".join(MODES))
+    parser.add_argument("--era", choices=ERAS, default="legacy",
+                        help="protocol era: legacy (handshake, default), "
+                             "modern (2026-07-28, stateless) or dual (both)")
+    parser.add_argument("--supported", metavar="V1,V2",
+                        help="versions claimed in modern eras (default %s; "
+                             "dual: %s)" % (",".join(MODERN_VERSIONS),
+                                            ",".join(DUAL_VERSIONS)))
     parser.add_argument("--record", metavar="FILE",
                         help="append every stdin line to FILE")
     parser.add_argument("--pidfile", metavar="FILE",
@@ -723,7 +1215,7 @@ def _build_parser():
     parser.add_argument("--size", type=int, metavar="N",
                         help="bytes for flood-stderr and write-before-read")
     parser.add_argument("--delay", type=float, default=1.0, metavar="SECONDS",
-                        help="sleep before answering in late mode")
+                        help="sleep in the late and slow-start modes")
     return parser
 
 
@@ -736,6 +1228,14 @@ def _parse(argv):
         if mode not in MODES:
             parser.error("unknown mode %r (choose from %s)"
                          % (mode, ", ".join(MODES)))
+    if options.supported is None:
+        options.supported = (DUAL_VERSIONS if options.era == "dual"
+                             else MODERN_VERSIONS)
+    else:
+        options.supported = [v.strip() for v in options.supported.split(",")
+                             if v.strip()]
+        if not options.supported:
+            parser.error("--supported needs at least one version")
     return options
 
 
@@ -747,6 +1247,8 @@ def main(argv=None):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:
         _install_sigterm(options.record)
+    if "slow-start" in server.modes:
+        time.sleep(options.delay)  # like a uvx install before the server runs
     if "exit-early" in server.modes:
         _write_stderr(b"cannot start: missing API key\n")
         return 1

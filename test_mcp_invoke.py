@@ -873,7 +873,7 @@ def test_client_lists_and_calls_with_plain_dicts():
     with mcp_invoke.Client(fake("paginate"), timeout=10) as c:
         tools = c.list_tools()
         assert [t["name"] for t in tools][:3] == ["echo", "add", "web_search"]
-        assert len(tools) == 12
+        assert len(tools) == 19
         result = c.call_tool("slow", {"steps": 3, "delay": 0}, on_progress=progress.append)
         assert result == {"content": [{"type": "text", "text": "done after 3 steps"}]}
         assert [p["progress"] for p in progress] == [1, 2, 3]
@@ -1112,7 +1112,7 @@ def test_terminal_controls_from_the_server_are_neutralised(capsys):
 def test_tools_prints_one_signature_per_line(capsys):
     code, out, _ = run(capsys, "tools", "--", *fake("paginate"))
     lines = out.splitlines()
-    assert code == 0 and len(lines) == 12
+    assert code == 0 and len(lines) == 19
     assert lines[0] == "echo(text: string) - Echo the text back."
     assert lines[3] == "slow(steps?: integer, delay?: number) - Count steps slowly, reporting progress."
     code, out, _ = run(capsys, "--json", "tools", "--", *SERVER)
@@ -1125,7 +1125,7 @@ def test_info_shows_server_protocol_capabilities_instructions(capsys):
     assert out.splitlines() == [
         "server: fake-server 1.0.0",
         "protocol: 2025-03-26 (legacy era, pinned)",
-        "capabilities: logging, prompts, resources, tools",
+        "capabilities: completions, logging, prompts, resources, tools",
         "instructions: Fake server for mcp_invoke tests.",
     ]
     code, out, _ = run(capsys, "--json", "info", "--", *SERVER)
@@ -1143,7 +1143,7 @@ def test_resources_templates_read_prompts_and_prompt(capsys):
     code, out, _ = run(capsys, "read", "fake://blob", "--", *SERVER)
     assert out == "[blob application/octet-stream, 16 bytes] fake://blob\n"
     code, out, _ = run(capsys, "prompts", "--", *SERVER)
-    assert out == "greet(name, style?) - Greet someone.\n"
+    assert out.splitlines()[0] == "greet(name, style?) - Greet someone."
     code, out, _ = run(capsys, "prompt", "greet", "name=Ada", "style=formal", "--", *SERVER)
     assert code == 0 and out == "[user]\nSay hello to Ada in a formal way\n"
     code, out, err = run(capsys, "read", "fake://nope", "--", *SERVER)
