@@ -2237,9 +2237,11 @@ class _Elicitor(object):
                 return source
             content = dict((n, source[n]) for n in fields if n in source)
         missing = [n for n in required if n not in content]
-        if missing:
-            self.diag.warning("declined the server's question %r: no %s for %s"
-                              % (params.get("message", ""), self.mode, ", ".join(missing)))
+        problem = (("no %s for %s" % (self.mode, ", ".join(missing))) if missing
+                   else _schema_problem(content, schema, where="answer"))
+        if problem:
+            self.diag.warning("declined the server's question %r: %s"
+                              % (params.get("message", ""), problem))
             return {"action": "decline"}
         return {"action": "accept", "content": content}
 

@@ -1559,3 +1559,235 @@ def test_a_command_after_dashes_and_a_config_server_exclude_each_other(capsys, t
     path = _config(tmp_path, {"one": {"command": "x"}})
     code, _, err = run(capsys, "--config", path, "--server", "one", "ping", "--", *SERVER)
     assert code == 2 and "not both" in err
+
+
+# ---------------------------------------------------------------------------
+# Both protocol eras
+# ---------------------------------------------------------------------------
+
+ERAS = ["legacy", "modern"]
+
+
+def era_server(era, *modes, **options):
+    return fake(*modes, era=era, **options)
+
+
+def answers_file(tmp_path, answers):
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(answers))
+    return str(path)
+
+
+SAMPLER = " ".join(shlex.quote(a) for a in [sys.executable, "-c", (
+    "import json, sys; p = json.load(sys.stdin); "
+    "q = p['messages'][0]['content']['text']; "
+    "print(json.dumps({'role': 'assistant', 'model': 'stub', "
+    "'content': {'type': 'text', 'text': '4' if '2+2' in q else '?'}}))")])
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_probe_settles_the_era_and_info_says_how(capsys, era):
+    code, out, _ = run(capsys, "info", "--", *era_server(era))
+    assert code == 0
+    assert out.splitlines()[1] == {
+        "legacy": "protocol: 2025-11-25 (legacy era, probe fallback)",
+        "modern": "protocol: 2026-07-28 (modern era, discover)"}[era]
+
+
+def test_dual_era_server_is_spoken_to_in_the_modern_era(capsys):
+    code, out, _ = run(capsys, "info", "--", *era_server("dual"))
+    assert out.splitlines()[1] == "protocol: 2026-07-28 (modern era, discover)"
+
+
+def test_modern_requests_carry_meta_and_no_handshake_is_sent(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, _ = run(capsys, "--root", str(tmp_path), "call", "add", "a=1", "b=2", "--",
+                       *era_server("modern", record=log))
+    assert code == 0 and out == "3\n"
+    sent = records(log)
+    assert [r["method"] for r in sent] == ["server/discover", "tools/list", "tools/call"]
+    for request in sent:
+        meta = request["params"]["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcp_invoke"
+        assert meta["io.modelcontextprotocol/clientCapabilities"] == {
+            "roots": {}, "elicitation": {"form": {}, "url": {}}}
+        assert "io.modelcontextprotocol/logLevel" not in meta
+
+
+def test_pinning_skips_the_probe_and_an_unsupported_version_is_retried(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, _ = run(capsys, "--protocol-version", "2027-01-01", "info", "--",
+                       *era_server("modern", record=log))
+    assert code == 0
+    assert out.splitlines()[1] == "protocol: 2026-07-28 (modern era, pinned)"
+    versions = [r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+                for r in records(log)]
+    assert versions == ["2027-01-01", "2026-07-28"]
+    code, out, _ = run(capsys, "--protocol-version", "2024-11-05", "info", "--",
+                       *era_server("legacy"))
+    assert out.splitlines()[1] == "protocol: 2024-11-05 (legacy era, pinned)"
+
+
+def test_no_mutually_supported_version_exits_4_naming_both(capsys):
+    code, _, err = run(capsys, "info", "--", *era_server("modern", supported="2030-01-01"))
+    assert code == 4
+    assert err.startswith("mcp_invoke: server supports protocol versions 2030-01-01; "
+                          "mcp_invoke speaks 2026-07-28, 2025-11-25")
+
+
+def test_a_legacy_pin_against_a_modern_server_reports_its_refusal(capsys):
+    code, _, err = run(capsys, "--protocol-version", "2025-11-25", "ping", "--",
+                       *era_server("modern"))
+    assert code == 3 and "this server speaks only 2026-07-28" in err
+
+
+def test_a_silent_legacy_server_falls_back_after_the_probe_time():
+    with mcp_invoke.Client(era_server("legacy", "silent-discover"), probe_timeout=0.2,
+                           timeout=10) as c:
+        assert (c.era, c.era_source) == ("legacy", "probe fallback")
+        assert c.call_tool("add", {"a": 1, "b": 1})["content"][0]["text"] == "2"
+
+
+@pytest.mark.parametrize("era, expected", [("modern", "discover"), ("legacy", "probe fallback")])
+def test_a_slow_starting_server_is_not_misjudged(era, expected):
+    with mcp_invoke.Client(era_server(era, "slow-start", delay=0.6), probe_timeout=0.2,
+                           timeout=10) as c:
+        assert (c.era, c.era_source) == (era, expected)
+        assert c.ping() == {}
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_elicitation_answers_from_a_file_by_field(capsys, tmp_path, era):
+    path = answers_file(tmp_path, {"name": "Ada", "age": 36})
+    code, out, err = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                         *era_server(era))
+    assert code == 0 and out == 'name: accept {"age":36,"name":"Ada"}\n' and err == ""
+
+
+def test_modern_elicitation_answers_may_be_keyed_by_request(capsys, tmp_path):
+    path = answers_file(tmp_path, {"name": {"name": "Grace", "color": "red"}})
+    code, out, _ = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                       *era_server("modern"))
+    assert out == 'name: accept {"color":"red","name":"Grace"}\n'
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("mode, line, warning", [
+    (["decline"], "name: decline -", ""),
+    (["cancel"], "name: cancel -", ""),
+    ([], "name: cancel -", ""),
+    (["defaults"], "name: decline -", "no defaults for name"),
+])
+def test_elicitation_modes_answer_the_same_in_both_eras(capsys, era, mode, line, warning):
+    options = ["--elicit"] + mode if mode else []
+    code, out, err = run(capsys, *(options + ["call", "ask_name", "--"] + era_server(era)))
+    assert code == 0 and out == line + "\n"
+    assert warning in err
+
+
+def test_answers_that_break_the_requested_schema_are_declined(capsys, tmp_path):
+    path = answers_file(tmp_path, {"name": "Ada", "age": "old"})
+    code, out, err = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                         *era_server("modern"))
+    assert out == "name: decline -\n"
+    assert "answer 'age': expected integer" in err
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_roots_and_sampling_are_declared_only_when_given(capsys, tmp_path, era):
+    code, out, _ = run(capsys, "call", "ask_all", "--", *era_server(era))
+    assert out.splitlines()[2:] == ["sample: not supported by client",
+                                    "roots: not supported by client"]
+    root = tmp_path / "my dir"
+    root.mkdir()
+    code, out, err = run(capsys, "--root", str(root), "--sampling-command", SAMPLER,
+                         "--elicit", "decline", "call", "ask_all", "--", *era_server(era))
+    assert code == 0
+    assert out.splitlines() == ["name: decline -", "login: decline", "sample: 4",
+                                "roots: file://%s" % str(root).replace(" ", "%20")]
+
+
+def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys):
+    failing = "%s -c 'import sys; sys.exit(3)'" % shlex.quote(sys.executable)
+    code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
+                         *era_server("legacy"))
+    assert code == 0 and out == "sample: error -32603\n"
+    assert "could not answer the server's sampling/createMessage" in err
+    code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
+                         *era_server("modern"))
+    assert code == 2 and "sampling command" in err and "exited with status 3" in err
+    code, out, err = run(capsys, "--sampling-command", "no-such-sampler-xyz", "ping", "--",
+                         *SERVER)
+    assert code == 127 and "sampling command not found: no-such-sampler-xyz" in err
+
+
+def test_a_server_that_asks_forever_fails_clearly(capsys):
+    code, out, err = run(capsys, "--elicit", "decline", "call", "ask_forever", "--",
+                         *era_server("modern"))
+    assert code == 4
+    assert err == ("mcp_invoke: server still asked for input after 10 rounds "
+                   "(during tools/call)\n")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_prompts_and_resources_may_ask_for_input_too(capsys, tmp_path, era):
+    path = answers_file(tmp_path, {"name": "Ada"})
+    code, out, _ = run(capsys, "--elicit", "answers", path, "prompt", "secret_greeting", "--",
+                       *era_server(era))
+    assert code == 0 and out == "[user]\nSay hello to Ada\n"
+    code, out, _ = run(capsys, "--elicit", "answers", path, "read", "fake://secret", "--",
+                       *era_server(era))
+    assert code == 0 and out == "secret for Ada\n"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_complete_prompt_and_template_arguments(capsys, era):
+    code, out, _ = run(capsys, "complete", "prompt", "greet", "style=f", "--", *era_server(era))
+    assert code == 0 and out == "formal\nfriendly\n"
+    code, out, _ = run(capsys, "complete", "prompt", "greet", "name=Dr", "style=formal", "--",
+                       *era_server(era))
+    assert out == "Dr. Ada\nDr. Alan\nDr. Grace\n"
+    code, out, _ = run(capsys, "--json", "complete", "resource", "fake://item/{id}", "id=1",
+                       "--", *era_server(era))
+    assert json.loads(out)["completion"]["values"] == ["1", "10", "11"]
+    code, _, err = run(capsys, "complete", "tool", "x", "a=b", "--", *SERVER)
+    assert code == 2 and "complete takes 'prompt NAME' or 'resource TEMPLATE'" in err
+
+
+def test_modern_log_level_rides_in_meta_and_no_level_means_no_logs(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "--log-level", "warning", "call", "log", "--",
+                         *era_server("modern", record=log))
+    assert out == "logged\n" and err == '[warning] {"detail": 1}\n'
+    call = [r for r in records(log) if r["method"] == "tools/call"][0]
+    assert call["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "warning"
+    assert "logging/setLevel" not in [r["method"] for r in records(log)]
+    code, out, err = run(capsys, "call", "log", "--", *era_server("modern"))
+    assert out == "logged\n" and err == ""
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_structured_content_breaking_the_output_schema_warns_or_exits_4(capsys, era):
+    code, out, err = run(capsys, "call", "weather_bad", "--", *era_server(era))
+    assert code == 0 and json.loads(out) == {"temperature": "warm"}
+    assert err == ("mcp_invoke: warning: missing required structuredContent 'conditions' "
+                   "(--strict makes this exit 4)\n")
+    code, out, err = run(capsys, "--strict", "call", "weather_bad", "--", *era_server(era))
+    assert code == 4 and json.loads(out) == {"temperature": "warm"}
+    code, out, err = run(capsys, "--strict", "call", "weather", "city=Oslo", "--",
+                         *era_server(era))
+    assert code == 0 and err == ""
+
+
+def test_modern_ping_and_batch_with_input(capsys, tmp_path):
+    code, out, _ = run(capsys, "--json", "ping", "--", *era_server("modern"))
+    assert code == 0 and out == "{}\n"
+    path = answers_file(tmp_path, {"name": "Ada"})
+    stdin = ('{"method": "tools/call", "params": {"name": "ask_name"}}\n'
+             '{"method": "tools/list"}\n')
+    code, out, _ = run(capsys, "--elicit", "answers", path, "batch", "--",
+                       *era_server("modern"), stdin=stdin)
+    first, second = [json.loads(line) for line in out.splitlines()]
+    assert first["result"]["content"][0]["text"] == 'name: accept {"name":"Ada"}'
+    assert len(second["result"]["tools"]) == 19 and code == 0
