@@ -1791,3 +1791,51 @@ def test_modern_ping_and_batch_with_input(capsys, tmp_path):
     first, second = [json.loads(line) for line in out.splitlines()]
     assert first["result"]["content"][0]["text"] == 'name: accept {"name":"Ada"}'
     assert len(second["result"]["tools"]) == 19 and code == 0
+
+
+def _expect(fd, text, seen, timeout=10.0):
+    """Read the terminal until ``text`` has appeared; returns all read so far."""
+    import select
+    deadline = time.monotonic() + timeout
+    while text not in seen[0]:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, "no %r on the terminal; it shows %r" % (text, seen[0])
+        if select.select([fd], [], [], remaining)[0]:
+            seen[0] += os.read(fd, 4096).decode("utf-8", "replace")
+    return seen[0]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_interactive_elicitation_asks_on_the_terminal(era):
+    import pty
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, SCRIPT, "call", "ask_all", "--"] + era_server(era),
+                            stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+    os.close(slave)
+    seen = [""]
+    try:
+        _expect(master, "The server asks: Who are you?", seen)
+        _expect(master, "name - Your name: ", seen)
+        os.write(master, b"\n")  # required: asked again
+        _expect(master, "an answer is needed", seen)
+        os.write(master, b"Ada\n")
+        _expect(master, "age (optional) (default 30): ", seen)
+        os.write(master, b"old\n")
+        _expect(master, "expected an integer", seen)
+        os.write(master, b"\n")
+        _expect(master, 'color (optional) [red/green] (default "green"): ', seen)
+        os.write(master, b"red\n")
+        _expect(master, "Send these answers? [Y]es, [n]o (decline), [c]ancel: ", seen)
+        os.write(master, b"y\n")
+        _expect(master, "https://example.com/login", seen)
+        os.write(master, b"\n")
+        out = proc.stdout.read()
+        proc.wait(timeout=10)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        os.close(master)
+    assert proc.returncode == 0
+    assert out.decode().splitlines()[:2] == ['name: accept {"age":30,"color":"red","name":"Ada"}',
+                                             "login: accept"]
