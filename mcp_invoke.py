@@ -14,13 +14,22 @@ Command line::
     python3 mcp_invoke.py call web_search '{"query": "x"}' -- python3 fake_server.py
 
 Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
-prompt NAME [key=value...], info, ping, batch.  ``--help`` lists the options.
+prompt NAME [key=value...], complete, info, ping, batch, servers.  ``--help``
+lists the options. Without ``--``, a server may come from a config file
+(``--config FILE --server NAME``, or a lone server in ./.mcp.json).
+
+Both protocol eras are spoken: servers of the handshake era (2024-11-05 to
+2025-11-25) and of the stateless 2026-07-28 revision. The client probes with
+``server/discover`` and falls back to ``initialize``; ``--protocol-version``
+pins one. Requests from the server (roots, elicitation, sampling) are answered
+by one policy layer in both forms: as JSON-RPC requests, or as
+``input_required`` results that the client fulfils and retries.
 
 Library::
 
     import mcp_invoke
     with mcp_invoke.Client(["uvx", "mcp-server-time"], timeout=30) as c:
-        print(c.server_info, c.protocol_version)
+        print(c.server_info, c.era, c.protocol_version)
         for tool in c.list_tools():
             print(tool["name"])
         result = c.call_tool("get_current_time", {"timezone": "UTC"})
@@ -2743,7 +2752,8 @@ def _build_parser():
     parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     add = parser.add_argument
     add("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-        help="seconds to wait for each answer (default %g)" % DEFAULT_TIMEOUT)
+        help="seconds each request may go without an answer or progress (default %g)"
+             % DEFAULT_TIMEOUT)
     add("--max-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N",
         help="largest message accepted from the server, e.g. 1048576 or 64M (default 64M)")
     add("--max-time", type=_positive_float, metavar="SECONDS",
@@ -2761,7 +2771,7 @@ def _build_parser():
     add("--server", metavar="NAME", help="the server to run from the config file")
     add("--root", action="append", default=[], metavar="PATH",
         help="offer PATH as a root (repeatable); without it no roots are declared")
-    add("--elicit", nargs="+", metavar="MODE",
+    add("--elicit", nargs="+", metavar=("MODE", "FILE"),
         help="answer elicitation: interactive (default on a terminal), defaults, "
              "answers FILE, decline, cancel (default otherwise)")
     add("--sampling-command", metavar="CMD",
