@@ -786,6 +786,8 @@ class _Server(object):
         if problem:
             return _text("Invalid arguments: %s" % problem, isError=True)
         meta = params.get("_meta")
+        if name in ASK_KEYS:
+            return self.ask_tool(name)
         return getattr(self, "tool_" + name)(arguments,
                                              meta if isinstance(meta, dict)
                                              else {})
@@ -860,24 +862,6 @@ class _Server(object):
     def tool_env(self, args, meta):
         return _text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()},
                                 sort_keys=True))
-
-    def tool_ask_name(self, args, meta):
-        return self.ask_tool("ask_name")
-
-    def tool_ask_url(self, args, meta):
-        return self.ask_tool("ask_url")
-
-    def tool_ask_sample(self, args, meta):
-        return self.ask_tool("ask_sample")
-
-    def tool_ask_roots(self, args, meta):
-        return self.ask_tool("ask_roots")
-
-    def tool_ask_all(self, args, meta):
-        return self.ask_tool("ask_all")
-
-    def tool_ask_forever(self, args, meta):
-        return self.ask_tool("ask_forever")
 
     def ask_tool(self, name):
         """Gather the tool's inputs from the client; one line per input."""

@@ -1609,19 +1609,9 @@ class _SchemaCheck(object):
                 or self.combined_problem(value, schema, path, depth))
 
     def resolve(self, ref):
-        """A local JSON pointer (``#/$defs/Name``); anything unresolvable accepts all."""
-        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
-            return True
-        node = self.root
-        for part in ref.split("/")[1:]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return True
-        return node
+        """What a $ref points to; anything unresolvable accepts all."""
+        node = _pointer(self.root, ref)
+        return True if node is None else node
 
     def items_problem(self, value, schema, path, depth):
         items = schema.get("items")
@@ -1688,6 +1678,22 @@ class _SchemaCheck(object):
             return "%s: expected %s, got %s" % (self.name(path), " or ".join(allowed),
                                                 _show(value))
         return "%s: does not match any allowed schema" % self.name(path)
+
+
+def _pointer(root, ref):
+    """The node a local $ref (``#/$defs/Name``, a JSON pointer) names, or None."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        return None
+    node = root
+    for part in ref.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
 
 
 def _join(path, key):
@@ -2021,13 +2027,8 @@ def _schema_types(schema, root):
 
 
 def _resolve_ref(schema, root):
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/"):
-        return schema
-    node = root
-    for part in ref[2:].split("/"):
-        node = _dict(node).get(part.replace("~1", "/").replace("~0", "~"))
-    return _dict(node)
+    node = _pointer(root, schema.get("$ref"))
+    return node if isinstance(node, dict) else schema
 
 
 def _json_type(value):
