@@ -138,7 +138,7 @@ MAX_TIME_FACTOR = 10
 # After the server's output ends, how long to wait for its last stderr and exit status.
 _LINGER = 0.5
 # One os.read; large enough for big results, small enough not to waste memory.
-_READ_SIZE = 256 * 1024
+_READ_SIZE = 64 * 1024
 # Non-JSON stdout lines reported before the rest are suppressed.
 _NOISE_WARNINGS = 10
 # Lines of server stderr quoted in an error message.
@@ -285,24 +285,27 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
 # Wire helpers: framing and JSON
 # ---------------------------------------------------------------------------
 
+# Built once: json.dumps with any option builds a new encoder on every call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def _encode(message):
     """One JSON-RPC message as a stdio frame (basic/transports, "stdio").
 
     ASCII-only JSON never holds a raw newline, so the frame is exactly one line.
     """
-    return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+    return _ENCODER.encode(message).encode("ascii") + b"\n"
 
 
-def _parse_frame(parts):
-    """Join, decode and parse one line held in ``parts``, emptying the list.
+def _parse_frame(holder):
+    """Decode and parse the one line in ``holder`` (a list), emptying it.
 
     Returns (message, invalid_utf8, text): message None and the line's text
-    when it is not JSON. Each copy is released before the next is made, so a
+    when it is not JSON. The raw line is released before parsing, so a
     large message costs its raw bytes or its text alongside the parsed
     result, never all three.
     """
-    raw = b"".join(parts)
-    del parts[:]
+    raw = holder.pop()
     try:
         text = raw.decode("utf-8")
         bad = False
@@ -322,14 +325,15 @@ class _Framer(object):
     ``feed`` returns the messages completed by a chunk. Lines that are not JSON
     objects go to ``noise(text)``; a line longer than ``max_bytes``
     raises ProtocolError as soon as its byte ``max_bytes + 1`` arrives.
+    A line split over chunks grows in one bytearray (realloc, no join) and is
+    decoded from it; a line whole in one chunk is decoded from the chunk.
     """
 
     def __init__(self, max_bytes, noise=None, invalid_utf8=None):
         self.max_bytes = max_bytes
         self._noise = noise
         self._invalid_utf8 = invalid_utf8
-        self._parts = []
-        self._size = 0
+        self._buf = bytearray()
 
     def feed(self, data):
         messages = []
@@ -338,27 +342,34 @@ class _Framer(object):
             end = data.find(b"\n", start)
             if end < 0:
                 break
-            self._add(data, start, end)
-            self._emit(messages)
+            if self._buf:
+                self._extend(data, start, end)
+                size, line = len(self._buf), [self._buf]
+                self._buf = bytearray()
+            else:
+                size = end - start
+                self._check(size)
+                line = [data[start:end]]
+            self._emit(line, size, messages)
             start = end + 1
         if start < len(data):
-            self._add(data, start, len(data))
+            self._extend(data, start, len(data))
         return messages
 
-    def _add(self, data, start, end):
-        self._size += end - start
-        if self._size > self.max_bytes:
-            self._parts, self._size = [], 0
+    def _check(self, size):
+        if size > self.max_bytes:
+            self._buf = bytearray()
             raise ProtocolError("server sent a message over %d bytes (raise --max-bytes to allow it)"
                                 % self.max_bytes)
-        self._parts.append(data[start:end] if start or end != len(data) else data)
 
-    def _emit(self, messages):
-        size, self._size = self._size, 0
-        if size == 0 or (size < 4 and not b"".join(self._parts).strip()):
-            del self._parts[:]
+    def _extend(self, data, start, end):
+        self._check(len(self._buf) + end - start)
+        self._buf += memoryview(data)[start:end]
+
+    def _emit(self, line, size, messages):
+        if size < 4 and not line[0].strip():
             return
-        message, bad, text = _parse_frame(self._parts)
+        message, bad, text = _parse_frame(line)
         if isinstance(message, list):
             # A JSON-RPC batch (allowed by the 2025-03-26 revision): its members.
             members = [m for m in message if isinstance(m, dict)]

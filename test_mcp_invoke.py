@@ -123,7 +123,7 @@ def test_framer_accepts_a_message_of_exactly_max_bytes_and_fails_on_one_more():
     with pytest.raises(mcp_invoke.ProtocolError) as info:
         framer.feed(b"z")  # byte 101 arrives: fail now, before any newline
     assert "over 100 bytes" in str(info.value)
-    assert framer._parts == []
+    assert len(framer._buf) == 0  # what was read of it is released
 
 
 def test_framer_reports_non_json_lines_and_skips_blank_ones():
