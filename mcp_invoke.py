@@ -109,6 +109,7 @@ LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
 # Errors only a modern server sends; one in answer to the probe means modern:
 # HeaderMismatch, MissingRequiredClientCapability, UnsupportedProtocolVersion.
 _MODERN_ERRORS = (-32020, -32021, -32022)
+_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 _UNSUPPORTED_VERSION = -32022
 # Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
 _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
@@ -495,7 +496,8 @@ class _StdioTransport(object):
             raise LaunchError("server command is not executable: %s" % name)
         except OSError as e:
             raise LaunchError("cannot start server command %s: %s" % (name, e.strerror or e))
-        os.set_blocking(self._proc.stdin.fileno(), False)
+        self._stdin_fd = self._proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
         self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
                      else selectors.SelectSelector())
         self._sel.register(self._proc.stdout.fileno(), selectors.EVENT_READ, "out")
@@ -512,11 +514,22 @@ class _StdioTransport(object):
     # -- the loop ------------------------------------------------------------
 
     def send(self, frame):
-        """Queue one frame and write as much as the pipe takes now."""
+        """Write one frame, or as much as the pipe takes now and queue the rest."""
         if self._lost_reason is not None and self._failure is None:
             self._settle()
         if self._failure is not None:
             raise self._failure
+        if not self._outq:
+            try:  # the usual case: the pipe has room, no loop needed
+                written = os.write(self._stdin_fd, frame)
+            except BlockingIOError:
+                written = 0
+            except (BrokenPipeError, ConnectionResetError):
+                self._lost_reason = "server stopped reading its input"
+                return
+            if written == len(frame):
+                return
+            frame = frame[written:]
         self._outq.append(frame)
         self._flush()
 
@@ -550,11 +563,10 @@ class _StdioTransport(object):
                 self._read_stderr(key.fd)
 
     def _flush(self):
-        fd = self._proc.stdin.fileno()
         while self._outq:
             frame = self._outq[0]
             try:
-                n = os.write(fd, memoryview(frame)[self._out_pos:])
+                n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
             except BlockingIOError:
                 break
             except (BrokenPipeError, ConnectionResetError):
@@ -571,11 +583,10 @@ class _StdioTransport(object):
 
     def _set_writing(self, want):
         if want != self._writing and not self._proc.stdin.closed:
-            fd = self._proc.stdin.fileno()
             if want:
-                self._sel.register(fd, selectors.EVENT_WRITE, "in")
+                self._sel.register(self._stdin_fd, selectors.EVENT_WRITE, "in")
             else:
-                self._sel.unregister(fd)
+                self._sel.unregister(self._stdin_fd)
             self._writing = want
 
     def _read_stdout(self, fd):
@@ -781,6 +792,7 @@ class Client(object):
         self._opened = False
         self._noise_count = 0
         self._utf8_warned = False
+        self._meta = None
         self.era = None
         self.era_source = None
         self.protocol_version = None
@@ -1179,11 +1191,14 @@ class Client(object):
 
     def _modern_meta(self):
         # 2026-07-28 basic/index, "_meta": what every modern request carries.
-        meta = {"io.modelcontextprotocol/protocolVersion": self.protocol_version,
+        meta = self._meta
+        if meta is None or meta[_VERSION_KEY] != self.protocol_version:
+            meta = self._meta = {
+                _VERSION_KEY: self.protocol_version,
                 "io.modelcontextprotocol/clientInfo": _CLIENT_INFO,
                 "io.modelcontextprotocol/clientCapabilities": self.client_capabilities}
-        if self.log_level is not None:
-            meta["io.modelcontextprotocol/logLevel"] = self.log_level
+            if self.log_level is not None:
+                meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
 
     def _send(self, message):
@@ -1210,6 +1225,8 @@ class Client(object):
     def _wait(self, calls, until=None, first=False):
         """Run the transport until every call is done (or one, or ``until`` passes)."""
         try:
+            if len(calls) == 1 and until is None:
+                return self._wait_for(calls[0])
             while True:
                 now = time.monotonic()
                 for call in calls:
@@ -1234,6 +1251,21 @@ class Client(object):
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
             raise
+
+    def _wait_for(self, call):
+        """_wait for the one-request case, kept lean: it is every plain call."""
+        receive, dispatch = self._transport.receive, self._dispatch
+        while not call.done:
+            if time.monotonic() >= call.deadline:
+                self._expire(call, _overdue(call))
+                return
+            try:
+                messages = receive(call.deadline)
+            except MCPError as e:
+                self._fail_all(e)
+                return
+            for message in messages:
+                dispatch(message)
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
