@@ -360,8 +360,8 @@ class _Framer(object):
     def _check(self, size):
         if size > self.max_bytes:
             self._buf = bytearray()
-            raise ProtocolError("server sent a message over %d bytes (raise --max-bytes to allow it)"
-                                % self.max_bytes)
+            raise ProtocolError("server sent a message over %d bytes "
+                                "(raise --max-bytes to allow it)" % self.max_bytes)
 
     def _extend(self, data, start, end):
         self._check(len(self._buf) + end - start)

@@ -877,7 +877,8 @@ def test_client_lists_and_calls_with_plain_dicts():
         result = c.call_tool("slow", {"steps": 3, "delay": 0}, on_progress=progress.append)
         assert result == {"content": [{"type": "text", "text": "done after 3 steps"}]}
         assert [p["progress"] for p in progress] == [1, 2, 3]
-        assert [r["uri"] for r in c.list_resources()] == ["fake://item/%d" % n for n in range(1, 6)]
+        uris = [r["uri"] for r in c.list_resources()]
+        assert uris == ["fake://item/%d" % n for n in range(1, 6)]
         assert c.list_resource_templates()[0]["uriTemplate"] == "fake://item/{id}"
         assert c.read_resource("fake://item/3")["contents"][0]["text"] == "content of item 3"
         assert c.list_prompts()[0]["name"] == "greet"
@@ -1036,10 +1037,11 @@ def test_call_prints_text_and_exits_0(capsys):
     assert json.loads(out)["organic"][0]["title"] == "Result for x"
 
 
-def test_call_coerces_key_value_by_schema(capsys):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_call_coerces_key_value_by_schema(era, capsys):
     code, out, _ = run(capsys, "call", "types", "count=5", "ratio=2.5", "flag=false",
                        "tags=[\"a\"]", "zip=012", "nothing=null", "either=7", "opts:={}",
-                       "--", *SERVER)
+                       "--", *fake(era=era))
     assert code == 0
     assert json.loads(out) == {"count": 5, "ratio": 2.5, "flag": False, "tags": ["a"],
                                "zip": "012", "nothing": None, "either": "7", "opts": {}}
@@ -1066,21 +1068,24 @@ def test_failed_coercion_exits_2_and_the_tool_is_never_called(capsys, tmp_path):
     assert "tools/call" not in [r.get("method") for r in records(log)]
 
 
-def test_tool_error_exits_1_with_its_content_on_stdout(capsys):
-    code, out, err = run(capsys, "call", "fail", "--", *SERVER)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_tool_error_exits_1_with_its_content_on_stdout(era, capsys):
+    code, out, err = run(capsys, "call", "fail", "--", *fake(era=era))
     assert code == 1
     assert out == "something went wrong\n"
     assert err == "mcp_invoke: tool 'fail' returned an error\n"
 
 
-def test_unknown_tool_exits_3_and_suggests_near_names(capsys):
-    code, out, err = run(capsys, "call", "ecoh", "--", *SERVER)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_unknown_tool_exits_3_and_suggests_near_names(era, capsys):
+    code, out, err = run(capsys, "call", "ecoh", "--", *fake(era=era))
     assert code == 3 and out == ""
     assert err == "mcp_invoke: unknown tool 'ecoh'; did you mean echo?\n"
 
 
-def test_media_blocks_print_one_line_each(capsys):
-    code, out, _ = run(capsys, "call", "image", "--", *SERVER)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_media_blocks_print_one_line_each(era, capsys):
+    code, out, _ = run(capsys, "call", "image", "--", *fake(era=era))
     assert code == 0
     assert out.splitlines() == [
         "[image image/png, 70 bytes]",
@@ -1106,7 +1111,8 @@ def test_terminal_controls_from_the_server_are_neutralised(capsys):
     assert "\x1b" not in out and "\x07" not in out and u"\x9b" not in out
     code, out, _ = run(capsys, "--json", "call", "control", "--", *SERVER)
     assert "\\u001b[31m" in out and "\\u009b" in out and "\\u0007" in out
-    assert json.loads(out)["content"][0]["text"] == u"red:\x1b[31mRED\x1b[0m bell:\x07 csi:\x9b end"
+    text = json.loads(out)["content"][0]["text"]
+    assert text == u"red:\x1b[31mRED\x1b[0m bell:\x07 csi:\x9b end"
 
 
 def test_tools_prints_one_signature_per_line(capsys):
@@ -1114,7 +1120,8 @@ def test_tools_prints_one_signature_per_line(capsys):
     lines = out.splitlines()
     assert code == 0 and len(lines) == 19
     assert lines[0] == "echo(text: string) - Echo the text back."
-    assert lines[3] == "slow(steps?: integer, delay?: number) - Count steps slowly, reporting progress."
+    assert lines[3] == ("slow(steps?: integer, delay?: number) - "
+                        "Count steps slowly, reporting progress.")
     code, out, _ = run(capsys, "--json", "tools", "--", *SERVER)
     assert [t["name"] for t in json.loads(out)["tools"]][:2] == ["echo", "add"]
 
@@ -1277,10 +1284,11 @@ def test_initialize_timeout_exits_124_without_cancelling_initialize(capsys, tmp_
     assert [r.get("method") for r in records(log)] == ["server/discover", "initialize"]
 
 
-def test_call_timeout_exits_124_and_sends_cancelled(capsys, tmp_path):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_call_timeout_exits_124_and_sends_cancelled(era, capsys, tmp_path):
     log = tmp_path / "rec"
     code, out, err = run(capsys, "--timeout", "0.3", "call", "echo", "text=x", "--",
-                         *fake("hang-call", record=log))
+                         *fake("hang-call", record=log, era=era))
     assert code == 124 and out == ""
     assert err == "mcp_invoke: tools/call timed out after 0.3s\n"
     sent = records(log)
@@ -1447,43 +1455,49 @@ def test_arguments_from_a_file_and_from_stdin_with_overrides(capsys, tmp_path):
     assert code == 2 and "cannot read arguments from" in err
 
 
-def test_arguments_failing_the_input_schema_exit_2_naming_the_field(capsys, tmp_path):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_arguments_failing_the_input_schema_exit_2_naming_the_field(era, capsys, tmp_path):
     log = tmp_path / "rec"
-    code, out, err = run(capsys, "call", "add", "a=1", "--", *fake(record=log))
+    code, out, err = run(capsys, "call", "add", "a=1", "--", *fake(era=era, record=log))
     assert code == 2 and out == ""
     assert err == ("mcp_invoke: missing required argument 'b' "
                    "(--no-validate sends it anyway)\n")
-    code, out, err = run(capsys, "call", "add", '{"a": 1, "b": "x"}', "--", *fake(record=log))
+    code, out, err = run(capsys, "call", "add", '{"a": 1, "b": "x"}', "--",
+                         *fake(era=era, record=log))
     assert code == 2 and err.startswith("mcp_invoke: argument 'b': expected integer, got \"x\"")
     assert "tools/call" not in [r.get("method") for r in records(log)]
-    code, out, err = run(capsys, "--no-validate", "call", "add", "a=1", "--", *SERVER)
+    code, out, err = run(capsys, "--no-validate", "call", "add", "a=1", "--", *fake(era=era))
     assert code == 1  # the server itself rejects it, as a tool error
 
 
-def test_progress_resets_the_timeout_and_max_time_caps_it(capsys):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_progress_resets_the_timeout_and_max_time_caps_it(era, capsys):
     code, out, err = run(capsys, "--timeout", "0.4", "call", "slow", "steps=4", "delay=0.2",
-                         "--", *SERVER)
+                         "--", *fake(era=era))
     assert code == 0 and out == "done after 4 steps\n"
     code, out, err = run(capsys, "--timeout", "0.4", "--max-time", "0.5", "call", "slow",
-                         "steps=4", "delay=0.2", "--", *SERVER)
+                         "steps=4", "delay=0.2", "--", *fake(era=era))
     assert code == 124
     assert err.splitlines()[-1] == "mcp_invoke: tools/call took longer than its time limit of 0.5s"
 
 
-def test_save_dir_writes_binary_content_named_by_hash(capsys, tmp_path):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_save_dir_writes_binary_content_named_by_hash(era, capsys, tmp_path):
     saved = tmp_path / "out"
-    code, out, _ = run(capsys, "--save-dir", str(saved), "call", "image", "--", *SERVER)
+    code, out, _ = run(capsys, "--save-dir", str(saved), "call", "image", "--",
+                       *fake(era=era))
     assert code == 0
     lines = out.splitlines()
     png = [p for p in os.listdir(str(saved)) if p.endswith(".png")][0]
     assert lines[0] == "[image image/png, 70 bytes] saved to %s" % (saved / png)
     assert (saved / png).read_bytes().startswith(b"\x89PNG")
     assert lines[1].startswith("[audio audio/wav, 16 bytes] saved to %s" % saved)
-    code, out, _ = run(capsys, "--save-dir", str(saved), "read", "fake://blob", "--", *SERVER)
+    code, out, _ = run(capsys, "--save-dir", str(saved), "read", "fake://blob", "--",
+                       *fake(era=era))
     path = out.split(" saved to ")[1].strip()
     assert open(path, "rb").read() == bytes(range(16)) and path.endswith(".bin")
     code, out, err = run(capsys, "--json", "--save-dir", str(saved), "call", "image", "--",
-                         *SERVER)
+                         *fake(era=era))
     assert json.loads(out)["content"][0]["type"] == "image"
     assert "mcp_invoke: saved image/png to %s" % (saved / png) in err
 
