@@ -93,6 +93,8 @@ Modes:
     silent-discover    (legacy era) never answer server/discover, nor any
                        other unknown method that arrives before initialize
     slow-start         sleep --delay seconds before reading anything
+    lenient-discover   (legacy era) answer server/discover with {} as if it
+                       were any method, like servers that accept everything
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -122,6 +124,7 @@ MODES = (
     "close-stdout", "write-before-read", "server-requests", "wrong-version",
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
+    "lenient-discover",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -656,6 +659,8 @@ class _Server(object):
             if "silent-discover" in self.modes and (
                     method == "server/discover" or not self.initialized):
                 return None
+            if "lenient-discover" in self.modes and method == "server/discover":
+                return lambda server, request_id, params: {}
             raise _RpcError(METHOD_NOT_FOUND, "Method not found: %s" % method)
         self.current = _Current(False, self.client_capabilities,
                                 self.log_level, params)

@@ -883,7 +883,7 @@ class Client(object):
                                  None)
         while True:
             self._wait([c for c in (discover, initialize) if not c.done], first=True)
-            if discover.done and discover.result is not None:
+            if discover.done and _is_discover_result(discover.result):
                 self._abandon(initialize)
                 self.era = "modern"
                 self._adopt(discover, "discover")
@@ -898,7 +898,17 @@ class Client(object):
         """Act on a discover answer; False means the server is legacy."""
         error = discover.error
         if error is None:
-            self._use_discover(self._result(discover), how)
+            result = self._result(discover)
+            if not _is_discover_result(result):
+                return False  # a lenient legacy server answering anything with {}
+            versions = result["supportedVersions"]
+            if self.protocol_version not in versions:
+                version = _best_version(versions)
+                if not _is_modern(version):
+                    self._handshake(version, how)
+                    return True
+                self.protocol_version = version
+            self._use_discover(result, how)
             return True
         if not isinstance(error, ServerError) or error.code not in _MODERN_ERRORS:
             if isinstance(error, ServerError):
@@ -1410,15 +1420,25 @@ def _needs_input(result):
     return result.get("resultType", "complete") == "input_required"
 
 
+def _is_discover_result(result):
+    return isinstance(result, dict) and isinstance(result.get("supportedVersions"), list)
+
+
 def _mutual_version(error, tried):
     """The best version both sides speak, from an UnsupportedProtocolVersionError."""
     supported = _dict(error.data).get("supported")
     supported = supported if isinstance(supported, list) else []
+    return _best_version([v for v in supported if v != tried], supported)
+
+
+def _best_version(candidates, named=None):
+    """Our most preferred version among ``candidates``; ProtocolError if none."""
     for version in SUPPORTED_PROTOCOL_VERSIONS:
-        if version in supported and version != tried:
+        if version in candidates:
             return version
+    named = candidates if named is None else named
     raise ProtocolError("server supports protocol versions %s; mcp_invoke speaks %s"
-                        % (", ".join(str(v) for v in supported) or "(none named)",
+                        % (", ".join(str(v) for v in named) or "(none named)",
                            ", ".join(SUPPORTED_PROTOCOL_VERSIONS)))
 
 

@@ -1656,6 +1656,17 @@ def test_a_legacy_pin_against_a_modern_server_reports_its_refusal(capsys):
     assert code == 3 and "this server speaks only 2026-07-28" in err
 
 
+def test_a_legacy_server_answering_anything_with_an_empty_result_is_legacy(capsys):
+    code, out, _ = run(capsys, "info", "--", *era_server("legacy", "lenient-discover"))
+    assert out.splitlines()[1] == "protocol: 2025-11-25 (legacy era, probe fallback)"
+
+
+def test_a_server_naming_only_a_legacy_version_gets_the_handshake(capsys):
+    code, out, _ = run(capsys, "info", "--", *era_server("dual", supported="2025-11-25"))
+    assert code == 0
+    assert out.splitlines()[1] == "protocol: 2025-11-25 (legacy era, discover)"
+
+
 def test_a_silent_legacy_server_falls_back_after_the_probe_time():
     with mcp_invoke.Client(era_server("legacy", "silent-discover"), probe_timeout=0.2,
                            timeout=10) as c:
