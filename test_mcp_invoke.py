@@ -1502,10 +1502,14 @@ def test_save_dir_writes_binary_content_named_by_hash(era, capsys, tmp_path):
     assert "mcp_invoke: saved image/png to %s" % (saved / png) in err
 
 
-def test_trace_records_every_frame_both_ways_and_raw_lines(capsys, tmp_path):
+@pytest.mark.parametrize("era, opening", [
+    ("legacy", ["server/discover", "initialize", "notifications/initialized", "tools/list"]),
+    ("modern", ["server/discover", "tools/list"]),
+])
+def test_trace_records_every_frame_both_ways_and_raw_lines(capsys, tmp_path, era, opening):
     trace = tmp_path / "trace.jsonl"
     code, out, _ = run(capsys, "--trace", str(trace), "call", "echo", "text=hi", "--",
-                       *fake("banner"))
+                       *fake("banner", era=era))
     assert code == 0
     entries = [json.loads(line) for line in trace.read_text().splitlines()]
     assert all(isinstance(e["ts"], float) and e["dir"] in ("send", "recv") for e in entries)
@@ -1513,8 +1517,7 @@ def test_trace_records_every_frame_both_ways_and_raw_lines(capsys, tmp_path):
     assert received[0] == dict(received[0], raw="Starting fake server v1.0")
     assert "frame" not in received[0]
     sent = [e["frame"].get("method") for e in entries if e["dir"] == "send"]
-    assert sent[:3] == ["server/discover", "initialize", "notifications/initialized"]
-    assert sent[-1] == "tools/call"
+    assert sent == opening + ["tools/call"]
     answers = [e["frame"] for e in entries if e["dir"] == "recv" and "frame" in e]
     assert answers[-1]["result"]["content"][0]["text"] == "hi"
 
