@@ -69,6 +69,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 
@@ -104,12 +105,13 @@ MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
 LEGACY_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SUPPORTED_PROTOCOL_VERSIONS = MODERN_PROTOCOL_VERSIONS + LEGACY_PROTOCOL_VERSIONS
 LATEST_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS[0]
-LATEST_MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0]
 LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
 # Errors only a modern server sends; one in answer to the probe means modern:
 # HeaderMismatch, MissingRequiredClientCapability, UnsupportedProtocolVersion.
 _MODERN_ERRORS = (-32020, -32021, -32022)
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+# Protocol versions are dates (basic/versioning); later ones are modern.
+_VERSION_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _UNSUPPORTED_VERSION = -32022
 # Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
 _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
@@ -156,6 +158,10 @@ ENV_ALLOWLIST = (
 
 # $ref hops followed on one path through a schema; a cycle beyond this is taken as valid.
 _MAX_REF_DEPTH = 50
+# Nesting followed when a schema is only described (types, signatures), not checked.
+_MAX_SCHEMA_DEPTH = 10
+# Longest a schema check may take; servers write the schemas, patterns included.
+_CHECK_SECONDS = 2.0
 # A value quoted in a schema message is cut to this many characters.
 _SHOW_CHARS = 60
 # Enum members listed in a message; a long list of time zones helps nobody.
@@ -287,15 +293,33 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
 # ---------------------------------------------------------------------------
 
 # Built once: json.dumps with any option builds a new encoder on every call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
+# NaN and Infinity are not JSON (RFC 8259); Python would write them anyway.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def _encode(message):
     """One JSON-RPC message as a stdio frame (basic/transports, "stdio").
 
     ASCII-only JSON never holds a raw newline, so the frame is exactly one line.
+    Raises UsageError for NaN or Infinity, which JSON cannot carry.
     """
-    return _ENCODER.encode(message).encode("ascii") + b"\n"
+    try:
+        return _ENCODER.encode(message).encode("ascii") + b"\n"
+    except ValueError as e:
+        raise UsageError("cannot send %s: %s" % (message.get("method", "a reply"), e))
+
+
+class _NotJSON(ValueError):
+    """NaN or Infinity: Python's json reads them, JSON has none (RFC 8259)."""
+
+
+def _no_constant(name):
+    raise _NotJSON("%s is not valid JSON" % name)
+
+
+def _json_loads(text):
+    """json.loads that refuses NaN and Infinity, as JSON does (RFC 8259)."""
+    return json.loads(text, parse_constant=_no_constant)
 
 
 def _parse_frame(holder):
@@ -315,7 +339,13 @@ def _parse_frame(holder):
         bad = True
     del raw
     try:
-        return json.loads(text), bad, None
+        return _json_loads(text), bad, None
+    except RecursionError:
+        raise ProtocolError("server sent a message nested too deeply to parse")
+    except _NotJSON as e:
+        if text.lstrip()[:1] in ("{", "["):  # a message, not a banner reading "NaN"
+            raise ProtocolError("server sent a message that is not JSON: %s" % e)
+        return None, bad, text
     except ValueError:
         return None, bad, text
 
@@ -515,21 +545,7 @@ class _StdioTransport(object):
 
     def send(self, frame):
         """Write one frame, or as much as the pipe takes now and queue the rest."""
-        if self._lost_reason is not None and self._failure is None:
-            self._settle()
-        if self._failure is not None:
-            raise self._failure
-        if not self._outq:
-            try:  # the usual case: the pipe has room, no loop needed
-                written = os.write(self._stdin_fd, frame)
-            except BlockingIOError:
-                written = 0
-            except (BrokenPipeError, ConnectionResetError):
-                self._lost_reason = "server stopped reading its input"
-                return
-            if written == len(frame):
-                return
-            frame = frame[written:]
+        self._check_open()
         self._outq.append(frame)
         self._flush()
 
@@ -540,11 +556,7 @@ class _StdioTransport(object):
         ProtocolError) once everything the server sent has been returned.
         """
         while not self._inbox:
-            if self._failure is not None:
-                raise self._failure
-            if self._lost_reason is not None:
-                self._settle()
-                continue
+            self._check_open()
             timeout = deadline - time.monotonic()
             if timeout <= 0:
                 return []
@@ -552,9 +564,18 @@ class _StdioTransport(object):
         messages, self._inbox = self._inbox, []
         return messages
 
+    def _check_open(self):
+        if self._closed:
+            raise ConnectionLost("the connection to the server is closed")
+        if self._lost_reason is not None and self._failure is None:
+            self._settle()
+        if self._failure is not None:
+            raise self._failure
+
     def _select(self, timeout):
         # select() returns [] on EINTR (PEP 475) too; callers re-check their deadline.
-        for key, _ in self._sel.select(timeout):
+        # Capped: poll() takes milliseconds in a C int, and the loop re-checks anyway.
+        for key, _ in self._sel.select(min(timeout, 3600.0)):
             if key.data == "in":
                 self._flush()
             elif key.data == "out":
@@ -566,7 +587,8 @@ class _StdioTransport(object):
         while self._outq:
             frame = self._outq[0]
             try:
-                n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
+                n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:]
+                             if self._out_pos else frame)
             except BlockingIOError:
                 break
             except (BrokenPipeError, ConnectionResetError):
@@ -682,15 +704,12 @@ class _StdioTransport(object):
             step = min(step * 2, 0.05)
 
     def _drain(self, timeout):
+        """Read and drop the server's stdout, keep its stderr; nobody waits any more."""
         for key, _ in self._sel.select(timeout):
-            data = os.read(key.fd, _READ_SIZE)
-            if not data:
+            if key.data == "err":
+                self._read_stderr(key.fd)
+            elif key.data == "out" and not os.read(key.fd, _READ_SIZE):
                 self._sel.unregister(key.fd)
-            elif key.data == "err":
-                self._stderr += data
-                del self._stderr[:-STDERR_TAIL_BYTES]
-                if self._on_stderr is not None:
-                    self._on_stderr(data)
 
 
 # ---------------------------------------------------------------------------
@@ -700,10 +719,10 @@ class _StdioTransport(object):
 class _Call(object):
     """One request in flight."""
 
-    __slots__ = ("id", "method", "timeout", "cap", "deadline", "limit", "on_progress",
-                 "result", "error", "done")
+    __slots__ = ("id", "method", "timeout", "cap", "deadline", "limit", "progress",
+                 "on_progress", "result", "error", "done")
 
-    def __init__(self, ident, method, timeout, max_time, on_progress):
+    def __init__(self, ident, method, timeout, max_time, progress, on_progress):
         now = time.monotonic()
         self.id = ident
         self.method = method
@@ -713,6 +732,7 @@ class _Call(object):
         cap = MAX_TIME_FACTOR * timeout if max_time is None else max_time
         self.cap = max(timeout, cap)
         self.limit = now + self.cap
+        self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
         self.error = None
@@ -768,6 +788,9 @@ class Client(object):
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
         if not command:
             raise UsageError("no server command given")
+        if protocol_version is not None and not _VERSION_FORMAT.match(str(protocol_version)):
+            raise UsageError("protocol version %r is not a date like %s"
+                             % (protocol_version, LATEST_PROTOCOL_VERSION))
         if log_level is not None and log_level not in LOG_LEVELS:
             raise UsageError("unknown log level %r; use one of %s"
                              % (log_level, ", ".join(LOG_LEVELS)))
@@ -871,7 +894,7 @@ class Client(object):
         ``initialize``; whichever then answers first decides, so a slow
         starter is not misjudged and a silent legacy server still works.
         """
-        self.era, self.protocol_version = "modern", LATEST_MODERN_VERSION
+        self.era, self.protocol_version = "modern", LATEST_PROTOCOL_VERSION
         discover = self._start("server/discover", None, None)
         self._wait([discover], until=time.monotonic() + min(self.probe_timeout, discover.timeout))
         if discover.done and not isinstance(discover.error, RequestTimeout):
@@ -881,6 +904,9 @@ class Client(object):
         self.era = None
         initialize = self._start("initialize", self._initialize_params(LATEST_LEGACY_VERSION),
                                  None)
+        # A late DiscoverResult still counts, for as long as initialize may take.
+        discover.deadline = max(discover.deadline, initialize.deadline)
+        discover.limit = max(discover.limit, initialize.limit)
         while True:
             self._wait([c for c in (discover, initialize) if not c.done], first=True)
             if discover.done and _is_discover_result(discover.result):
@@ -976,12 +1002,19 @@ class Client(object):
         A modern server's ``input_required`` answers are fulfilled through the
         roots/elicitation/sampling handlers and the request retried (bounded).
         Raises ServerError for a JSON-RPC error answer, RequestTimeout (after
-        sending ``notifications/cancelled``), ConnectionLost, ProtocolError.
+        sending ``notifications/cancelled``), ConnectionLost, ProtocolError,
+        UsageError for params JSON cannot carry (NaN), what ``open()`` raises
+        on first use, and what a handler raises. The methods below are built
+        on it and raise the same.
         """
         return self._complete(method, params, timeout, on_progress, on_progress is not None)
 
     def notify(self, method, params=None):
-        """Send one notification. Raises ConnectionLost if the server is gone."""
+        """Send one notification.
+
+        Raises ConnectionLost (or the ProtocolError that ended the connection)
+        if the server is gone, UsageError for params JSON cannot carry.
+        """
         self._ensure_open()
         message = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -1051,8 +1084,10 @@ class Client(object):
 
         ``requests`` is an iterable of (method, params). Each outcome is the
         result dict or the MCPError that request ended with; up to
-        MAX_IN_FLIGHT requests are in flight at once. A generator: nothing is
-        sent until it is iterated. Raises only for a KeyboardInterrupt.
+        MAX_IN_FLIGHT requests are in flight at once, and each is finished
+        (input_required rounds included) like ``request``. A generator:
+        nothing is sent until it is iterated. Raises only what a handler
+        (on_elicit, on_sample) raises beyond MCPError, and KeyboardInterrupt.
         """
         window = collections.deque()
         requests = iter(requests)
@@ -1072,19 +1107,15 @@ class Client(object):
 
     def _start_or_error(self, method, params, timeout):
         try:
-            return self._start(method, params, timeout)
+            return self._start(method, params, timeout, progress=method == "tools/call")
         except MCPError as e:
             return e
 
     def _batch_outcome(self, call, method, params, timeout):
         if not isinstance(call, _Call):
             return call
-        self._wait([call])
         try:
-            result = self._result(call)
-            if _needs_input(result) and method in _MRTR_METHODS:
-                result = self._complete(method, self._retry_params(params, result), timeout)
-            return result
+            return self._complete(method, params, timeout, call=call)
         except MCPError as e:
             return e
 
@@ -1112,14 +1143,19 @@ class Client(object):
         if not self._opened:
             self.open()
 
-    def _complete(self, method, params, timeout, on_progress=None, progress=False):
-        """Run one logical request to its complete result, across MRTR rounds."""
+    def _complete(self, method, params, timeout, on_progress=None, progress=False, call=None):
+        """Run one logical request to its complete result, across MRTR rounds.
+
+        ``call`` is its first round when that is already sent (batch pipelines them).
+        """
         version_retried = False
         for _ in range(MAX_INPUT_ROUNDS + 1):
-            call = self._start(method, params, timeout, on_progress, progress)
+            if call is None:
+                call = self._start(method, params, timeout, on_progress, progress)
             self._wait([call])
+            done, call = call, None
             try:
-                result = self._result(call)
+                result = self._result(done)
             except ServerError as e:
                 # 2026-07-28 basic/versioning: retry once with a mutually supported version.
                 if (e.code != _UNSUPPORTED_VERSION or self.era != "modern"
@@ -1178,7 +1214,7 @@ class Client(object):
         self._ensure_open()
         self._next_id += 1
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
-                     self.max_time, on_progress)
+                     self.max_time, progress, on_progress)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
         if progress or self.era == "modern":
             params = dict(params or {})
@@ -1222,8 +1258,11 @@ class Client(object):
             entry["frame"] = frame
         else:
             entry["raw"] = raw
-        self.trace.write(json.dumps(entry) + "\n")
-        self.trace.flush()
+        try:
+            self.trace.write(json.dumps(entry) + "\n")
+            self.trace.flush()
+        except (IOError, OSError, ValueError) as e:
+            raise UsageError("cannot write the trace: %s" % (getattr(e, "strerror", None) or e))
 
     def _result(self, call):
         if call.error is not None:
@@ -1235,20 +1274,20 @@ class Client(object):
     def _wait(self, calls, until=None, first=False):
         """Run the transport until every call is done (or one, or ``until`` passes)."""
         try:
-            if len(calls) == 1 and until is None:
-                return self._wait_for(calls[0])
             while True:
                 now = time.monotonic()
+                if until is not None and now >= until:
+                    return  # before expiring: the caller may still want the answers
+                waiting = []
                 for call in calls:
                     if not call.done and now >= call.deadline:
                         self._expire(call, _overdue(call))
-                waiting = [c for c in calls if not c.done]
+                    if not call.done:
+                        waiting.append(call)
                 if not waiting or (first and len(waiting) < len(calls)):
                     return
                 deadline = min(c.deadline for c in waiting)
                 if until is not None:
-                    if now >= until:
-                        return
                     deadline = min(deadline, until)
                 try:
                     messages = self._transport.receive(deadline)
@@ -1261,21 +1300,6 @@ class Client(object):
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
             raise
-
-    def _wait_for(self, call):
-        """_wait for the one-request case, kept lean: it is every plain call."""
-        receive, dispatch = self._transport.receive, self._dispatch
-        while not call.done:
-            if time.monotonic() >= call.deadline:
-                self._expire(call, _overdue(call))
-                return
-            try:
-                messages = receive(call.deadline)
-            except MCPError as e:
-                self._fail_all(e)
-                return
-            for message in messages:
-                dispatch(message)
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
@@ -1338,17 +1362,17 @@ class Client(object):
         started = time.monotonic()
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params))
-        except MCPError as e:
+        except Exception as e:  # a handler's failure is the server's answer, not ours
             reply = {"code": -32603, "message": str(e)}
             self._warn("server", "could not answer the server's %s: %s" % (method, e))
             result = None
         else:
             reply = {"code": -32601, "message": "Method not found: %s" % method}
-        # Time spent answering (a person typing) does not count against our requests.
+        # Time spent answering (a person typing, a sampling command) does not
+        # count against our requests' timeouts; their time limits stay.
         spent = time.monotonic() - started
         for call in self._pending.values():
-            call.deadline += spent
-            call.limit += spent
+            call.deadline = min(call.deadline + spent, call.limit)
         message = {"jsonrpc": "2.0", "id": ident}
         if result is None:
             message["error"] = reply
@@ -1363,7 +1387,7 @@ class Client(object):
         if method == "notifications/progress":
             token = params.get("progressToken")
             call = self._pending.get(token) if _is_id(token) else None
-            if call is not None:
+            if call is not None and call.progress:  # only tokens we sent (utilities/progress)
                 # basic/lifecycle, "Timeouts": progress may reset the clock, up to a cap.
                 call.deadline = min(time.monotonic() + call.timeout, call.limit)
                 if call.on_progress is not None:
@@ -1382,9 +1406,9 @@ class Client(object):
         if self.trace is not None:
             self._record("recv", raw=text)
         self._noise_count += 1
-        if self._noise_count < _NOISE_WARNINGS:
+        if self._noise_count <= _NOISE_WARNINGS:
             self._warn("noise", "ignored non-JSON line on server stdout: %r" % text[:80])
-        elif self._noise_count == _NOISE_WARNINGS:
+        elif self._noise_count == _NOISE_WARNINGS + 1:
             self._warn("noise", "server wrote more non-JSON lines to stdout; "
                        "no longer reporting them")
 
@@ -1630,14 +1654,47 @@ def _num(value):
 
 # -- JSON Schema, the part tool schemas use (draft 2020-12 keywords) ---------
 
-def _schema_problem(value, schema, root=None, where="argument"):
+def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS):
     """The first way ``value`` breaks ``schema``, as one line naming the field, or None.
 
     ``where`` names fields in messages: "argument" for a tool's arguments,
     "structuredContent" for its result. ``$ref`` resolves against ``root``
-    (default: ``schema``). Unknown keywords and ``format`` are ignored.
+    (default: ``schema``). Unknown keywords and ``format`` are ignored. The
+    schema comes from the server: a check that takes longer than
+    ``seconds`` (a backtracking pattern, $ref fan-out) is itself the problem.
     """
-    return _SchemaCheck(schema if root is None else root, where).problem(value, schema, "", 0)
+    check = _SchemaCheck(schema if root is None else root, where)
+    try:
+        return _within(seconds, lambda: check.problem(value, schema, "", 0))
+    except _Overtime:
+        return "%s: could not be checked against the schema within %gs" % (
+            check.name(""), seconds)
+
+
+class _Overtime(Exception):
+    """A bounded computation ran out of time."""
+
+
+def _raise_overtime(signum, frame):
+    raise _Overtime()
+
+
+def _within(seconds, function):
+    """function() under a wall-clock limit, raising _Overtime past it.
+
+    Uses SIGALRM, which even the regex engine notices; off the main thread
+    (no signals there) the function runs unbounded.
+    """
+    try:
+        previous = signal.signal(signal.SIGALRM, _raise_overtime)
+    except (ValueError, AttributeError):
+        return function()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return function()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
 
 
 class _SchemaCheck(object):
@@ -2039,7 +2096,7 @@ def _parse_pairs(tokens, allow_json=True):
 
 def _load_json(text, what):
     try:
-        return json.loads(text)
+        return _json_loads(text)
     except ValueError as e:
         raise UsageError("%s is not valid JSON: %s" % (what, e))
 
@@ -2056,7 +2113,7 @@ def _call_arguments(tokens, stdin=None):
         return None, _parse_pairs(tokens)
     first, what = tokens[0], "the arguments"
     if first == "-":
-        first, what = (stdin.read() if stdin is not None else ""), "the arguments on stdin"
+        first, what = _read_text(stdin), "the arguments on stdin"
     elif first.startswith("@"):
         what = first[1:]
         try:
@@ -2071,7 +2128,7 @@ def _call_arguments(tokens, stdin=None):
     return value, _parse_pairs(tokens[1:])
 
 
-def _schema_types(schema, root):
+def _schema_types(schema, root, depth=0):
     """The JSON types a property schema admits, as a list of names."""
     schema = _resolve_ref(schema, root)
     kind = schema.get("type")
@@ -2081,10 +2138,11 @@ def _schema_types(schema, root):
         return [k for k in kind if isinstance(k, str)]
     types = []
     for key in ("anyOf", "oneOf"):
-        for sub in schema.get(key) or []:
-            types.extend(t for t in _schema_types(_dict(sub), root) if t not in types)
+        for sub in _list(schema.get(key)) if depth < _MAX_SCHEMA_DEPTH else ():
+            types.extend(t for t in _schema_types(_dict(sub), root, depth + 1)
+                         if t not in types)
     if not types and ("enum" in schema or "const" in schema):
-        values = schema.get("enum") or [schema.get("const")]
+        values = _list(schema.get("enum")) or [schema.get("const")]
         types = [_json_type(v) for v in values]
     return types
 
@@ -2162,13 +2220,13 @@ def _first_line(text):
     return ""
 
 
-def _type_label(schema, root):
+def _type_label(schema, root, depth=0):
     schema = _resolve_ref(_dict(schema), root)
     if "enum" in schema and isinstance(schema["enum"], list):
         return "|".join(json.dumps(v) for v in schema["enum"])
     types = _schema_types(schema, root)
-    if types == ["array"]:
-        items = _type_label(schema.get("items"), root)
+    if types == ["array"] and depth < _MAX_SCHEMA_DEPTH:
+        items = _type_label(schema.get("items"), root, depth + 1)
         return (items if "|" not in items else "(%s)" % items) + "[]" if items else "array"
     return "|".join(types)
 
@@ -2176,7 +2234,7 @@ def _type_label(schema, root):
 def _signature(tool):
     """A tool as one line: ``name(arg: type, opt?: type) - first line of description``."""
     schema = _dict(tool.get("inputSchema"))
-    required = schema.get("required") or []
+    required = _list(schema.get("required"))
     args = []
     for name, prop in _dict(schema.get("properties")).items():
         label = _type_label(prop, schema)
@@ -2262,9 +2320,9 @@ class _Saver(object):
 
     def save_all(self, result):
         """--json with --save-dir: save every binary part, name the files on stderr."""
-        items = [_dict(b) for b in result.get("content") or []]
+        items = [_dict(b) for b in _list(result.get("content"))]
         items += [_dict(b.get("resource")) for b in items if b.get("type") == "resource"]
-        items += [_dict(c) for c in result.get("contents") or []]
+        items += [_dict(c) for c in _list(result.get("contents"))]
         for item in items:
             data = item.get("data") if item.get("type") in ("image", "audio") else item.get("blob")
             if data is not None:
@@ -2296,7 +2354,7 @@ class _Elicitor(object):
             return self._url(params)
         schema = _dict(params.get("requestedSchema"))
         fields = _dict(schema.get("properties"))
-        required = [n for n in schema.get("required") or [] if n in fields]
+        required = [n for n in _list(schema.get("required")) if n in fields]
         if self.mode == "interactive":
             return self._interactive(params, fields, required)
         if self.mode == "defaults":
@@ -2382,8 +2440,9 @@ def _load_answers(path):
     try:
         with open(path, encoding="utf-8") as f:
             answers = _load_json(f.read(), "--elicit answers " + path)
-    except (IOError, OSError) as e:
-        raise UsageError("cannot read --elicit answers %s: %s" % (path, e.strerror or e))
+    except (IOError, OSError, UnicodeError) as e:
+        raise UsageError("cannot read --elicit answers %s: %s"
+                         % (path, getattr(e, "strerror", None) or e))
     if not isinstance(answers, dict):
         raise UsageError("--elicit answers %s must hold a JSON object" % path)
     return answers
@@ -2394,10 +2453,10 @@ def _choices(field):
     if field.get("type") == "array":
         field = _dict(field.get("items"))
         field = dict(field, enum=field.get("enum") or [
-            _dict(o).get("const") for o in field.get("anyOf") or field.get("oneOf") or []])
+            _dict(o).get("const") for o in _list(field.get("anyOf") or field.get("oneOf"))])
     if isinstance(field.get("enum"), list):
         return field["enum"]
-    return [_dict(o).get("const") for o in field.get("oneOf") or []]
+    return [_dict(o).get("const") for o in _list(field.get("oneOf"))]
 
 
 def _parse_answer(text, field, choices):
@@ -2446,24 +2505,30 @@ def _sampler(command_line, timeout):
 
 
 def _run_json_command(argv, payload, timeout, what):
-    """Run argv with payload as JSON on stdin; its stdout parsed as a JSON object."""
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                start_new_session=True)
-    except OSError as e:
-        raise LaunchError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
-    try:
-        out, _ = proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
-    except subprocess.TimeoutExpired:
-        raise RequestTimeout("%s timed out after %gs" % (what, timeout), timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            _killpg(proc.pid, signal.SIGKILL)
+    """Run argv with payload as JSON on stdin; its stdout parsed as a JSON object.
+
+    Its stdout is a file, not a pipe: the answer is complete when the command
+    exits, whatever it left running, and what it left running is killed.
+    """
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
+                                    start_new_session=True)
+        except OSError as e:
+            raise LaunchError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
+        try:
+            proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
+        except subprocess.TimeoutExpired:
+            raise RequestTimeout("%s timed out after %gs" % (what, timeout), timeout=timeout)
+        finally:
+            _killpg(proc.pid, signal.SIGKILL)  # its group: the command and its children
             proc.wait()
+        out.seek(0)
+        data = out.read(DEFAULT_MAX_BYTES)
     if proc.returncode != 0:
         raise UsageError("%s %s %s" % (what, argv[0], _exit_status(proc.returncode)))
     try:
-        result = json.loads(out.decode("utf-8"))
+        result = _json_loads(data.decode("utf-8"))
     except ValueError:
         result = None
     if not isinstance(result, dict):
@@ -2568,7 +2633,7 @@ def _cmd_prompts(client, args, ctx):
     lines = []
     for prompt in map(_dict, prompts):
         names = ["%s%s" % (a.get("name"), "" if a.get("required") else "?")
-                 for a in map(_dict, prompt.get("arguments") or [])]
+                 for a in map(_dict, _list(prompt.get("arguments")))]
         line = "%s(%s)" % (prompt.get("name"), ", ".join(names))
         description = _first_line(prompt.get("description"))
         lines.append(line + (" - " + description if description else ""))
@@ -2576,13 +2641,11 @@ def _cmd_prompts(client, args, ctx):
 
 
 def _cmd_prompt(client, args, ctx):
-    if not args.args:
-        raise UsageError("prompt needs a prompt name")
     pairs = _parse_pairs(args.args[1:], allow_json=False)
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
     if args.json:
         return ctx.emit(result)
-    for message in map(_dict, result.get("messages") or []):
+    for message in map(_dict, _list(result.get("messages"))):
         ctx.out.write("[%s]\n" % _neutralise(str(message.get("role"))))
         ctx.blocks([_dict(message.get("content"))])
     return 0
@@ -2620,7 +2683,7 @@ def _cmd_complete(client, args, ctx):
     result = client.complete(ref, pairs[0][0], pairs[0][1], context)
     if args.json:
         return ctx.emit(result)
-    return ctx.lines(str(v) for v in _dict(result.get("completion")).get("values") or [])
+    return ctx.lines(str(v) for v in _list(_dict(result.get("completion")).get("values")))
 
 
 def _cmd_servers(args, ctx):
@@ -2638,7 +2701,7 @@ def _cmd_batch(client, args, ctx):
     """JSON Lines in, one outcome line out per request, in input order."""
     if args.args:
         raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
-    entries = list(_batch_entries(ctx.stdin or ()))
+    entries = list(_batch_entries(_read_text(ctx.stdin).splitlines()))
     status = 0
     requests = [(e[1], e[2]) for e in entries if e[3] is None]
     outcomes = client.batch(requests)
@@ -2707,8 +2770,8 @@ class _Context(object):
             if self.saver is not None:
                 self.saver.save_all(result)
             return self.emit(result)
-        self.blocks(result.get("content") or [])
-        for item in result.get("contents") or []:
+        self.blocks(_list(result.get("content")))
+        for item in _list(result.get("contents")):
             self.out.write(_neutralise(_render_contents(_dict(item), self.saver)) + "\n")
         if not result.get("content") and "structuredContent" in result:
             self.out.write(_neutralise(_to_json(result["structuredContent"], True)) + "\n")
@@ -2912,7 +2975,8 @@ def _raise_signalled(signum, frame):
 
 def main(argv=None):
     """Run the command line; returns the exit status (see the module docstring)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _utf8_argv(sys.argv[1:]) if argv is None else list(argv)
+    closed = _stand_in_streams()
     diag = _Diagnostics(sys.stderr)
     out = _Output(sys.stdout)
     previous = {}
@@ -2941,6 +3005,40 @@ def main(argv=None):
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         out.flush()
+        for name, stand_in in closed:
+            setattr(sys, name, None)
+            stand_in.close()
+
+
+def _utf8_argv(argv):
+    """The arguments as UTF-8 text, whatever the locale.
+
+    Python 3.6 decodes them with the locale's codec, so under the C locale
+    UTF-8 arrives as surrogate escapes; 3.7 coerces such locales to UTF-8
+    (PEP 538, PEP 540). This branch can go when the floor is 3.7.
+    """
+    if sys.version_info >= (3, 7):
+        return argv
+    return [os.fsencode(a).decode("utf-8", "surrogateescape") for a in argv]
+
+
+def _stand_in_streams():
+    """/dev/null for a stdout or stderr that was closed when we started (``>&-``)."""
+    closed = []
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            stand_in = open(os.devnull, "w")
+            setattr(sys, name, stand_in)
+            closed.append((name, stand_in))
+    return closed
+
+
+def _read_text(stream):
+    """All of stdin as UTF-8 text (the locale's codec may be ASCII on 3.6)."""
+    if stream is None:
+        return ""
+    buffer = getattr(stream, "buffer", None)
+    return buffer.read().decode("utf-8", "replace") if buffer is not None else stream.read()
 
 
 def _run(argv, diag, out):
@@ -2979,7 +3077,10 @@ def _run(argv, diag, out):
             status = _COMMANDS[args.command](client, args, ctx)
     finally:
         if trace is not None:
-            trace.close()
+            try:
+                trace.close()
+            except (IOError, OSError):
+                pass  # already reported by the write that failed
     diag.finish()
     return status
 

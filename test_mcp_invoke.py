@@ -129,9 +129,9 @@ def test_framer_accepts_a_message_of_exactly_max_bytes_and_fails_on_one_more():
 def test_framer_reports_non_json_lines_and_skips_blank_ones():
     noise = []
     framer = mcp_invoke._Framer(1000, noise=noise.append)
-    got = framer.feed(b"Starting server\n   \n42\n{not json\n{\"ok\":true}\n")
+    got = framer.feed(b"Starting server\n   \n42\n{not json\nNaN\n{\"ok\":true}\n")
     assert got == [{"ok": True}]
-    assert noise == ["Starting server", "42", "{not json"]
+    assert noise == ["Starting server", "42", "{not json", "NaN"]
 
 
 def test_framer_replaces_invalid_utf8_and_says_so():
@@ -1867,3 +1867,143 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
     assert proc.returncode == 0
     assert out.decode().splitlines()[:2] == ['name: accept {"age":30,"color":"red","name":"Ada"}',
                                              "login: accept"]
+
+
+def test_a_hostile_schema_cannot_hang_the_check():
+    start = time.monotonic()
+    evil = {"type": "object", "properties": {"p": {"type": "string", "pattern": "^(a|aa)+$"}}}
+    problem = mcp_invoke._schema_problem({"p": "a" * 40 + "!"}, evil, seconds=0.2)
+    assert problem == "the arguments: could not be checked against the schema within 0.2s"
+    fan_out = {"type": "object", "anyOf": [{"$ref": "#"}, {"$ref": "#"}]}
+    assert "could not be checked" in mcp_invoke._schema_problem({}, fan_out, seconds=0.2)
+    assert time.monotonic() - start < 4
+    loop = {"type": "object", "properties": {"p": {"type": "array",
+                                                   "items": {"$ref": "#/properties/p"}}}}
+    assert mcp_invoke._signature({"name": "t", "inputSchema": loop}).startswith("t(p?: ")
+
+
+# ---------------------------------------------------------------------------
+# Hostile servers, hostile input, odd environments
+# ---------------------------------------------------------------------------
+
+TINY = '''
+import json, sys
+call_result, tools = open(sys.argv[1]).read(), json.loads(sys.argv[2])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        reply = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "tiny", "version": "0"}}}
+    elif method == "tools/list":
+        reply = {"result": {"tools": tools}}
+    elif method == "tools/call":
+        sys.stdout.write(call_result.replace("ID", json.dumps(msg["id"])) + "\\n")
+        sys.stdout.flush()
+        continue
+    else:
+        reply = {"error": {"code": -32601, "message": "no"}}
+    reply.update(jsonrpc="2.0", id=msg["id"])
+    sys.stdout.write(json.dumps(reply) + "\\n")
+    sys.stdout.flush()
+'''
+
+
+def tiny(tmp_path, call_line, tools=None):
+    """A minimal legacy server whose tools/call answer is ``call_line`` (ID = the id)."""
+    tools = tools or [{"name": "t", "inputSchema": {"type": "object"}}]
+    answer = tmp_path / "answer"
+    answer.write_text(call_line)
+    return [sys.executable, "-c", TINY, str(answer), json.dumps(tools)]
+
+
+@pytest.mark.parametrize("line, code, message", [
+    ('{"jsonrpc":"2.0","id":ID,"result":{"content":5}}', 0, None),
+    ('{"jsonrpc":"2.0","id":ID,"result":{"x":NaN}}', 4, "NaN is not valid JSON"),
+    ('{"jsonrpc":"2.0","id":ID,"result":' + "[" * 100000 + "]" * 100000 + "}", 4,
+     "nested too deeply"),
+], ids=["content-not-a-list", "nan", "deep-nesting"])
+def test_malformed_results_are_protocol_errors_or_shown_as_they_are(capsys, tmp_path, line,
+                                                                    code, message):
+    code_seen, out, err = run(capsys, "--timeout", "5", "call", "t", "--",
+                              *tiny(tmp_path, line))
+    if message is None:
+        assert code_seen == 0 and err == ""
+    else:
+        assert code_seen == code and message in err and err.count("\n") == 1
+
+
+def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
+    tools = [{"name": "t", "inputSchema": {"type": "object", "required": 5,
+                                           "properties": {"a": {"anyOf": 7}}}}]
+    code, out, _ = run(capsys, "tools", "--", *tiny(tmp_path, "{}", tools))
+    assert code == 0 and out == "t(a?)\n"
+    ok = '{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"ok"}]}}'
+    code, out, _ = run(capsys, "call", "t", "a=1", "--", *tiny(tmp_path, ok, tools))
+    assert code == 0 and out == "ok\n"
+
+
+def test_values_json_cannot_carry_are_refused(capsys):
+    code, out, err = run(capsys, "--no-validate", "call", "echo", "text:=NaN", "--",
+                         "/nonexistent/server")
+    assert code == 2 and "NaN is not valid JSON" in err
+
+
+def test_a_closed_client_refuses_requests_and_writes_nowhere(tmp_path):
+    c = mcp_invoke.Client(SERVER)
+    c.open()
+    c.close()
+    victim = open(str(tmp_path / "victim"), "w")  # may reuse the server's old fd
+    try:
+        with pytest.raises(mcp_invoke.ConnectionLost) as info:
+            c.ping()
+        assert "closed" in str(info.value)
+    finally:
+        victim.close()
+    assert (tmp_path / "victim").read_text() == ""
+
+
+def test_a_sampling_command_that_leaves_a_child_answers_at_once(capsys, tmp_path):
+    pidfile = tmp_path / "pid"
+    script = ("import json, subprocess, sys; json.load(sys.stdin); "
+              "p = subprocess.Popen(['sleep', '30']); open(%r, 'w').write(str(p.pid)); "
+              "print(json.dumps({'role': 'assistant', 'model': 'm', "
+              "'content': {'type': 'text', 'text': '4'}}))" % str(pidfile))
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", script])
+    start = time.monotonic()
+    code, out, _ = run(capsys, "--timeout", "5", "--sampling-command", sampler,
+                       "call", "ask_sample", "--", *era_server("modern"))
+    assert code == 0 and out == "sample: 4\n" and time.monotonic() - start < 4
+    assert wait_for(lambda: not _alive(int(pidfile.read_text())), 5)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--protocol-version", "latest", "ping"], "protocol version 'latest' is not a date"),
+    (["--trace", "/dev/full", "ping"], "cannot write the trace"),
+])
+def test_bad_versions_and_unwritable_traces_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *(argv + ["--"] + SERVER))
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_an_answers_file_that_is_not_utf8_exits_2(capsys, tmp_path):
+    path = tmp_path / "answers.json"
+    path.write_bytes(b'{"name": "\xff"}')
+    code, _, err = run(capsys, "--elicit", "answers", str(path), "ping", "--", *SERVER)
+    assert code == 2 and "cannot read --elicit answers" in err
+
+
+def test_a_huge_timeout_is_fine(capsys):
+    code, out, _ = run(capsys, "--timeout", "3000000", "ping", "--", *SERVER)
+    assert code == 0
+
+
+def test_closed_stdout_and_stderr_are_not_tracebacks():
+    closed = subprocess.run(
+        "%s %s ping -- %s %s >&-; echo $?; %s %s call nope -- %s %s 2>&-; echo $?" % (
+            sys.executable, SCRIPT, sys.executable, FAKE,
+            sys.executable, SCRIPT, sys.executable, FAKE),
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert closed.stdout.split() == [b"0", b"3"] and closed.stderr == b""
