@@ -2007,3 +2007,13 @@ def test_closed_stdout_and_stderr_are_not_tracebacks():
             sys.executable, SCRIPT, sys.executable, FAKE),
         shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert closed.stdout.split() == [b"0", b"3"] and closed.stderr == b""
+
+
+def test_a_short_timeout_does_not_cancel_the_probe_before_the_handshake(tmp_path):
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(era_server("legacy", "silent-discover", record=log),
+                           timeout=0.5, probe_timeout=3) as c:
+        assert (c.era, c.era_source) == ("legacy", "probe fallback")
+    methods = [r.get("method") for r in records(log)]
+    assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
+    assert "notifications/cancelled" not in methods
