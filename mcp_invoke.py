@@ -317,9 +317,13 @@ def _no_constant(name):
     raise _NotJSON("%s is not valid JSON" % name)
 
 
+# Built once, like the encoder: json.loads with an option builds a decoder per call.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def _json_loads(text):
     """json.loads that refuses NaN and Infinity, as JSON does (RFC 8259)."""
-    return json.loads(text, parse_constant=_no_constant)
+    return _DECODER.decode(text)
 
 
 def _parse_frame(holder):
