@@ -964,18 +964,10 @@ class _Server(object):
         "completion/complete": complete,
     }
 
-    # 2026-07-28 removed initialize, ping and logging/setLevel.
-    MODERN_HANDLERS = {
-        "server/discover": discover,
-        "tools/list": tools_list,
-        "tools/call": tools_call,
-        "resources/list": resources_list,
-        "resources/templates/list": resource_templates_list,
-        "resources/read": resources_read,
-        "prompts/list": prompts_list,
-        "prompts/get": prompts_get,
-        "completion/complete": complete,
-    }
+    # 2026-07-28 removed initialize, ping and logging/setLevel, and added discover.
+    MODERN_HANDLERS = dict((m, h) for m, h in HANDLERS.items()
+                           if m not in ("initialize", "ping", "logging/setLevel"))
+    MODERN_HANDLERS["server/discover"] = discover
 
     # -- input from the client: server requests or MRTR ------------------
 
