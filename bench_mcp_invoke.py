@@ -375,24 +375,23 @@ def _us(seconds):
     return "%.1f us/call" % (seconds * 1e6)
 
 
-def _sequential(client, n):
+def _timed_calls(call, n):
+    """Seconds for ``n`` echo calls through ``call(name, arguments) -> result``."""
     name, arguments = ECHO
     start = time.perf_counter()
     for _ in range(n):
-        result = client.call_tool(name, arguments)
+        result = call(name, arguments)
     elapsed = time.perf_counter() - start
     _check_echo(result)
     return elapsed
 
 
+def _sequential(client, n):
+    return _timed_calls(client.call_tool, n)
+
+
 def _raw_calls(raw, n):
-    name, arguments = ECHO
-    start = time.perf_counter()
-    for _ in range(n):
-        reply = raw.call(name, arguments)
-    elapsed = time.perf_counter() - start
-    _check_echo(reply.get("result"))
-    return elapsed
+    return _timed_calls(lambda name, arguments: raw.call(name, arguments).get("result"), n)
 
 
 def _pipelined(client, requests):

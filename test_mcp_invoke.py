@@ -1843,20 +1843,16 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
     seen = [""]
     try:
         _expect(master, "The server asks: Who are you?", seen)
-        _expect(master, "name - Your name: ", seen)
-        os.write(master, b"\n")  # required: asked again
-        _expect(master, "an answer is needed", seen)
-        os.write(master, b"Ada\n")
-        _expect(master, "age (optional) (default 30): ", seen)
-        os.write(master, b"old\n")
-        _expect(master, "expected an integer", seen)
-        os.write(master, b"\n")
-        _expect(master, 'color (optional) [red/green] (default "green"): ', seen)
-        os.write(master, b"red\n")
-        _expect(master, "Send these answers? [Y]es, [n]o (decline), [c]ancel: ", seen)
-        os.write(master, b"y\n")
-        _expect(master, "https://example.com/login", seen)
-        os.write(master, b"\n")
+        for question, answer in [
+                ("name - Your name: ", b"\n"),  # required: asked again
+                ("an answer is needed", b"Ada\n"),
+                ("age (optional) (default 30): ", b"old\n"),
+                ("expected an integer", b"\n"),
+                ('color (optional) [red/green] (default "green"): ', b"red\n"),
+                ("Send these answers? [Y]es, [n]o (decline), [c]ancel: ", b"y\n"),
+                ("https://example.com/login", b"\n")]:
+            _expect(master, question, seen)
+            os.write(master, answer)
         out = proc.stdout.read()
         proc.wait(timeout=10)
     finally:
