@@ -294,19 +294,25 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
 
 # Built once: json.dumps with any option builds a new encoder on every call.
 # NaN and Infinity are not JSON (RFC 8259); Python would write them anyway.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+# No circular check (a dict per container per message): a cycle reaches the
+# recursion limit instead, which _encode reports like one.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _encode(message):
     """One JSON-RPC message as a stdio frame (basic/transports, "stdio").
 
     ASCII-only JSON never holds a raw newline, so the frame is exactly one line.
-    Raises UsageError for NaN or Infinity, which JSON cannot carry.
+    Raises UsageError for NaN or Infinity, which JSON cannot carry, and for
+    values nested too deeply (or circular).
     """
     try:
         return _ENCODER.encode(message).encode("ascii") + b"\n"
     except ValueError as e:
         raise UsageError("cannot send %s: %s" % (message.get("method", "a reply"), e))
+    except RecursionError:
+        raise UsageError("cannot send %s: its params are nested too deeply, or circular"
+                         % message.get("method", "a reply"))
 
 
 class _NotJSON(ValueError):
@@ -319,11 +325,27 @@ def _no_constant(name):
 
 # Built once, like the encoder: json.loads with an option builds a decoder per call.
 _DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_JSON_SPACE = " \t\n\r"  # RFC 8259 whitespace
 
 
 def _json_loads(text):
-    """json.loads that refuses NaN and Infinity, as JSON does (RFC 8259)."""
-    return _DECODER.decode(text)
+    """json.loads that refuses NaN and Infinity, as JSON does (RFC 8259).
+
+    Raises ValueError for what is not JSON; _NotJSON for NaN, Infinity and
+    nesting past the recursion limit, which look like JSON but cannot be read.
+    """
+    try:
+        # raw_decode first: a frame rarely has whitespace around it, and decode()
+        # would scan for it twice with a regex on every message.
+        try:
+            value, end = _DECODER.raw_decode(text)
+        except ValueError:
+            return _DECODER.decode(text)  # leading whitespace, or the full error
+        if end != len(text) and text[end:].strip(_JSON_SPACE):
+            return _DECODER.decode(text)  # raises "Extra data"
+        return value
+    except RecursionError:
+        raise _NotJSON("nested too deeply to parse")
 
 
 def _parse_frame(holder):
@@ -344,8 +366,6 @@ def _parse_frame(holder):
     del raw
     try:
         return _json_loads(text), bad, None
-    except RecursionError:
-        raise ProtocolError("server sent a message nested too deeply to parse")
     except _NotJSON as e:
         if text.lstrip()[:1] in ("{", "["):  # a message, not a banner reading "NaN"
             raise ProtocolError("server sent a message that is not JSON: %s" % e)
@@ -1282,17 +1302,16 @@ class Client(object):
                 now = time.monotonic()
                 if until is not None and now >= until:
                     return  # before expiring: the caller may still want the answers
-                waiting = []
+                deadline, waiting = until, 0
                 for call in calls:
                     if not call.done and now >= call.deadline:
                         self._expire(call, _overdue(call))
                     if not call.done:
-                        waiting.append(call)
-                if not waiting or (first and len(waiting) < len(calls)):
+                        waiting += 1
+                        if deadline is None or call.deadline < deadline:
+                            deadline = call.deadline
+                if not waiting or (first and waiting < len(calls)):
                     return
-                deadline = min(c.deadline for c in waiting)
-                if until is not None:
-                    deadline = min(deadline, until)
                 try:
                     messages = self._transport.receive(deadline)
                 except MCPError as e:
@@ -1945,7 +1964,7 @@ def _load_jsonc(text, source):
         part = match.group()
         return part if part.startswith('"') else re.sub(r"[^\n]", " ", part)
     try:
-        return json.loads(_JSONC.sub(blank, text))
+        return _json_loads(_JSONC.sub(blank, text))
     except ValueError as e:
         raise UsageError("%s: not valid JSON: %s" % (source, e))
 
@@ -2115,9 +2134,9 @@ def _call_arguments(tokens, stdin=None):
     if not tokens or not (tokens[0] == "-" or tokens[0].startswith("@")
                           or tokens[0].lstrip().startswith("{")):
         return None, _parse_pairs(tokens)
-    first, what = tokens[0], "the arguments"
+    first, what = tokens[0], "the arguments object"
     if first == "-":
-        first, what = _read_text(stdin), "the arguments on stdin"
+        first, what = _read_text(stdin), "the arguments object on stdin"
     elif first.startswith("@"):
         what = first[1:]
         try:
@@ -2189,7 +2208,7 @@ def _coerce(key, text, types):
             return float(text) if any(c in text for c in ".eE") else int(text)
         if kind in ("array", "object"):
             try:
-                value = json.loads(text)
+                value = _json_loads(text)
             except ValueError:
                 continue
             if _json_type(value) == kind:

@@ -201,7 +201,7 @@ def test_raw_json_arguments_and_one_json_object():
     (["flag=maybe"], "expected boolean"),
     (["tags=[1,"], "expected array"),
     (["zip:={"], "argument 'zip' is not valid JSON"),
-    (['{"a": '], "the arguments is not valid JSON"),
+    (['{"a": '], "the arguments object is not valid JSON"),
     (['["a"]'], "expected key=value"),
     (["novalue"], "expected key=value, key:=JSON or one JSON object, got 'novalue'"),
     (["a=1", "a=2"], "argument 'a' given twice"),
@@ -1057,7 +1057,27 @@ def test_options_after_the_command_work(capsys):
 def test_bad_json_exits_2_before_the_server_starts(capsys):
     code, out, err = run(capsys, "call", "echo", '{"text": ', "--", "/nonexistent/server")
     assert code == 2 and out == ""
-    assert err.startswith("mcp_invoke: the arguments is not valid JSON")
+    assert err.startswith("mcp_invoke: the arguments object is not valid JSON")
+
+
+def test_arguments_nested_past_the_recursion_limit_exit_2(capsys, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"text": ' + "[" * 100000 + "]" * 100000 + "}")
+    code, out, err = run(capsys, "call", "echo", "@%s" % deep, "--", "/nonexistent/server")
+    assert (code, out) == (2, "")
+    assert err == "mcp_invoke: %s is not valid JSON: nested too deeply to parse\n" % deep
+
+
+def test_circular_params_are_a_usage_error_and_the_session_goes_on():
+    cycle = {}
+    cycle["self"] = cycle
+    with mcp_invoke.Client(SERVER, timeout=10) as client:
+        with pytest.raises(mcp_invoke.UsageError) as raised:
+            client.call_tool("echo", cycle)
+        assert str(raised.value) == ("cannot send tools/call: its params are nested "
+                                     "too deeply, or circular")
+        assert client.call_tool("echo", {"text": "still here"})["content"][0]["text"] == \
+            "still here"
 
 
 def test_failed_coercion_exits_2_and_the_tool_is_never_called(capsys, tmp_path):
