@@ -13,8 +13,10 @@ Usage::
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls
     python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
+    python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
 
-Figures (each a median, after a warm-up; measured and floor runs interleaved):
+Figures (after a warm-up, measured and floor runs interleaved; whole runs and
+large results are the fastest of their runs, calls the median of their rounds):
 
     cold start    ``mcp_invoke.py tools -- <this server>`` as a whole process,
                   against ``python -c pass`` plus the server's own start
@@ -22,8 +24,13 @@ Figures (each a median, after a warm-up; measured and floor runs interleaved):
     sequential    microseconds per ``Client.call_tool("echo", ...)`` in one
                   session, against a raw ping-pong over pipes with the same
                   server: os.write of a json.dumps frame, readline, json.loads.
-                  Where the OS allows, measured again with the bench and both
-                  servers on one CPU, which shows each side's CPU cost best.
+                  Where the OS allows, the CPUs are set, not left to the
+                  scheduler: the servers on one CPU and the bench on another,
+                  then all on one CPU, which shows each side's CPU cost best.
+    CPU           instructions per sequential call, counted by callgrind in the
+                  calling process (client or floor), when valgrind is on PATH;
+                  full run only. Steady where time is not: the same code gives
+                  the same count on a loaded or virtual machine.
     pipelined     microseconds per call through ``Client.batch``, against the
                   same sequential floor.
     large result  MB/s of ``call_tool("blob", {"size": N})`` for 10 and 100 MB,
@@ -32,7 +39,10 @@ Figures (each a median, after a warm-up; measured and floor runs interleaved):
                   such call over a warmed-up baseline, each side in a fresh
                   child process, as a multiple of the payload.
     --version     ``mcp_invoke.py --version`` against importing the standard
-                  modules mcp_invoke.py imports.
+                  modules mcp_invoke.py imports; again against that floor plus
+                  compiling mcp_invoke.py, which Python does for a script on
+                  every run; and ``python -m mcp_invoke --version``, which
+                  loads the bytecode cache.
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -44,6 +54,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -61,9 +72,9 @@ MB = 1000 * 1000
 # Calls go in many short rounds: a median over many rounds shrugs off the
 # bursts of a busy or virtual machine. Sizes come with how often each is timed.
 FULL = {"process_runs": 10, "version_runs": 15, "calls": 200, "rounds": 25,
-        "sizes": ((10 * MB, 15), (100 * MB, 5))}
+        "sizes": ((10 * MB, 15), (100 * MB, 5)), "instruction_calls": (50, 550)}
 QUICK = {"process_runs": 5, "version_runs": 7, "calls": 100, "rounds": 10,
-         "sizes": ((10 * MB, 9),)}
+         "sizes": ((10 * MB, 9),), "instruction_calls": None}
 
 # Calls made before any timing, so caches, allocators and the CPU clock settle.
 WARM_UP_CALLS = 200
@@ -245,10 +256,11 @@ def _median(values):
 
 
 def _interleaved(tasks, runs):
-    """Median seconds of each task over ``runs`` rounds, after one untimed round.
+    """Fastest seconds of each task over ``runs`` rounds, after one untimed round.
 
     Tasks run in turn within each round, so drift in the machine's speed
-    falls on all of them alike.
+    falls on all of them alike; and the fastest run is each task's own cost,
+    as a busy machine only ever adds time (the rule timeit follows).
     """
     times = [[] for _ in tasks]
     for round_number in range(runs + 1):
@@ -257,14 +269,14 @@ def _interleaved(tasks, runs):
             task()
             if round_number:
                 samples.append(time.perf_counter() - start)
-    return [_median(samples) for samples in times]
+    return [min(samples) for samples in times]
 
 
-def _run(argv):
+def _run(argv, cwd=None):
     """A task that runs ``argv`` to completion and fails loudly if it fails."""
     def task():
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+                              stderr=subprocess.PIPE, cwd=cwd)
         if proc.returncode != 0:
             raise RuntimeError("%s exited with %d: %s"
                                % (" ".join(argv), proc.returncode,
@@ -329,46 +341,120 @@ def bench_cold_start(counts, notes):
 def bench_calls(counts, notes):
     """Sequential and pipelined call_tool in one session, against a raw ping-pong.
 
-    Measured twice where the OS allows: as scheduled, and with the bench and
-    both servers on one CPU, where no cross-CPU wake-up blurs what each side
-    costs in CPU time.
+    Where the OS allows, the CPUs are chosen rather than left to the scheduler,
+    whose placement (both processes of a pair on one CPU, or on two) swings a
+    round trip by 2x from run to run and would decide the ratio: first the
+    servers on one CPU and the bench on another, as on any multi-core machine;
+    then all on one CPU, where the round trip is CPU time alone.
     """
-    seq, raw, pipe = _call_rounds(counts, pipelined=True)
+    placements = _placements()
+    seq, raw, pipe = _call_rounds(counts, True, placements[0][1])
     rows = [
-        _row("sequential call_tool", _us(seq), _us(raw), seq / raw, TARGETS["sequential"]),
-        _row("pipelined batch", _us(pipe), _us(raw), pipe / raw),
+        _row("sequential call_tool" + placements[0][0], _us(seq), _us(raw), seq / raw,
+             TARGETS["sequential"]),
+        _row("pipelined batch" + placements[0][0], _us(pipe), _us(raw), pipe / raw),
     ]
-    if hasattr(os, "sched_setaffinity"):
-        saved = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {min(saved)})  # the servers inherit it at fork
-        try:
-            seq, raw, _ = _call_rounds(counts, pipelined=False)
-        finally:
-            os.sched_setaffinity(0, saved)
-        rows.append(_row("sequential call_tool, one CPU", _us(seq), _us(raw), seq / raw,
+    for label, cpus in placements[1:]:
+        seq, raw, _ = _call_rounds(counts, False, cpus)
+        rows.append(_row("sequential call_tool" + label, _us(seq), _us(raw), seq / raw,
                          TARGETS["sequential"]))
     notes.append("calls: median of %d rounds of %d calls each"
                  % (counts["rounds"], counts["calls"]))
     return rows
 
 
-def _call_rounds(counts, pipelined):
-    """Median seconds per call: (client sequential, raw floor, client pipelined)."""
+def _placements():
+    """[(row label, (server CPUs, bench CPUs) or None)], the first one for every row."""
+    if not hasattr(os, "sched_setaffinity"):
+        return [("", None)]
+    cpus = sorted(os.sched_getaffinity(0))
+    one = [(", one CPU", ({cpus[0]}, {cpus[0]}))]
+    if len(cpus) < 2:
+        return one
+    return [(", two CPUs", ({cpus[1]}, {cpus[0]}))] + one
+
+
+def _call_rounds(counts, pipelined, cpus=None):
+    """Median seconds per call: (client sequential, raw floor, client pipelined).
+
+    ``cpus``: (server CPUs, bench CPUs), or None to leave placement to the OS.
+    """
     import mcp_invoke
     n = counts["calls"]
     requests = [("tools/call", {"name": ECHO[0], "arguments": ECHO[1]})] * n
     seq, raw_times, pipe = [], [], []
-    with mcp_invoke.Client(_server_argv()) as client, _RawSession(_server_env()) as raw:
-        _sequential(client, WARM_UP_CALLS)
-        _raw_calls(raw, WARM_UP_CALLS)
-        if pipelined:
-            _pipelined(client, requests)
-        for _ in range(counts["rounds"]):
-            seq.append(_sequential(client, n) / n)
-            raw_times.append(_raw_calls(raw, n) / n)
+    saved = os.sched_getaffinity(0) if cpus else None
+    try:
+        if cpus:
+            os.sched_setaffinity(0, cpus[0])  # the servers inherit it at fork
+        with mcp_invoke.Client(_server_argv()) as client, _RawSession(_server_env()) as raw:
+            if cpus:
+                os.sched_setaffinity(0, cpus[1])
+            _sequential(client, WARM_UP_CALLS)
+            _raw_calls(raw, WARM_UP_CALLS)
             if pipelined:
-                pipe.append(_pipelined(client, requests) / n)
+                _pipelined(client, requests)
+            for _ in range(counts["rounds"]):
+                seq.append(_sequential(client, n) / n)
+                raw_times.append(_raw_calls(raw, n) / n)
+                if pipelined:
+                    pipe.append(_pipelined(client, requests) / n)
+    finally:
+        if saved:
+            os.sched_setaffinity(0, saved)
     return _median(seq), _median(raw_times), _median(pipe) if pipe else None
+
+
+def bench_instructions(counts, notes):
+    """Client CPU per call as instructions counted by callgrind, against the floor's.
+
+    Unlike time, an instruction count does not move with the machine's load:
+    the same code and inputs give the same count, so this row is the steady
+    measure of what the client itself adds per call. Only the calling process
+    is counted (the server runs natively). Needs valgrind; skipped without it.
+    """
+    valgrind = shutil.which("valgrind")
+    if valgrind is None or counts["instruction_calls"] is None:
+        notes.append("instructions: skipped (%s)"
+                     % ("no valgrind on PATH" if valgrind is None else "quick run"))
+        return []
+    few, many = counts["instruction_calls"]
+    per_call = {}
+    for side in ("client", "floor"):
+        base, more = (_instructions(valgrind, side, n) for n in (few, many))
+        per_call[side] = (more - base) / float(many - few)
+    notes.append("instructions: callgrind, (count at %d calls - count at %d) / %d"
+                 % (many, few, many - few))
+    return [_row("sequential call_tool, CPU", "%.0f instr/call" % per_call["client"],
+                 "%.0f instr/call" % per_call["floor"],
+                 per_call["client"] / per_call["floor"], TARGETS["sequential"])]
+
+
+def _instructions(valgrind, side, calls):
+    """Instructions the bench process runs for ``calls`` echo calls, setup included."""
+    proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           sys.executable, BENCH, "--calls", side, str(calls)],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    found = re.search(rb"Collected\s*:\s*(\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise RuntimeError("callgrind run failed: %s"
+                           % proc.stderr.decode("utf-8", "replace")[-500:])
+    return int(found.group(1))
+
+
+def calls_child(side, calls):
+    """``--calls client|floor N``: one session of N echo calls, for callgrind to count."""
+    if side == "client":
+        import mcp_invoke
+        with mcp_invoke.Client(_server_argv()) as client:
+            _sequential(client, calls)
+    else:
+        with _RawSession(_server_env()) as raw:
+            raw.send("initialize", _initialize_params())
+            raw.readline()
+            _raw_calls(raw, calls)
+    return 0
 
 
 def _us(seconds):
@@ -378,11 +464,13 @@ def _us(seconds):
 def _timed_calls(call, n):
     """Seconds for ``n`` echo calls through ``call(name, arguments) -> result``."""
     name, arguments = ECHO
+    result = None
     start = time.perf_counter()
     for _ in range(n):
         result = call(name, arguments)
     elapsed = time.perf_counter() - start
-    _check_echo(result)
+    if n:
+        _check_echo(result)
     return elapsed
 
 
@@ -423,7 +511,7 @@ def bench_large(counts, notes):
         rows.append(_row("large %s: peak RSS growth" % label, "%.1f MB" % (growth / MB),
                          "%.1f MB" % (floor_growth / MB), growth / float(size),
                          TARGETS["rss"], unit="x payload"))
-        notes.append("large %s: median of %d calls each; the floor's peak RSS growth is "
+        notes.append("large %s: fastest of %d calls each; the floor's peak RSS growth is "
                      "%.2fx the payload" % (label, repeats, floor_growth / float(size)))
     return rows
 
@@ -540,19 +628,24 @@ def bench_version(counts, notes):
     modules = _library_imports()
     importer = _run([sys.executable, "-c", "import " + ", ".join(modules)])
     version = _run([sys.executable, LIBRARY, "--version"])
-    # The same through import, from the bytecode cache (a script is always
+    # The same through -m, from the bytecode cache (a script is always
     # compiled); the cache is written here, as PYTHONDONTWRITEBYTECODE may be set.
     import py_compile
     py_compile.compile(LIBRARY, doraise=True)
-    imported = _run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); "
-                     "import mcp_invoke; mcp_invoke.main(['--version'])"
-                     % os.path.dirname(LIBRARY)])
-    measured, cached, floor = _interleaved([version, imported, importer],
-                                           counts["version_runs"])
+    imported = _run([sys.executable, "-m", "mcp_invoke", "--version"],
+                    cwd=os.path.dirname(LIBRARY))
+    # Python compiles a script on every run, before its first line runs; no
+    # code in the file can skip that. The second row's floor compiles it too.
+    compiler = _run([sys.executable, "-c", "import %s; compile(open(%r, 'rb').read(), %r, "
+                     "'exec')" % (", ".join(modules), LIBRARY, LIBRARY)])
+    measured, cached, floor, compiled = _interleaved([version, imported, importer, compiler],
+                                                     counts["version_runs"])
     notes.append("--version floor imports %s" % ", ".join(modules))
     return [_row("--version as a script", "%.1f ms" % (measured * 1e3),
                  "%.1f ms" % (floor * 1e3), measured / floor, TARGETS["version"]),
-            _row("--version, imported (.pyc)", "%.1f ms" % (cached * 1e3),
+            _row("--version as a script, floor + compile", "%.1f ms" % (measured * 1e3),
+                 "%.1f ms" % (compiled * 1e3), measured / compiled),
+            _row("--version as python -m (.pyc)", "%.1f ms" % (cached * 1e3),
                  "%.1f ms" % (floor * 1e3), cached / floor, TARGETS["version"])]
 
 
@@ -629,6 +722,7 @@ def format_table(rows):
 FIGURES = (
     ("cold start", bench_cold_start),
     ("calls", bench_calls),
+    ("instructions", bench_instructions),
     ("large results", bench_large),
     ("probe", bench_probe),
     ("--version", bench_version),
@@ -672,6 +766,8 @@ def main(argv=None):
         return serve()
     if argv[:1] == ["--rss"] and len(argv) == 3:
         return rss_child(argv[1], int(argv[2]))
+    if argv[:1] == ["--calls"] and len(argv) == 3:
+        return calls_child(argv[1], int(argv[2]))
     if "-h" in argv or "--help" in argv:
         print(__doc__)
         return 0
