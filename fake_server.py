@@ -14,11 +14,13 @@ Usage::
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
     --era ERA        legacy (default), modern or dual; see Eras below
-    --supported LIST the protocol versions claimed in server/discover and in
-                     -32022 errors (modern and dual eras; default 2026-07-28,
-                     and in the dual era 2026-07-28,2025-11-25)
+    --supported LIST the protocol versions spoken. Legacy era: initialize
+                     answers with the offered version if listed, else the
+                     last one (default: 2024-11-05 to 2025-11-25). Modern and
+                     dual eras: claimed in server/discover and in -32022
+                     errors (default 2026-07-28; dual 2026-07-28,2025-11-25)
     --record FILE    append every line read from stdin to FILE, and the line
-                     {"signal":"SIGTERM"} when SIGTERM arrives
+                     {"signal":"SIGTERM"} (or SIGINT) when that arrives
     --pidfile FILE   where the grandchild mode writes its grandchild's pid
     --size N         bytes for flood-stderr (default 1 MiB) and
                      write-before-read (default 2 MiB)
@@ -74,7 +76,8 @@ Modes:
     no-exit-on-eof     stay alive after stdin EOF (SIGTERM still ends it)
     grandchild         start a sleeping grandchild, write its pid to --pidfile
     flood-stderr       write --size bytes to stderr before each answer
-    banner             print three non-JSON lines to stdout at startup
+    banner             print three non-JSON lines to stdout at startup, and
+                       --size more
     invalid-utf8       answer tools/call with a raw 0xff byte in the text
     bytewise           write every message one byte at a time
     crash-call         on tools/call, print an error to stderr and exit 3
@@ -88,6 +91,8 @@ Modes:
     cursor-cycle       list tools with a nextCursor that never ends
     late               sleep --delay seconds before answering tools/call
     stray              send an unknown-id response and a notification first
+    reverse            hold tools/call answers until three wait, then send
+                       them last first (needs a client that pipelines)
     bad-frame          answer tools/call with neither result nor error
     huge-stderr-line   write one 300000-byte stderr line with no newline
     silent-discover    (legacy era) never answer server/discover, nor any
@@ -96,7 +101,7 @@ Modes:
     lenient-discover   (legacy era) answer server/discover with {} as if it
                        were any method, like servers that accept everything
 
-Exit status: 0 on stdin EOF, 143 on SIGTERM, 3 in crash-call, 1 in exit-early,
+Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
 """
 
@@ -124,7 +129,7 @@ MODES = (
     "close-stdout", "write-before-read", "server-requests", "wrong-version",
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
-    "lenient-discover",
+    "lenient-discover", "reverse",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -510,6 +515,7 @@ class _Server(object):
         self.log_level = "debug"
         self.pending = collections.deque()  # messages read while waiting
         self.initialized = False
+        self.held = []  # reverse mode's answers not yet sent
         self.client_capabilities = {}  # from initialize, for the legacy era
         self.asked = 0  # requests sent to the client so far: ids q1, q2, ...
         self.current = _Current(False, {}, "debug", {})
@@ -640,7 +646,18 @@ class _Server(object):
         if result is not _NO_REPLY:
             if modern:
                 result = _modern_result(method, result)
-            self.reply(request_id, result)
+            if "reverse" in self.modes and method == "tools/call":
+                self.hold(request_id, result)
+            else:
+                self.reply(request_id, result)
+
+    def hold(self, request_id, result):
+        """reverse mode: keep tools/call answers until three wait, then send them last first."""
+        self.held.append((request_id, result))
+        if len(self.held) == 3:
+            for held_id, held_result in reversed(self.held):
+                self.reply(held_id, held_result)
+            self.held = []
 
     def is_modern(self, method, params):
         """Whether to serve this request as 2026-07-28 (stateless)."""
@@ -701,8 +718,9 @@ class _Server(object):
         if "error-init" in self.modes:
             raise _RpcError(INTERNAL_ERROR, "init failed on purpose")
         version = params.get("protocolVersion")
-        if version not in PROTOCOL_VERSIONS:
-            version = LATEST_VERSION
+        known = self.supported if self.era == "legacy" else PROTOCOL_VERSIONS
+        if version not in known:
+            version = known[-1]  # the latest it speaks
         if "wrong-version" in self.modes:
             version = "1999-01-01"
         capabilities = params.get("capabilities")
@@ -1162,13 +1180,14 @@ def _sleep_forever():
         time.sleep(3600)
 
 
-def _install_sigterm(record):
-    """On SIGTERM, note it in the record file and exit 143 (128 + 15)."""
-    def on_sigterm(signum, frame):
+def _install_signals(record, signums):
+    """On each signal, note it in the record file and exit 128 + its number."""
+    def on_signal(signum, frame):
         if record:
-            _append(record, b'{"signal":"SIGTERM"}\n')
-        os._exit(143)  # skip flushing a stdout that may be closed
-    signal.signal(signal.SIGTERM, on_sigterm)
+            _append(record, b'{"signal":"%s"}\n' % signal.Signals(signum).name.encode())
+        os._exit(128 + signum)  # skip flushing a stdout that may be closed
+    for signum in signums:
+        signal.signal(signum, on_signal)
 
 
 # ---------------------------------------------------------------------------
@@ -1186,9 +1205,11 @@ def _build_parser():
                         help="protocol era: legacy (handshake, default), "
                              "modern (2026-07-28, stateless) or dual (both)")
     parser.add_argument("--supported", metavar="V1,V2",
-                        help="versions claimed in modern eras (default %s; "
-                             "dual: %s)" % (",".join(MODERN_VERSIONS),
-                                            ",".join(DUAL_VERSIONS)))
+                        help="versions spoken: legacy initialize answers the "
+                             "offered one if listed, else the last (default %s); "
+                             "modern eras claim them (default %s; dual: %s)"
+                        % (",".join(PROTOCOL_VERSIONS), ",".join(MODERN_VERSIONS),
+                           ",".join(DUAL_VERSIONS)))
     parser.add_argument("--record", metavar="FILE",
                         help="append every stdin line to FILE")
     parser.add_argument("--pidfile", metavar="FILE",
@@ -1210,8 +1231,8 @@ def _parse(argv):
             parser.error("unknown mode %r (choose from %s)"
                          % (mode, ", ".join(MODES)))
     if options.supported is None:
-        options.supported = (DUAL_VERSIONS if options.era == "dual"
-                             else MODERN_VERSIONS)
+        options.supported = {"legacy": PROTOCOL_VERSIONS, "modern": MODERN_VERSIONS,
+                             "dual": DUAL_VERSIONS}[options.era]
     else:
         options.supported = [v.strip() for v in options.supported.split(",")
                              if v.strip()]
@@ -1226,8 +1247,9 @@ def main(argv=None):
     server = _Server(options)
     if "ignore-sigterm" in server.modes:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _install_signals(options.record, [signal.SIGINT])
     else:
-        _install_sigterm(options.record)
+        _install_signals(options.record, [signal.SIGTERM, signal.SIGINT])
     if "slow-start" in server.modes:
         time.sleep(options.delay)  # like a uvx install before the server runs
     if "exit-early" in server.modes:
@@ -1241,6 +1263,8 @@ def main(argv=None):
         server.write_line(b"Starting fake server v1.0")
         server.write_line(b"\x1b[31mcolored banner\x1b[0m")
         server.write_line(b"{not json")
+        for i in range(server.size or 0):
+            server.write_line(b"noise %d" % i)
     if "write-before-read" in server.modes:
         server.write_before_read()
     server.serve()

@@ -491,6 +491,25 @@ def _group_alive(pgid):
     return False
 
 
+def _not_found(name, cwd, env):
+    """CommandNotFound for a command exec could not run, naming what is missing."""
+    path = name if os.sep in name else shutil.which(
+        name, path=(os.environ if env is None else env).get("PATH", os.defpath))
+    if path is None or not os.path.isfile(os.path.join(cwd or "", path)):
+        return CommandNotFound("server command not found: %s (is it installed and on PATH?)"
+                               % name)
+    # The file is there, so what exec missed is what it names to run it.
+    try:
+        with open(os.path.join(cwd or "", path), "rb") as f:
+            first = f.readline(256)
+    except (IOError, OSError):
+        first = b""
+    needed = (first[2:].split() or [b"?"])[0].decode("utf-8", "replace")
+    return CommandNotFound("server command %s cannot run: %s" % (
+        name, "its interpreter %s was not found" % needed if first.startswith(b"#!")
+        else "a program it needs to start (its loader) was not found"))
+
+
 def _exit_status(returncode):
     if returncode is None:
         return "is still running"
@@ -537,6 +556,8 @@ class _StdioTransport(object):
     def start(self):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
+        if not self.command or not self.command[0]:
+            raise UsageError("the server command is empty")
         name = self.command[0]
         try:
             self._proc = subprocess.Popen(
@@ -544,8 +565,7 @@ class _StdioTransport(object):
                 stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd,
                 close_fds=True, start_new_session=True)
         except FileNotFoundError:
-            raise CommandNotFound("server command not found: %s (is it installed and on PATH?)"
-                                  % name)
+            raise _not_found(name, self.cwd, self.env)
         except PermissionError:
             raise LaunchError("server command is not executable: %s" % name)
         except OSError as e:
@@ -772,7 +792,8 @@ class Client(object):
 
     Arguments:
       command: the server's argv (a list; never run through a shell).
-      timeout: default seconds per request without an answer or progress.
+      timeout: default seconds per request without an answer or progress
+        (while several are in flight, any answer restarts it for the rest).
       max_time: most seconds any request may take, progress or not
         (default: MAX_TIME_FACTOR times its timeout).
       max_bytes: largest message accepted from the server.
@@ -999,8 +1020,10 @@ class Client(object):
         version = result.get("protocolVersion")
         if version not in LEGACY_PROTOCOL_VERSIONS + (offered,):
             raise ProtocolError(
-                "server answered protocol version %r to our %s; mcp_invoke speaks %s"
-                % (version, offered, ", ".join(SUPPORTED_PROTOCOL_VERSIONS)), "initialize")
+                "server answered initialize with protocol version %s to our %s; the "
+                "initialize handshake speaks %s" % (json.dumps(version), offered,
+                                                    ", ".join(LEGACY_PROTOCOL_VERSIONS)),
+                "initialize")
         self.era, self.era_source, self.protocol_version = "legacy", how, version
         self.initialize_result = result
         self.server_info = _dict(result.get("serverInfo"))
@@ -1370,6 +1393,13 @@ class Client(object):
                        % ("a late" if late else "an unexpected", json.dumps(message["id"])))
             return
         call.done = True
+        if self._pending:
+            # An answer shows the server alive and working through what it was
+            # sent, so the rest in flight (a pipelined batch queued behind a
+            # serial server) get their full timeout again, never past their limit.
+            now = time.monotonic()
+            for other in self._pending.values():
+                other.deadline = max(other.deadline, min(now + other.timeout, other.limit))
         if "error" in message:
             error = _dict(message["error"])
             call.error = ServerError(str(error.get("message", "")), call.method,
@@ -2872,6 +2902,8 @@ _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
+        if message.startswith("the following arguments are required: COMMAND"):
+            message = "no command given; one of: " + ", ".join(sorted(_COMMANDS))
         raise UsageError(message + " (see --help)")
 
 

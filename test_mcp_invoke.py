@@ -7,6 +7,7 @@ checks that no fake_server.py process outlives a test.
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import stat
@@ -258,10 +259,14 @@ def test_exit_code_table_matches_the_documentation():
              mcp_invoke.CommandNotFound: 127}
     for cls, code in table.items():
         assert cls.exit_code == code and issubclass(cls, mcp_invoke.MCPError)
+    codes = [0, 1, 2, 3, 4, 5, 6, 124, 126, 127, 130]
     readme = open(os.path.join(HERE, "README.md")).read()
-    for code in (0, 1, 2, 3, 4, 5, 124, 126, 127, 130):
-        assert "| %d |" % code in readme
-        assert ("%d " % code) in mcp_invoke._EPILOG
+    assert [int(c) for c in re.findall(r"^\| (\d+) \|", readme, re.M)] == codes
+    help_table = mcp_invoke._EPILOG.split("exit codes:")[1].split("\n\n")[0]
+    assert sorted(int(c) for c in re.findall(r"(?:^|, |\n  )(\d+) [a-z]", help_table)) == codes
+    doc_table = mcp_invoke.__doc__.split("\n\n    0   ok")[1].split("\n\n")[0]
+    assert sorted([0] + [int(c) for c in re.findall(r"(?:^|\s)(\d+)\s+[a-z]", doc_table)]) \
+        == codes
 
 
 def test_options_may_follow_the_command():
@@ -905,6 +910,29 @@ def test_batch_pipelines_and_keeps_input_order():
     assert texts == [str(i + 1) for i in range(150)]
 
 
+def test_batch_pipelines_and_matches_answers_sent_out_of_order(capsys, monkeypatch):
+    lines = "".join(json.dumps({"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": str(i)}}}) + "\n" for i in range(6))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    code, out, err = run(capsys, "--timeout", "5", "batch", "--", *fake("reverse"))
+    assert (code, err) == (0, "")
+    assert [json.loads(line)["result"]["content"][0]["text"] for line in out.splitlines()] == \
+        [str(i) for i in range(6)]
+
+
+def test_batch_behind_a_serial_server_restarts_the_timeout_on_each_answer_up_to_max_time():
+    # The server answers one call every 0.4 s: each alone is well within the
+    # timeout, though the last waits 1.6 s behind the others.
+    requests = [("tools/call", {"name": "slow", "arguments": {"steps": 1, "delay": 0.4}})] * 4
+    with mcp_invoke.Client(fake(), timeout=1.0) as c:
+        outcomes = list(c.batch(requests))
+    assert [o["content"][0]["text"] for o in outcomes] == ["done after 1 steps"] * 4
+    with mcp_invoke.Client(fake(), timeout=0.6, max_time=1.0) as c:
+        outcomes = list(c.batch(requests))
+    assert [type(o).__name__ for o in outcomes] == ["dict"] * 2 + ["RequestTimeout"] * 2
+    assert str(outcomes[2]) == "tools/call took longer than its time limit of 1s"
+
+
 def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path):
     warnings = []
     log = tmp_path / "rec"
@@ -1271,6 +1299,16 @@ def test_noise_on_stdout_is_skipped_with_one_neutralised_warning_each(capsys):
     ]
 
 
+def test_noise_warnings_stop_after_ten_with_one_line_saying_so(capsys):
+    code, out, err = run(capsys, "call", "echo", "text=hi", "--", *fake("banner", size=30))
+    assert code == 0 and out == "hi\n"
+    lines = err.splitlines()
+    assert len(lines) == 11
+    assert lines[9] == "mcp_invoke: warning: ignored non-JSON line on server stdout: 'noise 6'"
+    assert lines[10] == ("mcp_invoke: warning: server wrote more non-JSON lines to stdout; "
+                         "no longer reporting them")
+
+
 def test_invalid_utf8_is_replaced_with_a_warning(capsys):
     code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("invalid-utf8"))
     assert code == 0 and out == u"bad:\ufffd end\n"
@@ -1318,10 +1356,25 @@ def test_call_timeout_exits_124_and_sends_cancelled(era, capsys, tmp_path):
                         "params": {"requestId": call["id"], "reason": "timed out after 0.3s"}}
 
 
-def test_wrong_protocol_version_exits_4_naming_both(capsys):
-    code, _, err = run(capsys, "ping", "--", *fake("wrong-version"))
-    assert code == 4
-    assert "'1999-01-01'" in err and "2025-11-25" in err
+@pytest.mark.parametrize("server, answered", [
+    (fake("wrong-version"), '"1999-01-01"'),
+    (fake(supported="2026-07-28"), '"2026-07-28"'),  # a modern version, over initialize
+], ids=["unknown", "modern"])
+def test_wrong_protocol_version_exits_4_naming_both(capsys, server, answered):
+    code, out, err = run(capsys, "ping", "--", *server)
+    assert (code, out) == (4, "")
+    assert err == ("mcp_invoke: server answered initialize with protocol version %s to our "
+                   "2025-11-25; the initialize handshake speaks 2025-11-25, 2025-06-18, "
+                   "2025-03-26, 2024-11-05\n" % answered)
+
+
+def test_an_older_version_the_server_answers_with_is_accepted(capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "info", "--", *fake(supported="2024-11-05", record=log))
+    assert (code, err) == (0, "")
+    assert "protocol: 2024-11-05 (legacy era, probe fallback)\n" in out
+    offered = [r for r in records(log) if r.get("method") == "initialize"]
+    assert offered[0]["params"]["protocolVersion"] == "2025-11-25"
 
 
 def test_initialize_error_exits_3(capsys):
@@ -1345,20 +1398,21 @@ def test_crash_mid_call_exits_5_with_status_and_stderr_tail(capsys):
 
 
 def test_server_closing_stdout_but_staying_alive_exits_5(capsys):
-    code, _, err = run(capsys, "call", "echo", "text=x", "--", *fake("close-stdout"))
-    assert code == 5
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("close-stdout"))
+    assert (code, out) == (5, "")
     assert err == "mcp_invoke: server closed its output (during tools/call)\n"
 
 
 def test_malformed_response_exits_4(capsys):
-    code, _, err = run(capsys, "call", "echo", "text=x", "--", *fake("bad-frame"))
-    assert code == 4
-    assert "answer to tools/call has neither result nor error" in err
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("bad-frame"))
+    assert (code, out) == (4, "")
+    assert err == "mcp_invoke: answer to tools/call has neither result nor error\n"
 
 
 def test_cursor_cycle_exits_4(capsys):
-    code, _, err = run(capsys, "tools", "--", *fake("cursor-cycle"))
-    assert code == 4 and "repeated the page cursor 'again'" in err
+    code, out, err = run(capsys, "tools", "--", *fake("cursor-cycle"))
+    assert (code, out) == (4, "")
+    assert "repeated the page cursor 'again'" in err and err.count("\n") == 1
 
 
 def test_huge_message_exits_4_naming_the_cap(capsys):
@@ -1380,8 +1434,21 @@ def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
     assert code == 126 and "not executable" in err
 
 
+def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp_path):
+    script = tmp_path / "server.sh"
+    script.write_text("#!/no/such/interpreter -x\n")
+    os.chmod(str(script), stat.S_IRWXU)
+    code, out, err = run(capsys, "ping", "--cwd", str(tmp_path), "--", "./server.sh")
+    assert (code, out) == (127, "")
+    assert err == ("mcp_invoke: server command ./server.sh cannot run: its interpreter "
+                   "/no/such/interpreter was not found\n")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
+    (["ping", "--", ""], "the server command is empty"),
+    ([], "no command given; one of: batch, call, complete, info, ping, prompt, prompts, read, "
+         "resources, servers, templates, tools (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--max-bytes", "lots", "ping", "--", "x"], "expected a positive byte count"),
@@ -1440,6 +1507,33 @@ def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, co
     call = [r for r in records(log) if r.get("method") == "tools/call"][0]
     assert {"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": call["id"], "reason": "interrupted"}} in records(log)
+
+
+def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
+    # A terminal sends Ctrl-C to its whole foreground process group: here the
+    # client leads one, as a shell's job would.
+    log = tmp_path / "rec"
+    requests = "".join(json.dumps({"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": str(i)}}}) + "\n" for i in range(3))
+    proc = _script(["batch", "--"] + fake("hang-call", record=log), stdin=subprocess.PIPE,
+                   start_new_session=True)
+    try:
+        proc.stdin.write(requests.encode())
+        proc.stdin.close()
+        assert wait_for(lambda: sum(r.get("method") == "tools/call"
+                                    for r in records(log)) == 3)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=10)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (proc.returncode, out, err) == (130, b"", b"mcp_invoke: interrupted\n")
+    calls = [r["id"] for r in records(log) if r.get("method") == "tools/call"]
+    cancelled = [r["params"]["requestId"] for r in records(log)
+                 if r.get("method") == "notifications/cancelled"]
+    assert sorted(cancelled) == sorted(calls)
+    assert not [r for r in records(log) if "signal" in r]  # stdin's end stopped it
 
 
 def test_stdout_closed_early_is_not_a_traceback():
