@@ -87,10 +87,16 @@ Modes:
     wrong-version      answer initialize with protocolVersion 1999-01-01
     error-init         answer initialize with a JSON-RPC error
     exit-early         print an error to stderr and exit 1 before reading
+    die-holding-pipes  like exit-early, but first fork a child that keeps
+                       stdin and stdout open and sleeps
     paginate           list tools 2 per page
     cursor-cycle       list tools with a nextCursor that never ends
+    endless-pages      list tools with a new nextCursor every time, each page
+                       after --delay seconds
     late               sleep --delay seconds before answering tools/call
     stray              send an unknown-id response and a notification first
+    ping-flood         on tools/call, first send --size pings (1 KB ids, default
+                       1000) without reading the answers
     reverse            hold tools/call answers until three wait, then send
                        them last first (needs a client that pipelines)
     bad-frame          answer tools/call with neither result nor error
@@ -129,7 +135,7 @@ MODES = (
     "close-stdout", "write-before-read", "server-requests", "wrong-version",
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
-    "lenient-discover", "reverse",
+    "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -516,6 +522,7 @@ class _Server(object):
         self.pending = collections.deque()  # messages read while waiting
         self.initialized = False
         self.held = []  # reverse mode's answers not yet sent
+        self.pages_sent = 0  # endless-pages mode
         self.client_capabilities = {}  # from initialize, for the legacy era
         self.asked = 0  # requests sent to the client so far: ids q1, q2, ...
         self.current = _Current(False, {}, "debug", {})
@@ -760,6 +767,10 @@ class _Server(object):
         tools = _tools()
         if "cursor-cycle" in self.modes:
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "again"}
+        if "endless-pages" in self.modes:
+            time.sleep(self.delay)
+            self.pages_sent += 1
+            return {"tools": tools[:PAGE_SIZE], "nextCursor": "page%d" % self.pages_sent}
         if "paginate" in self.modes:
             return _paginate(tools, "tools", params.get("cursor"))
         return {"tools": tools}
@@ -787,6 +798,10 @@ class _Server(object):
             line = line.replace(b"bad:X end", b"bad:\xff end")
             self.send_response_line(line)
             return _NO_REPLY
+        if "ping-flood" in self.modes:
+            for i in range(self.size or 1000):
+                self.send_response_line(_encode({"jsonrpc": "2.0", "method": "ping",
+                                                 "id": "%d-%s" % (i, "x" * 1000)}))
         if "server-requests" in self.modes:
             return _text(self.ask_client())
         return self.run_tool(params)
@@ -1254,6 +1269,12 @@ def main(argv=None):
         time.sleep(options.delay)  # like a uvx install before the server runs
     if "exit-early" in server.modes:
         _write_stderr(b"cannot start: missing API key\n")
+        return 1
+    if "die-holding-pipes" in server.modes:
+        if os.fork() == 0:  # a worker that keeps our stdin and stdout open
+            time.sleep(300)
+            os._exit(0)
+        _write_stderr(b"cannot start: bad config\n")
         return 1
     if "grandchild" in server.modes:
         server.start_grandchild()

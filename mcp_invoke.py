@@ -140,12 +140,18 @@ MAX_TIME_FACTOR = 10
 
 # After the server's output ends, how long to wait for its last stderr and exit status.
 _LINGER = 0.5
+# Longest wait without looking at the server process (it may die while a child
+# it started holds the pipes open).
+_QUIET_CHECK = 1.0
 # One os.read; large enough for big results, small enough not to waste memory.
 _READ_SIZE = 64 * 1024
 # Non-JSON stdout lines reported before the rest are suppressed.
 _NOISE_WARNINGS = 10
 # Lines of server stderr quoted in an error message.
 _TAIL_LINES = 3
+# JSON nested deeper than this is printed compact even on a terminal: indenting
+# it would make the output grow with the square of the depth.
+_PRETTY_DEPTH = 32
 
 # Variables a server gets by default; secrets in the client's environment stay there.
 ENV_ALLOWLIST = (
@@ -550,14 +556,15 @@ class _StdioTransport(object):
         self._failure = None
         self._stderr = bytearray()
         self._closed = False
+        self.max_bytes = max_bytes
+        self.received = 0  # bytes read from the server's stdout
+        self.unsent = 0  # bytes queued for its stdin
 
     # -- start ---------------------------------------------------------------
 
     def start(self):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
-        if not self.command or not self.command[0]:
-            raise UsageError("the server command is empty")
         name = self.command[0]
         try:
             self._proc = subprocess.Popen(
@@ -591,6 +598,7 @@ class _StdioTransport(object):
         """Write one frame, or as much as the pipe takes now and queue the rest."""
         self._check_open()
         self._outq.append(frame)
+        self.unsent += len(frame)
         self._flush()
 
     def receive(self, deadline):
@@ -618,14 +626,24 @@ class _StdioTransport(object):
 
     def _select(self, timeout):
         # select() returns [] on EINTR (PEP 475) too; callers re-check their deadline.
-        # Capped: poll() takes milliseconds in a C int, and the loop re-checks anyway.
-        for key, _ in self._sel.select(min(timeout, 3600.0)):
+        # Capped, so a quiet wait looks at the server process every second.
+        events = self._sel.select(min(timeout, _QUIET_CHECK))
+        if not events:
+            self._check_leader()
+        for key, _ in events:
             if key.data == "in":
                 self._flush()
             elif key.data == "out":
                 self._read_stdout(key.fd)
             else:
                 self._read_stderr(key.fd)
+
+    def _check_leader(self):
+        # A server that failed while something it started still holds its stdout
+        # would look alive until every timeout ran out. A clean exit (status 0)
+        # may be a launcher that handed the pipes on, so only a failure ends it.
+        if self._lost_reason is None and self._proc.poll() not in (None, 0):
+            self._lost_reason = "server exited"
 
     def _flush(self):
         while self._outq:
@@ -637,11 +655,12 @@ class _StdioTransport(object):
                 break
             except (BrokenPipeError, ConnectionResetError):
                 self._outq.clear()
-                self._out_pos = 0
+                self._out_pos = self.unsent = 0
                 self._set_writing(False)
                 self._lost_reason = self._lost_reason or "server stopped reading its input"
                 return
             self._out_pos += n
+            self.unsent -= n
             if self._out_pos == len(frame):
                 self._outq.popleft()
                 self._out_pos = 0
@@ -657,6 +676,7 @@ class _StdioTransport(object):
 
     def _read_stdout(self, fd):
         data = os.read(fd, _READ_SIZE)
+        self.received += len(data)
         if not data:
             self._sel.unregister(fd)
             self._lost_reason = self._lost_reason or "server closed its output"
@@ -773,8 +793,7 @@ class _Call(object):
         self.timeout = timeout
         self.deadline = now + timeout
         # Progress may push the deadline back, never past this (basic/lifecycle, "Timeouts").
-        cap = MAX_TIME_FACTOR * timeout if max_time is None else max_time
-        self.cap = max(timeout, cap)
+        self.cap = _time_cap(timeout, max_time)
         self.limit = now + self.cap
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
@@ -831,8 +850,8 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
-        if not command:
-            raise UsageError("no server command given")
+        if not command or not command[0]:
+            raise UsageError("the server command is empty")
         if protocol_version is not None and not _VERSION_FORMAT.match(str(protocol_version)):
             raise UsageError("protocol version %r is not a date like %s"
                              % (protocol_version, LATEST_PROTOCOL_VERSION))
@@ -860,6 +879,7 @@ class Client(object):
         self._opened = False
         self._noise_count = 0
         self._utf8_warned = False
+        self._backlog_warned = False
         self._meta = None
         self.era = None
         self.era_source = None
@@ -1168,12 +1188,30 @@ class Client(object):
 
     def _paginate(self, method, key, timeout):
         # server/utilities/pagination: follow nextCursor; a repeated cursor is a loop.
+        # The pages make one answer, held to one message's size and one request's time.
         items, seen, params = [], set(), {}
+        timeout = self.timeout if timeout is None else timeout
+        cap = _time_cap(timeout, self.max_time)
+        limit, start = time.monotonic() + cap, self._transport.received
         for _ in range(MAX_PAGES):
-            result = self.request(method, params or None, timeout)
+            left = limit - time.monotonic()
+            try:
+                if left <= 0:
+                    raise RequestTimeout("")
+                result = self.request(method, params or None, min(timeout, left))
+            except RequestTimeout:
+                if left >= timeout:
+                    raise  # this page's own timeout
+                raise RequestTimeout("%s took longer than its time limit of %gs over %d pages"
+                                     % (method, cap, len(seen) + 1), method,
+                                     self._transport.stderr_tail, timeout)
             page = result.get(key)
             if not isinstance(page, list):
                 raise ProtocolError("%s result has no %r list" % (method, key), method)
+            if self._transport.received - start > self._transport.max_bytes:
+                raise ProtocolError("%s pages came to over %d bytes together (raise "
+                                    "--max-bytes to allow it)"
+                                    % (method, self._transport.max_bytes), method)
             items.extend(page)
             cursor = result.get("nextCursor")
             if cursor is None:
@@ -1412,6 +1450,14 @@ class Client(object):
 
     def _answer(self, ident, method, params):
         """Answer a request from a legacy server: a result, or a JSON-RPC error."""
+        if self._transport.unsent > self._transport.max_bytes:
+            # It sends requests but does not read the answers: queueing more
+            # would grow without end.
+            if not self._backlog_warned:
+                self._backlog_warned = True
+                self._warn("server", "the server is not reading its input; its requests "
+                           "are no longer answered")
+            return
         started = time.monotonic()
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params))
@@ -1519,6 +1565,11 @@ def _best_version(candidates, named=None):
                            ", ".join(SUPPORTED_PROTOCOL_VERSIONS)))
 
 
+def _time_cap(timeout, max_time):
+    """Most seconds one request may take, progress or not."""
+    return max(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time)
+
+
 def _overdue(call):
     if call.deadline >= call.limit:
         return "took longer than its time limit of %gs" % call.cap
@@ -1558,9 +1609,23 @@ def _one_line(text):
 
 
 def _to_json(value, pretty=False):
+    pretty = pretty and not _nested_deeper_than(value, _PRETTY_DEPTH)
     text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
                       separators=(",", ": ") if pretty else (",", ":"))
     return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def _nested_deeper_than(value, limit):
+    """Whether lists and objects in ``value`` nest more than ``limit`` deep."""
+    stack = [(value, 0)]
+    while stack:  # a loop, not recursion: the value may nest as deep as JSON allows
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class _Output(object):
@@ -1722,6 +1787,8 @@ def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_S
     except _Overtime:
         return "%s: could not be checked against the schema within %gs" % (
             check.name(""), seconds)
+    except RecursionError:
+        return "%s: could not be checked against a schema nested this deeply" % check.name("")
 
 
 class _Overtime(Exception):
@@ -1756,6 +1823,7 @@ class _SchemaCheck(object):
     def __init__(self, root, where):
         self.root = root
         self.where = where
+        self.seen = {}  # (value, schema, path) -> its problem; None while being checked
 
     def name(self, path):
         if path:
@@ -1763,6 +1831,16 @@ class _SchemaCheck(object):
         return "the arguments" if self.where == "argument" else self.where
 
     def problem(self, value, schema, path, depth):
+        # Each value meets each schema once: $refs can make a small schema a
+        # huge tree, or a cycle, which adds nothing when met again (so passes,
+        # like any schema the client cannot make sense of).
+        key = (id(value), id(schema), path)
+        if key not in self.seen:
+            self.seen[key] = None
+            self.seen[key] = self.first_problem(value, schema, path, depth)
+        return self.seen[key]
+
+    def first_problem(self, value, schema, path, depth):
         if schema is False:
             return "%s: not allowed" % self.name(path)
         if not isinstance(schema, dict):
@@ -2181,9 +2259,14 @@ def _call_arguments(tokens, stdin=None):
     return value, _parse_pairs(tokens[1:])
 
 
-def _schema_types(schema, root, depth=0):
+def _schema_types(schema, root, depth=0, seen=None):
     """The JSON types a property schema admits, as a list of names."""
     schema = _resolve_ref(schema, root)
+    # Each node once: $refs can make a small schema a cycle or a huge tree.
+    seen = set() if seen is None else seen
+    if id(schema) in seen:
+        return []
+    seen.add(id(schema))
     kind = schema.get("type")
     if isinstance(kind, str):
         return [kind]
@@ -2192,7 +2275,7 @@ def _schema_types(schema, root, depth=0):
     types = []
     for key in ("anyOf", "oneOf"):
         for sub in _list(schema.get(key)) if depth < _MAX_SCHEMA_DEPTH else ():
-            types.extend(t for t in _schema_types(_dict(sub), root, depth + 1)
+            types.extend(t for t in _schema_types(_dict(sub), root, depth + 1, seen)
                          if t not in types)
     if not types and ("enum" in schema or "const" in schema):
         values = _list(schema.get("enum")) or [schema.get("const")]

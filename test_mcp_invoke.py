@@ -1415,6 +1415,35 @@ def test_cursor_cycle_exits_4(capsys):
     assert "repeated the page cursor 'again'" in err and err.count("\n") == 1
 
 
+def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
+    server = fake("endless-pages", delay=0)
+    code, out, err = run(capsys, "--max-bytes", "4K", "tools", "--", *server)
+    assert (code, out) == (4, "")
+    assert err == ("mcp_invoke: tools/list pages came to over 4096 bytes together "
+                   "(raise --max-bytes to allow it)\n")
+    server = fake("endless-pages", delay=0.1)
+    code, out, err = run(capsys, "--timeout", "0.3", "--max-time", "0.5", "tools", "--", *server)
+    assert (code, out) == (124, "")
+    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.5s "
+                          "over ") and err.endswith(" pages\n")
+
+
+def test_a_server_that_sends_requests_but_never_reads_cannot_grow_the_backlog(capsys):
+    # 1,000 pings of 1 KB: their answers would queue 1 MB; the cap is 64 KB.
+    code, out, err = run(capsys, "--max-bytes", "64K", "call", "echo", "text=hi", "--",
+                         *fake("ping-flood"))
+    assert (code, out) == (0, "hi\n")
+    assert err == ("mcp_invoke: warning: the server is not reading its input; its requests "
+                   "are no longer answered\n")
+
+
+def test_a_server_that_fails_while_its_child_holds_the_pipes_is_lost_not_awaited(capsys):
+    code, out, err = run(capsys, "--timeout", "60", "ping", "--", *fake("die-holding-pipes"))
+    assert (code, out) == (5, "")
+    assert err.startswith("mcp_invoke: server exited with status 1 (during ")
+    assert err.endswith("; server stderr: cannot start: bad config\n")
+
+
 def test_huge_message_exits_4_naming_the_cap(capsys):
     code, out, err = run(capsys, "--max-bytes", "64K", "call", "big", "size=1000000",
                          "--", *SERVER)
@@ -1984,9 +2013,14 @@ def test_a_hostile_schema_cannot_hang_the_check():
     evil = {"type": "object", "properties": {"p": {"type": "string", "pattern": "^(a|aa)+$"}}}
     problem = mcp_invoke._schema_problem({"p": "a" * 40 + "!"}, evil, seconds=0.2)
     assert problem == "the arguments: could not be checked against the schema within 0.2s"
-    fan_out = {"type": "object", "anyOf": [{"$ref": "#"}, {"$ref": "#"}]}
-    assert "could not be checked" in mcp_invoke._schema_problem({}, fan_out, seconds=0.2)
-    assert time.monotonic() - start < 4
+    # $refs that loop and fan out: each value meets each schema once, so no wait.
+    fan_out = {"type": "object", "anyOf": [{"$ref": "#"}] * 8,
+               "properties": {"a": {"$ref": "#/$defs/x"}},
+               "$defs": {"x": {"anyOf": [{"$ref": "#/$defs/x"}] * 8 + [{"type": "integer"}]}}}
+    assert mcp_invoke._schema_problem({"a": 1}, fan_out, seconds=5) is None
+    assert mcp_invoke._schema_problem({"a": []}, fan_out, seconds=5) is None  # loops pass
+    assert mcp_invoke._schema_types(fan_out["properties"]["a"], fan_out) == ["integer"]
+    assert time.monotonic() - start < 2
     loop = {"type": "object", "properties": {"p": {"type": "array",
                                                    "items": {"$ref": "#/properties/p"}}}}
     assert mcp_invoke._signature({"name": "t", "inputSchema": loop}).startswith("t(p?: ")
