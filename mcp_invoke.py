@@ -170,6 +170,12 @@ _MAX_SCHEMA_DEPTH = 10
 _CHECK_SECONDS = 2.0
 # A value quoted in a schema message is cut to this many characters.
 _SHOW_CHARS = 60
+# A server's error message is cut to this many characters in ours.
+_MESSAGE_CHARS = 1000
+# Longest --timeout or --max-time: a year (the clocks below it take no more).
+_MAX_SECONDS = 365 * 24 * 3600
+# Most bytes read from stdin or a file given on the command line.
+_INPUT_LIMIT = DEFAULT_MAX_BYTES
 # Enum members listed in a message; a long list of time zones helps nobody.
 _SHOW_ENUM = 10
 # Config `type` values meaning the server is reached over HTTP (Streamable HTTP or SSE).
@@ -322,36 +328,52 @@ def _encode(message):
 
 
 class _NotJSON(ValueError):
-    """NaN or Infinity: Python's json reads them, JSON has none (RFC 8259)."""
+    """Looks like JSON but cannot be read as such: NaN and Infinity (Python's json
+    reads them, JSON has none, RFC 8259), numbers out of range, deep nesting."""
 
 
 def _no_constant(name):
     raise _NotJSON("%s is not valid JSON" % name)
 
 
+_INFINITY = float("inf")
+
+
+def _finite_float(text):
+    value = float(text)
+    if value in (_INFINITY, -_INFINITY):  # 1e400: JSON syntax, but no float holds it
+        raise _NotJSON("the number %s is out of range" % text[:40])
+    return value
+
+
 # Built once, like the encoder: json.loads with an option builds a decoder per call.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
 _JSON_SPACE = " \t\n\r"  # RFC 8259 whitespace
 
 
 def _json_loads(text):
     """json.loads that refuses NaN and Infinity, as JSON does (RFC 8259).
 
-    Raises ValueError for what is not JSON; _NotJSON for NaN, Infinity and
-    nesting past the recursion limit, which look like JSON but cannot be read.
+    Raises JSONDecodeError for what is not JSON; _NotJSON for what looks like
+    JSON but cannot be read: NaN, Infinity, numbers out of range, nesting
+    past the recursion limit.
     """
     try:
         # raw_decode first: a frame rarely has whitespace around it, and decode()
         # would scan for it twice with a regex on every message.
         try:
             value, end = _DECODER.raw_decode(text)
-        except ValueError:
+        except json.JSONDecodeError:
             return _DECODER.decode(text)  # leading whitespace, or the full error
         if end != len(text) and text[end:].strip(_JSON_SPACE):
             return _DECODER.decode(text)  # raises "Extra data"
         return value
     except RecursionError:
         raise _NotJSON("nested too deeply to parse")
+    except (json.JSONDecodeError, _NotJSON):
+        raise
+    except ValueError as e:  # an integer past Python's digit limit (3.11+)
+        raise _NotJSON(str(e))
 
 
 def _parse_frame(holder):
@@ -1439,9 +1461,7 @@ class Client(object):
             for other in self._pending.values():
                 other.deadline = max(other.deadline, min(now + other.timeout, other.limit))
         if "error" in message:
-            error = _dict(message["error"])
-            call.error = ServerError(str(error.get("message", "")), call.method,
-                                     error.get("code"), error.get("data"))
+            call.error = _server_error(message["error"], call.method)
         elif "result" in message:
             call.result = message["result"]
         else:
@@ -1524,6 +1544,20 @@ def _dict(value):
 def _is_id(value):
     """A JSON-RPC id we could have sent: an integer or a string (not a bool)."""
     return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def _server_error(error, method):
+    """The MCPError for a JSON-RPC error object (basic, "Error Responses")."""
+    if not isinstance(error, dict):
+        return ProtocolError("answer to %s has an error that is not an object: %s"
+                             % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+    text = error.get("message")
+    if not isinstance(text, str):
+        text = "" if text is None else json.dumps(text)
+    if len(text) > _MESSAGE_CHARS:
+        text = text[:_MESSAGE_CHARS] + "..."
+    return ServerError(text or "(the server gave no message)", method, error.get("code"),
+                       error.get("data"))
 
 
 def _for_method(error, method):
@@ -1646,6 +1680,8 @@ class _Output(object):
                 self.stream.write(text)
         except BrokenPipeError:
             self._close()
+        except (IOError, OSError) as e:
+            self._fail(e)
 
     def flush(self):
         if not self.closed:
@@ -1653,6 +1689,13 @@ class _Output(object):
                 self.stream.flush()
             except BrokenPipeError:
                 self._close()
+            except (IOError, OSError) as e:
+                self._fail(e)
+
+    def _fail(self, error):
+        # A full disk or a device error: said once, and output stops.
+        self._close()
+        raise UsageError("cannot write the output: %s" % (error.strerror or error))
 
     def _close(self):
         # `mcp_invoke ... | head -c 1`: the reader left; later writes and the
@@ -1738,10 +1781,17 @@ class _Diagnostics(object):
             text += " " + str(params["message"])
         line = _one_line(text)
         if self.tty:
-            self._write(line[:200])
+            self._write(line[:max(10, self._width() - 1)])
             self._progress_shown = True
         else:
             self._write(line + "\n")
+
+    def _width(self):
+        # The line must fit the terminal: a wrapped line could not be rewritten.
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            return 80
 
     def relay(self, chunk):
         """--verbose: the server's stderr, live, line by line, neutralised."""
@@ -2079,13 +2129,7 @@ def _load_jsonc(text, source):
 
 def _config_servers(path):
     """A config file's servers by name, and the key they sit under: "mcpServers" or "servers"."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
-    except (OSError, UnicodeError) as e:
-        raise UsageError("cannot read config file %s: %s"
-                         % (path, getattr(e, "strerror", None) or e))
-    data = _dict(_load_jsonc(text, path))
+    data = _dict(_load_jsonc(_read_file(path, "config file " + path, "utf-8-sig"), path))
     # Claude Desktop, Claude Code and Cursor; VS Code's mcp.json; VS Code's settings.json.
     for key, servers in (("mcpServers", data.get("mcpServers")), ("servers", data.get("servers")),
                          ("servers", _dict(data.get("mcp")).get("servers"))):
@@ -2247,12 +2291,7 @@ def _call_arguments(tokens, stdin=None):
         first, what = _read_text(stdin), "the arguments object on stdin"
     elif first.startswith("@"):
         what = first[1:]
-        try:
-            with open(what, encoding="utf-8") as f:
-                first = f.read()
-        except (IOError, OSError, UnicodeDecodeError) as e:
-            raise UsageError("cannot read arguments from %s: %s"
-                             % (what, getattr(e, "strerror", None) or e))
+        first = _read_file(what, "arguments from " + what)
     value = _load_json(first, what)
     if not isinstance(value, dict):
         raise UsageError("%s must be a JSON object" % what)
@@ -2573,12 +2612,8 @@ _SKIPPED = object()
 
 
 def _load_answers(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            answers = _load_json(f.read(), "--elicit answers " + path)
-    except (IOError, OSError, UnicodeError) as e:
-        raise UsageError("cannot read --elicit answers %s: %s"
-                         % (path, getattr(e, "strerror", None) or e))
+    what = "--elicit answers " + path
+    answers = _load_json(_read_file(path, what), what)
     if not isinstance(answers, dict):
         raise UsageError("--elicit answers %s must hold a JSON object" % path)
     return answers
@@ -2995,8 +3030,9 @@ def _positive_float(text):
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("expected a positive number of seconds, got %r" % text)
+    if not 0 < value <= _MAX_SECONDS:
+        raise argparse.ArgumentTypeError("expected a positive number of seconds up to %d "
+                                         "(a year), got %r" % (_MAX_SECONDS, text))
     return value
 
 
@@ -3100,7 +3136,7 @@ def _server_env(specs, environ):
 # ---------------------------------------------------------------------------
 
 class _Signalled(KeyboardInterrupt):
-    """SIGTERM or SIGHUP: handled like Ctrl-C (cancel, shut down), exit 128+signum."""
+    """SIGTERM, SIGHUP or SIGQUIT: handled like Ctrl-C (cancel, shut down), exit 128+signum."""
 
     def __init__(self, signum):
         KeyboardInterrupt.__init__(self)
@@ -3119,7 +3155,7 @@ def main(argv=None):
     out = _Output(sys.stdout)
     previous = {}
     try:
-        for signum in (signal.SIGTERM, signal.SIGHUP):
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
             previous[signum] = signal.signal(signum, _raise_signalled)
     except ValueError:
         pass  # not the main thread: signals stay as they are
@@ -3172,11 +3208,30 @@ def _stand_in_streams():
 
 
 def _read_text(stream):
-    """All of stdin as UTF-8 text (the locale's codec may be ASCII on 3.6)."""
+    """All of stdin as UTF-8 text (the locale's codec may be ASCII on 3.6), within the limit."""
     if stream is None:
         return ""
     buffer = getattr(stream, "buffer", None)
-    return buffer.read().decode("utf-8", "replace") if buffer is not None else stream.read()
+    if buffer is None:  # a text stream of our caller's
+        return _within_limit(stream.read(_INPUT_LIMIT + 1), "standard input")
+    return _within_limit(buffer.read(_INPUT_LIMIT + 1), "standard input").decode(
+        "utf-8", "replace")
+
+
+def _read_file(path, what, encoding="utf-8"):
+    """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_INPUT_LIMIT + 1)
+        return _within_limit(data, what).decode(encoding)
+    except (IOError, OSError, UnicodeError) as e:
+        raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
+
+
+def _within_limit(data, what):
+    if len(data) > _INPUT_LIMIT:
+        raise UsageError("%s is larger than %d bytes" % (what, _INPUT_LIMIT))
+    return data
 
 
 def _run(argv, diag, out):

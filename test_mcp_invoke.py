@@ -236,6 +236,14 @@ def test_neutralise_shows_terminal_controls_as_escapes():
     assert mcp_invoke._one_line(u"one\ntwo\x1b") == u"one | two\\x1b"
 
 
+def test_deeply_nested_json_is_printed_compact_even_when_pretty():
+    shallow, deep = [[1]], [1]
+    for _ in range(mcp_invoke._PRETTY_DEPTH):
+        deep = [deep]
+    assert mcp_invoke._to_json(shallow, pretty=True) == "[\n  [\n    1\n  ]\n]"
+    assert mcp_invoke._to_json(deep, pretty=True) == json.dumps(deep, separators=(",", ":"))
+
+
 def test_json_output_escapes_what_json_itself_leaves_raw():
     text = mcp_invoke._to_json({"t": u"\x1b\x9b\u2028\udc80\u00e9"})
     assert text == u'{"t":"\\u001b\\u009b\\u2028\\udc80\u00e9"}'
@@ -1088,6 +1096,18 @@ def test_bad_json_exits_2_before_the_server_starts(capsys):
     assert err.startswith("mcp_invoke: the arguments object is not valid JSON")
 
 
+def test_inputs_past_the_limit_exit_2_and_at_it_are_read(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(mcp_invoke, "_INPUT_LIMIT", 13)
+    args = tmp_path / "args.json"
+    args.write_text('{"text":"hi"} ')  # 14 bytes
+    code, out, err = run(capsys, "call", "echo", "@%s" % args, "--", "/nonexistent/server")
+    assert (code, out) == (2, "")
+    assert err == "mcp_invoke: arguments from %s is larger than 13 bytes\n" % args
+    args.write_text('{"text":"hi"}')  # 13 bytes
+    code, out, err = run(capsys, "call", "echo", "@%s" % args, "--", *SERVER)
+    assert (code, out, err) == (0, "hi\n", "")
+
+
 def test_arguments_nested_past_the_recursion_limit_exit_2(capsys, tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text('{"text": ' + "[" * 100000 + "]" * 100000 + "}")
@@ -1236,6 +1256,13 @@ def test_progress_is_one_rewritten_line_on_a_terminal():
     diag.finish()
     assert term.getvalue() == ("[progress] 1/2 m\\x1b" "\r\x1b[K[progress] 2/2 m\\x1b"
                                "\r\x1b[K")
+
+
+def test_progress_on_a_terminal_fits_its_width():
+    term = _Terminal()  # no real terminal behind it: 80 columns are assumed
+    diag = mcp_invoke._Diagnostics(term)
+    diag.progress({"progressToken": 1, "progress": 1, "message": "x" * 300})
+    assert term.getvalue() == "[progress] 1 " + "x" * 66
 
 
 def test_progress_off_a_terminal_is_rate_limited_but_keeps_the_last_step():
@@ -1480,6 +1507,7 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
          "resources, servers, templates, tools (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
+    (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
     (["--max-bytes", "lots", "ping", "--", "x"], "expected a positive byte count"),
     (["--cwd", "/nonexistent/dir", "ping", "--"] + SERVER, "working directory does not exist"),
     (["-v", "-q", "ping", "--", "x"], "--verbose and --quiet exclude each other"),
@@ -1513,13 +1541,15 @@ def test_help_and_version(capsys):
 def _script(args, **kw):
     def default_sigint():
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background job may ignore it
-    return subprocess.Popen([sys.executable, SCRIPT] + args, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=default_sigint, **kw)
+    kw.setdefault("stdout", subprocess.PIPE)
+    return subprocess.Popen([sys.executable, SCRIPT] + args, stderr=subprocess.PIPE,
+                            preexec_fn=default_sigint, **kw)
 
 
 @pytest.mark.parametrize("sig, code, word", [
     (signal.SIGINT, 130, "interrupted"),
     (signal.SIGTERM, 143, "stopped by SIGTERM"),
+    (signal.SIGQUIT, 131, "stopped by SIGQUIT"),
 ])
 def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, code, word):
     log = tmp_path / "rec"
@@ -1563,6 +1593,15 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
                  if r.get("method") == "notifications/cancelled"]
     assert sorted(cancelled) == sorted(calls)
     assert not [r for r in records(log) if "signal" in r]  # stdin's end stopped it
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_stdout_is_one_line_exit_2():
+    with open("/dev/full", "w") as full:
+        proc = _script(["call", "echo", "text=hi", "--"] + SERVER, stdout=full)
+        _, err = proc.communicate(timeout=20)
+    assert (proc.returncode, err) == (
+        2, b"mcp_invoke: cannot write the output: No space left on device\n")
 
 
 def test_stdout_closed_early_is_not_a_traceback():
@@ -2068,7 +2107,17 @@ def tiny(tmp_path, call_line, tools=None):
     ('{"jsonrpc":"2.0","id":ID,"result":{"x":NaN}}', 4, "NaN is not valid JSON"),
     ('{"jsonrpc":"2.0","id":ID,"result":' + "[" * 100000 + "]" * 100000 + "}", 4,
      "nested too deeply"),
-], ids=["content-not-a-list", "nan", "deep-nesting"])
+    ('{"jsonrpc":"2.0","id":ID,"result":{"x":1e400}}', 4, "the number 1e400 is out of range"),
+    ('{"jsonrpc":"2.0","id":ID,"result":{"content":[],"n":' + "9" * 5000 + "}}",
+     4, "Exceeds the limit" if hasattr(sys, "set_int_max_str_digits") else None),
+    ('{"jsonrpc":"2.0","id":ID,"error":"boom"}', 4,
+     'answer to tools/call has an error that is not an object: "boom"'),
+    ('{"jsonrpc":"2.0","id":ID,"error":{"code":-32000}}', 3,
+     "server error -32000: (the server gave no message) (tools/call)"),
+    ('{"jsonrpc":"2.0","id":ID,"error":{"code":1,"message":"' + "m" * 5000 + '"}}', 3,
+     "server error 1: " + "m" * 1000 + "... (tools/call)"),
+], ids=["content-not-a-list", "nan", "deep-nesting", "out-of-range", "digit-limit",
+        "error-not-an-object", "error-without-message", "error-message-too-long"])
 def test_malformed_results_are_protocol_errors_or_shown_as_they_are(capsys, tmp_path, line,
                                                                     code, message):
     code_seen, out, err = run(capsys, "--timeout", "5", "call", "t", "--",
