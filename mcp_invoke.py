@@ -874,7 +874,7 @@ class Client(object):
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
         if not command or not command[0]:
             raise UsageError("the server command is empty")
-        if protocol_version is not None and not _VERSION_FORMAT.match(str(protocol_version)):
+        if protocol_version is not None and not _is_date(protocol_version):
             raise UsageError("protocol version %r is not a date like %s"
                              % (protocol_version, LATEST_PROTOCOL_VERSION))
         if log_level is not None and log_level not in LOG_LEVELS:
@@ -1565,6 +1565,17 @@ def _for_method(error, method):
     error = copy.copy(error)
     error.method = method
     return error
+
+
+def _is_date(version):
+    """Protocol versions are dates, YYYY-MM-DD (basic/versioning)."""
+    if not _VERSION_FORMAT.match(str(version)):
+        return False
+    try:
+        time.strptime(version, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
 
 
 def _is_modern(version):
@@ -2764,7 +2775,9 @@ def _output_problem(tool, result):
 
 
 def _suggest(name, names):
-    near = difflib.get_close_matches(name, [n for n in names if isinstance(n, str)], 3, 0.5)
+    # From the first 10,000 names: difflib takes seconds over millions.
+    near = difflib.get_close_matches(
+        name, [n for n in names[:10000] if isinstance(n, str)], 3, 0.5)
     if near:
         return "; did you mean %s?" % ", ".join(near)
     return "; the server has %d tools (run 'tools' to list them)" % len(names)
@@ -3236,6 +3249,11 @@ def _within_limit(data, what):
 
 def _run(argv, diag, out):
     ours, server = _split_argv(argv)
+    for arg in ours:  # the server's own arguments go to it as bytes, whatever they hold
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes, kept as surrogates (PEP 383)
+            raise UsageError("argument %r is not valid UTF-8" % arg)
     try:
         args = _build_parser().parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0
