@@ -1215,18 +1215,22 @@ class Client(object):
         timeout = self.timeout if timeout is None else timeout
         cap = _time_cap(timeout, self.max_time)
         limit, start = time.monotonic() + cap, self._transport.received
+
+        def overdue():
+            return RequestTimeout("%s took longer than its time limit of %gs over %d pages"
+                                  % (method, cap, len(seen) + 1), method,
+                                  self._transport.stderr_tail, timeout)
+
         for _ in range(MAX_PAGES):
             left = limit - time.monotonic()
+            if left <= 0:
+                raise overdue()
             try:
-                if left <= 0:
-                    raise RequestTimeout("")
                 result = self.request(method, params or None, min(timeout, left))
             except RequestTimeout:
-                if left >= timeout:
-                    raise  # this page's own timeout
-                raise RequestTimeout("%s took longer than its time limit of %gs over %d pages"
-                                     % (method, cap, len(seen) + 1), method,
-                                     self._transport.stderr_tail, timeout)
+                if left < timeout:  # the time limit ran out, not this page's own timeout
+                    raise overdue()
+                raise
             page = result.get(key)
             if not isinstance(page, list):
                 raise ProtocolError("%s result has no %r list" % (method, key), method)
