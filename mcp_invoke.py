@@ -337,6 +337,14 @@ def _no_constant(name):
 
 
 _INFINITY = float("inf")
+_INT_DIGITS = 4300  # the default of Python's own limit (sys.set_int_max_str_digits)
+
+
+def _bounded_int(text):
+    if len(text.lstrip("-")) > _INT_DIGITS:
+        raise _NotJSON("an integer of %d digits is past the limit of %d digits"
+                       % (len(text.lstrip("-")), _INT_DIGITS))
+    return int(text)
 
 
 def _finite_float(text):
@@ -347,7 +355,11 @@ def _finite_float(text):
 
 
 # Built once, like the encoder: json.loads with an option builds a decoder per call.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float)
+_DECODER = json.JSONDecoder(
+    parse_constant=_no_constant, parse_float=_finite_float,
+    # Python's own limit arrived in 3.11 (and in 3.7.14, 3.8.14, 3.9.14, 3.10.7);
+    # without it, a few MB of digits take minutes to convert. This can go with 3.6.
+    parse_int=None if hasattr(sys, "set_int_max_str_digits") else _bounded_int)
 _JSON_SPACE = " \t\n\r"  # RFC 8259 whitespace
 
 
@@ -580,7 +592,7 @@ class _StdioTransport(object):
         self._closed = False
         self.max_bytes = max_bytes
         self.received = 0  # bytes read from the server's stdout
-        self.unsent = 0  # bytes queued for its stdin
+        self.unsent_answers = 0  # bytes of answers to the server not yet written
 
     # -- start ---------------------------------------------------------------
 
@@ -616,11 +628,16 @@ class _StdioTransport(object):
 
     # -- the loop ------------------------------------------------------------
 
-    def send(self, frame):
-        """Write one frame, or as much as the pipe takes now and queue the rest."""
+    def send(self, frame, answer=False):
+        """Write one frame, or as much as the pipe takes now and queue the rest.
+
+        ``answer``: the frame answers the server, which counts it in
+        ``unsent_answers`` until written.
+        """
         self._check_open()
-        self._outq.append(frame)
-        self.unsent += len(frame)
+        self._outq.append((frame, answer))
+        if answer:
+            self.unsent_answers += len(frame)
         self._flush()
 
     def receive(self, deadline):
@@ -669,7 +686,7 @@ class _StdioTransport(object):
 
     def _flush(self):
         while self._outq:
-            frame = self._outq[0]
+            frame, answer = self._outq[0]
             try:
                 n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:]
                              if self._out_pos else frame)
@@ -677,15 +694,16 @@ class _StdioTransport(object):
                 break
             except (BrokenPipeError, ConnectionResetError):
                 self._outq.clear()
-                self._out_pos = self.unsent = 0
+                self._out_pos = self.unsent_answers = 0
                 self._set_writing(False)
                 self._lost_reason = self._lost_reason or "server stopped reading its input"
                 return
             self._out_pos += n
-            self.unsent -= n
             if self._out_pos == len(frame):
                 self._outq.popleft()
                 self._out_pos = 0
+                if answer:
+                    self.unsent_answers -= len(frame)
         self._set_writing(bool(self._outq))
 
     def _set_writing(self, want):
@@ -1358,10 +1376,11 @@ class Client(object):
                 meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
 
-    def _send(self, message):
+    def _send(self, message, answer=False):
+        frame = _encode(message)  # first: what cannot be sent is not traced as sent
         if self.trace is not None:
             self._record("send", frame=message)
-        self._transport.send(_encode(message))
+        self._transport.send(frame, answer)
 
     def _record(self, direction, frame=None, raw=None):
         entry = {"ts": time.time(), "dir": direction}
@@ -1474,7 +1493,7 @@ class Client(object):
 
     def _answer(self, ident, method, params):
         """Answer a request from a legacy server: a result, or a JSON-RPC error."""
-        if self._transport.unsent > self._transport.max_bytes:
+        if self._transport.unsent_answers > self._transport.max_bytes:
             # It sends requests but does not read the answers: queueing more
             # would grow without end.
             if not self._backlog_warned:
@@ -1502,7 +1521,7 @@ class Client(object):
         else:
             message["result"] = result
         try:
-            self._send(message)
+            self._send(message, answer=True)
         except MCPError:
             pass  # the loop reports the lost connection
 
@@ -1560,8 +1579,8 @@ def _server_error(error, method):
         text = "" if text is None else json.dumps(text)
     if len(text) > _MESSAGE_CHARS:
         text = text[:_MESSAGE_CHARS] + "..."
-    return ServerError(text or "(the server gave no message)", method, error.get("code"),
-                       error.get("data"))
+    return ServerError(text if text.strip() else "(the server gave no message)", method,
+                       error.get("code"), error.get("data"))
 
 
 def _for_method(error, method):
@@ -2916,7 +2935,7 @@ def _batch_entries(stream):
             continue
         number += 1
         try:
-            entry = json.loads(line)
+            entry = _json_loads(line.strip())
         except ValueError as e:
             yield number, None, None, UsageError("line %d is not valid JSON: %s" % (number, e))
             continue
