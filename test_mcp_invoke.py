@@ -2146,7 +2146,7 @@ def tiny(tmp_path, call_line, tools=None):
      "nested too deeply"),
     ('{"jsonrpc":"2.0","id":ID,"result":{"x":1e400}}', 4, "the number 1e400 is out of range"),
     ('{"jsonrpc":"2.0","id":ID,"result":{"content":[],"n":' + "9" * 5000 + "}}",
-     4, "4300 digits"),
+     4, "5000 digits"),
     ('{"jsonrpc":"2.0","id":ID,"error":"boom"}', 4,
      'answer to tools/call has an error that is not an object: "boom"'),
     ('{"jsonrpc":"2.0","id":ID,"error":{"code":-32000}}', 3,
