@@ -545,9 +545,13 @@ def _not_found(name, cwd, env):
     except (IOError, OSError):
         first = b""
     needed = (first[2:].split() or [b"?"])[0].decode("utf-8", "replace")
-    return CommandNotFound("server command %s cannot run: %s" % (
-        name, "its interpreter %s was not found" % needed if first.startswith(b"#!")
-        else "a program it needs to start (its loader) was not found"))
+    if not first.startswith(b"#!"):
+        why = "a program it needs to start (its loader) was not found"
+    elif first.rstrip(b"\n").endswith(b"\r"):
+        why = "its #! line ends in a carriage return (DOS line endings)"
+    else:
+        why = "its interpreter %s was not found" % needed
+    return CommandNotFound("server command %s cannot run: %s" % (name, why))
 
 
 def _exit_status(returncode):
@@ -593,6 +597,7 @@ class _StdioTransport(object):
         self.max_bytes = max_bytes
         self.received = 0  # bytes read from the server's stdout
         self.unsent_answers = 0  # bytes of answers to the server not yet written
+        self._next_check = 0.0  # when to look at the server process next
 
     # -- start ---------------------------------------------------------------
 
@@ -667,7 +672,7 @@ class _StdioTransport(object):
         # select() returns [] on EINTR (PEP 475) too; callers re-check their deadline.
         # Capped, so a quiet wait looks at the server process every second.
         events = self._sel.select(min(timeout, _QUIET_CHECK))
-        if not events:
+        if not events or time.monotonic() >= self._next_check:
             self._check_leader()
         for key, _ in events:
             if key.data == "in":
@@ -681,6 +686,7 @@ class _StdioTransport(object):
         # A server that failed while something it started still holds its stdout
         # would look alive until every timeout ran out. A clean exit (status 0)
         # may be a launcher that handed the pipes on, so only a failure ends it.
+        self._next_check = time.monotonic() + _QUIET_CHECK
         if self._lost_reason is None and self._proc.poll() not in (None, 0):
             self._lost_reason = "server exited"
 
@@ -920,6 +926,7 @@ class Client(object):
         self._noise_count = 0
         self._utf8_warned = False
         self._backlog_warned = False
+        self._answered_at = 0.0  # when the server last answered a request of ours
         self._meta = None
         self.era = None
         self.era_source = None
@@ -1252,7 +1259,7 @@ class Client(object):
             page = result.get(key)
             if not isinstance(page, list):
                 raise ProtocolError("%s result has no %r list" % (method, key), method)
-            if self._transport.received - start > self._transport.max_bytes:
+            if seen and self._transport.received - start > self._transport.max_bytes:
                 raise ProtocolError("%s pages came to over %d bytes together (raise "
                                     "--max-bytes to allow it)"
                                     % (method, self._transport.max_bytes), method)
@@ -1411,6 +1418,12 @@ class Client(object):
                 deadline, waiting = until, 0
                 for call in calls:
                     if not call.done and now >= call.deadline:
+                        # An answer to another request shows the server alive and
+                        # working through what it was sent (a batch queued behind
+                        # a serial server): the timeout restarts from it, up to the limit.
+                        call.deadline = max(call.deadline, min(
+                            self._answered_at + call.timeout, call.limit))
+                    if not call.done and now >= call.deadline:
                         self._expire(call, _overdue(call))
                     if not call.done:
                         waiting += 1
@@ -1476,13 +1489,7 @@ class Client(object):
                        % ("a late" if late else "an unexpected", json.dumps(message["id"])))
             return
         call.done = True
-        if self._pending:
-            # An answer shows the server alive and working through what it was
-            # sent, so the rest in flight (a pipelined batch queued behind a
-            # serial server) get their full timeout again, never past their limit.
-            now = time.monotonic()
-            for other in self._pending.values():
-                other.deadline = max(other.deadline, min(now + other.timeout, other.limit))
+        self._answered_at = time.monotonic()  # see _wait
         if "error" in message:
             call.error = _server_error(message["error"], call.method)
         elif "result" in message:
@@ -1595,7 +1602,7 @@ def _is_date(version):
     if not _VERSION_FORMAT.match(str(version)):
         return False
     try:
-        time.strptime(version, "%Y-%m-%d")
+        time.strptime(str(version), "%Y-%m-%d")
     except ValueError:
         return False
     return True
@@ -1901,6 +1908,10 @@ def _within(seconds, function):
         signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
 
 
+# Keywords through which a schema can lead back to itself or fan out.
+_REFERRING = frozenset(("$ref", "anyOf", "oneOf", "allOf"))
+
+
 class _SchemaCheck(object):
     """One validation: the document $ref points into and the noun for fields."""
 
@@ -1918,6 +1929,8 @@ class _SchemaCheck(object):
         # Each value meets each schema once: $refs can make a small schema a
         # huge tree, or a cycle, which adds nothing when met again (so passes,
         # like any schema the client cannot make sense of).
+        if not isinstance(schema, dict) or not _REFERRING.intersection(schema):
+            return self.first_problem(value, schema, path, depth)  # no way back to a node
         key = (id(value), id(schema), path)
         if key not in self.seen:
             self.seen[key] = None
@@ -3196,7 +3209,9 @@ def main(argv=None):
     except ValueError:
         pass  # not the main thread: signals stay as they are
     try:
-        return _run(argv, diag, out)
+        code = _run(argv, diag, out)
+        out.flush()  # inside: a full disk shows only now, and is reported like any failure
+        return code
     except MCPError as e:
         diag.finish()
         diag.error(str(e))
@@ -3214,7 +3229,10 @@ def main(argv=None):
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        out.flush()
+        try:
+            out.flush()
+        except MCPError:
+            pass  # reported above; output has stopped
         for name, stand_in in closed:
             setattr(sys, name, None)
             stand_in.close()

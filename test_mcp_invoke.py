@@ -935,6 +935,8 @@ def test_batch_behind_a_serial_server_restarts_the_timeout_on_each_answer_up_to_
     with mcp_invoke.Client(fake(), timeout=1.0) as c:
         outcomes = list(c.batch(requests))
     assert [o["content"][0]["text"] for o in outcomes] == ["done after 1 steps"] * 4
+    # Answers at 0.4 s and 0.8 s fit a 1.0 s limit (the third, at 1.2 s, does not):
+    # the margins are a server of 0.4 s steps on a loaded machine.
     with mcp_invoke.Client(fake(), timeout=0.6, max_time=1.0) as c:
         outcomes = list(c.batch(requests))
     assert [type(o).__name__ for o in outcomes] == ["dict"] * 2 + ["RequestTimeout"] * 2
@@ -1317,6 +1319,20 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
     finally:
         transport.close()
     assert transport._proc.returncode is not None
+    transport = mcp_invoke._StdioTransport(["cat"])  # reads all: answers leave the count
+    transport.start()
+    try:
+        for _ in range(3):
+            transport.send(b"{}\n", answer=True)
+        assert transport.unsent_answers == 0
+    finally:
+        transport.close()
+
+
+def test_trailing_data_after_a_frame_is_not_json():
+    with pytest.raises(ValueError):
+        mcp_invoke._json_loads('{"a": 1} x')
+    assert mcp_invoke._json_loads(' {"a": 1}\r') == {"a": 1}
 
 
 def test_a_message_that_cannot_be_sent_is_not_traced_as_sent(tmp_path):
@@ -1483,9 +1499,9 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
     assert err == ("mcp_invoke: tools/list pages came to over 4096 bytes together "
                    "(raise --max-bytes to allow it)\n")
     server = fake("endless-pages", delay=0.1)
-    code, out, err = run(capsys, "--timeout", "0.3", "--max-time", "0.5", "tools", "--", *server)
+    code, out, err = run(capsys, "--timeout", "1", "--max-time", "1.5", "tools", "--", *server)
     assert (code, out) == (124, "")
-    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.5s "
+    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 1.5s "
                           "over ") and err.endswith(" pages\n")
 
 
@@ -1532,6 +1548,12 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
     assert (code, out) == (127, "")
     assert err == ("mcp_invoke: server command ./server.sh cannot run: its interpreter "
                    "/no/such/interpreter was not found\n")
+    with open(str(script), "wb") as f:
+        f.write(b"#!/bin/sh\r\necho\r\n")
+    code, out, err = run(capsys, "ping", "--cwd", str(tmp_path), "--", "./server.sh")
+    assert (code, out) == (127, "")
+    assert err == ("mcp_invoke: server command ./server.sh cannot run: its #! line ends in a "
+                   "carriage return (DOS line endings)\n")
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -1634,8 +1656,10 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_disk_under_stdout_is_one_line_exit_2():
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)  # buffered: the failure shows at the last flush
     with open("/dev/full", "w") as full:
-        proc = _script(["call", "echo", "text=hi", "--"] + SERVER, stdout=full)
+        proc = _script(["call", "echo", "text=hi", "--"] + SERVER, stdout=full, env=env)
         _, err = proc.communicate(timeout=20)
     assert (proc.returncode, err) == (
         2, b"mcp_invoke: cannot write the output: No space left on device\n")
