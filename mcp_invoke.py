@@ -2921,7 +2921,8 @@ def _cmd_batch(client, args, ctx):
     """JSON Lines in, one outcome line out per request, in input order."""
     if args.args:
         raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
-    entries = list(_batch_entries(_read_text(ctx.stdin).splitlines()))
+    # "\n" only: splitlines() would also break a line at a U+2028 inside a string.
+    entries = list(_batch_entries(_read_text(ctx.stdin).split("\n")))
     status = 0
     requests = [(e[1], e[2]) for e in entries if e[3] is None]
     outcomes = client.batch(requests)

@@ -1297,6 +1297,16 @@ def test_batch_answers_every_line_in_order(capsys):
     assert code == 3  # the first failing line decides
 
 
+def test_batch_lines_split_on_newlines_only(capsys):
+    lines = u'{"method": "tools/call", "params": {"name": "echo", "arguments": ' \
+            u'{"text": "a\u2028b"}}}\r\n{"id": "p", "method": "ping"}\n'
+    code, out, err = run(capsys, "batch", "--", *SERVER, stdin=lines)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert (code, err) == (0, "")
+    assert results[0]["result"]["content"][0]["text"] == u"a\u2028b"
+    assert results[1] == {"id": "p", "result": {}}
+
+
 def test_batch_lines_nested_past_the_recursion_limit_are_bad_lines(capsys):
     deep = '{"method": "ping", "params": {"a": ' + "[" * 100000 + "]" * 100000 + "}}"
     code, out, err = run(capsys, "batch", "--", *SERVER,
