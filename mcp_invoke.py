@@ -594,7 +594,6 @@ class _StdioTransport(object):
         self._failure = None
         self._stderr = bytearray()
         self._closed = False
-        self.max_bytes = max_bytes
         self.received = 0  # bytes read from the server's stdout
         self.unsent_answers = 0  # bytes of answers to the server not yet written
         self._next_check = 0.0  # when to look at the server process next
@@ -626,6 +625,10 @@ class _StdioTransport(object):
     @property
     def pid(self):
         return self._proc.pid if self._proc else None
+
+    @property
+    def max_bytes(self):
+        return self._framer.max_bytes
 
     @property
     def stderr_tail(self):
