@@ -1492,7 +1492,8 @@ class Client(object):
                        % ("a late" if late else "an unexpected", json.dumps(message["id"])))
             return
         call.done = True
-        self._answered_at = time.monotonic()  # see _wait
+        if self._pending:  # others still in flight: see _wait
+            self._answered_at = time.monotonic()
         if "error" in message:
             call.error = _server_error(message["error"], call.method)
         elif "result" in message:
