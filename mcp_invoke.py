@@ -111,7 +111,9 @@ LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
 _MODERN_ERRORS = (-32020, -32021, -32022)
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 # Protocol versions are dates (basic/versioning); later ones are modern.
-_VERSION_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+# Regular expressions here stay strings: re compiles each on first use and
+# caches it, so importing the module (and --version) compiles none of them.
+_VERSION_FORMAT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z"
 _UNSUPPORTED_VERSION = -32022
 # Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
 _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
@@ -1603,7 +1605,7 @@ def _for_method(error, method):
 
 def _is_date(version):
     """Protocol versions are dates, YYYY-MM-DD (basic/versioning)."""
-    if not _VERSION_FORMAT.match(str(version)):
+    if not re.match(_VERSION_FORMAT, str(version)):
         return False
     try:
         time.strptime(str(version), "%Y-%m-%d")
@@ -1671,16 +1673,16 @@ def _root(path):
 
 # Terminal control characters a server could use to rewrite the user's screen:
 # C0 but tab and newline, DEL, C1, and the bidirectional overrides.
-_CONTROL = re.compile(u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 # In --json output, JSON escapes C0 itself; these it would leave raw.
-_JSON_UNSAFE = re.compile(u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 
 
 def _neutralise(text):
     """Text safe for a terminal: control characters shown as escapes."""
     text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
-                        else "\\u%04x" % ord(m.group()), text)
+    return re.sub(_CONTROL, lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                  else "\\u%04x" % ord(m.group()), text)
 
 
 def _one_line(text):
@@ -1691,7 +1693,7 @@ def _to_json(value, pretty=False):
     pretty = pretty and not _nested_deeper_than(value, _PRETTY_DEPTH)
     text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
                       separators=(",", ": ") if pretty else (",", ":"))
-    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return re.sub(_JSON_UNSAFE, lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def _nested_deeper_than(value, limit):
@@ -2162,8 +2164,8 @@ def _count(number, unit):
 
 # A string (kept whole, so comment markers inside it are text), a comment, or a
 # comma that only space and comments separate from the } or ] after it.
-_JSONC = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/'
-                    r'|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])', re.S)
+_JSONC = (r'(?s)"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/'
+          r'|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])')
 
 
 def _load_jsonc(text, source):
@@ -2173,7 +2175,7 @@ def _load_jsonc(text, source):
         part = match.group()
         return part if part.startswith('"') else re.sub(r"[^\n]", " ", part)
     try:
-        return _json_loads(_JSONC.sub(blank, text))
+        return _json_loads(re.sub(_JSONC, blank, text))
     except ValueError as e:
         raise UsageError("%s: not valid JSON: %s" % (source, e))
 
@@ -2257,15 +2259,15 @@ def _config_field(entry, key, shape, environ, where):
     return _expand(value, environ, where)
 
 
-_VARIABLE = re.compile(r"\$\{([^}]*)\}")
-_VARIABLE_FORM = re.compile(r"(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z", re.S)
+_VARIABLE = r"\$\{([^}]*)\}"
+_VARIABLE_FORM = r"(?s)(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z"
 
 
 def _expand(text, environ, where):
     """${VAR}, ${env:VAR}, ${VAR:-default}; an unset VAR is an error, never a silent ""."""
     def replace(match):
         inner = match.group(1)
-        form = _VARIABLE_FORM.match(inner)
+        form = re.match(_VARIABLE_FORM, inner)
         if not form or (not form.group(1) and form.group(2) in _VSCODE_VARIABLES):
             raise UsageError("%s uses ${%s}, which is not supported (use ${VAR}, ${env:VAR}"
                              " or ${VAR:-default})" % (where, inner))
@@ -2277,7 +2279,7 @@ def _expand(text, environ, where):
             raise UsageError("%s uses ${%s}, which is not set (set it or write ${%s:-default})"
                              % (where, inner, name))
         return value
-    return _VARIABLE.sub(replace, text)
+    return re.sub(_VARIABLE, replace, text)
 
 
 def _describe_servers(servers):
@@ -2392,8 +2394,8 @@ def _json_type(value):
     return "array" if isinstance(value, list) else "object"
 
 
-_INTEGER = re.compile(r"-?[0-9]+\Z")
-_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z")
+_INTEGER = r"-?[0-9]+\Z"
+_NUMBER = r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z"
 
 
 def _coerce(key, text, types):
@@ -2405,9 +2407,9 @@ def _coerce(key, text, types):
             return None
         if kind == "boolean" and text.lower() in ("true", "false"):
             return text.lower() == "true"
-        if kind == "integer" and _INTEGER.match(text):
+        if kind == "integer" and re.match(_INTEGER, text):
             return int(text)
-        if kind == "number" and _NUMBER.match(text):
+        if kind == "number" and re.match(_NUMBER, text):
             return float(text) if any(c in text for c in ".eE") else int(text)
         if kind in ("array", "object"):
             try:
@@ -2694,9 +2696,9 @@ def _parse_answer(text, field, choices):
         return None, "answer yes or no"
     if kind in ("integer", "number"):
         pattern = _INTEGER if kind == "integer" else _NUMBER
-        if not pattern.match(text):
+        if not re.match(pattern, text):
             return None, "expected %s" % ("an integer" if kind == "integer" else "a number")
-        value = int(text) if _INTEGER.match(text) else float(text)
+        value = int(text) if re.match(_INTEGER, text) else float(text)
         problem = _schema_problem(value, field, where="answer")
         return (None, problem) if problem else (value, None)
     if choices and text not in choices:
@@ -3073,6 +3075,15 @@ _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 
 class _Parser(argparse.ArgumentParser):
+    out = None  # the _Output that --help and --version print to
+
+    def _print_message(self, message, file=None):
+        # argparse would drop a failed write (a full disk) and exit 0.
+        if message and self.out is not None and file is sys.stdout:
+            self.out.write(message)
+        else:
+            super(_Parser, self)._print_message(message, file)
+
     def error(self, message):
         if message.startswith("the following arguments are required: COMMAND"):
             message = "no command given; one of: " + ", ".join(sorted(_COMMANDS))
@@ -3098,10 +3109,14 @@ def _byte_count(text):
     return int(match.group(1)) * 1024 ** " KMG".index(match.group(2).upper() or " ")
 
 
-def _build_parser():
+_VERSION_LINE = "mcp_invoke " + __version__
+
+
+def _build_parser(out=None):
     parser = _Parser(prog="mcp_invoke", usage=_USAGE, description=_DESCRIPTION,
                      epilog=_EPILOG, allow_abbrev=False,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.out = out
     parser.add_argument("command", choices=sorted(_COMMANDS), metavar="COMMAND",
                         help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
@@ -3142,7 +3157,7 @@ def _build_parser():
     add("-v", "--verbose", action="store_true",
         help="relay the server's stderr and report every oddity")
     add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")
-    add("--version", action="version", version="mcp_invoke " + __version__)
+    add("--version", action="version", version=_VERSION_LINE)
     return parser
 
 
@@ -3294,6 +3309,9 @@ def _within_limit(data, what):
 
 
 def _run(argv, diag, out):
+    if argv == ["--version"]:  # alone, it needs no parser, which costs more to build
+        out.write(_VERSION_LINE + "\n")
+        return 0
     ours, server = _split_argv(argv)
     for arg in ours:  # the server's own arguments go to it as bytes, whatever they hold
         try:
@@ -3301,7 +3319,7 @@ def _run(argv, diag, out):
         except UnicodeEncodeError:  # undecodable bytes, kept as surrogates (PEP 383)
             raise UsageError("argument %r is not valid UTF-8" % arg)
     try:
-        args = _build_parser().parse_args(ours)
+        args = _build_parser(out).parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0
         return e.code or 0
     _check_args(args)

@@ -1599,8 +1599,9 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
 def test_help_and_version(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "exit codes:" in out and "124 timed out" in out
-    code, out, _ = run(capsys, "--version")
-    assert code == 0 and out == "mcp_invoke %s\n" % mcp_invoke.__version__
+    for args in (["--version"], ["--quiet", "--version"], ["tools", "--version"]):
+        code, out, _ = run(capsys, *args)
+        assert code == 0 and out == "mcp_invoke %s\n" % mcp_invoke.__version__
 
 
 # ---------------------------------------------------------------------------
@@ -1670,6 +1671,19 @@ def test_a_full_disk_under_stdout_is_one_line_exit_2():
     env.pop("PYTHONUNBUFFERED", None)  # buffered: the failure shows at the last flush
     with open("/dev/full", "w") as full:
         proc = _script(["call", "echo", "text=hi", "--"] + SERVER, stdout=full, env=env)
+        _, err = proc.communicate(timeout=20)
+    assert (proc.returncode, err) == (
+        2, b"mcp_invoke: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["--version"], ["-q", "--version"], ["--help"]])
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_help_and_version_on_a_full_disk_exit_2(args, unbuffered):
+    # argparse itself would drop the failed write and exit 0.
+    env = dict(os.environ, PYTHONUNBUFFERED=unbuffered)
+    with open("/dev/full", "w") as full:
+        proc = _script(args, stdout=full, env=env)
         _, err = proc.communicate(timeout=20)
     assert (proc.returncode, err) == (
         2, b"mcp_invoke: cannot write the output: No space left on device\n")
