@@ -317,12 +317,12 @@ def _encode(message):
     """One JSON-RPC message as a stdio frame (basic/transports, "stdio").
 
     ASCII-only JSON never holds a raw newline, so the frame is exactly one line.
-    Raises UsageError for NaN or Infinity, which JSON cannot carry, and for
-    values nested too deeply (or circular).
+    Raises UsageError for what JSON cannot carry (NaN, Infinity, bytes, sets)
+    and for values nested too deeply (or circular).
     """
     try:
         return _ENCODER.encode(message).encode("ascii") + b"\n"
-    except ValueError as e:
+    except (TypeError, ValueError) as e:  # bytes, a set; NaN
         raise UsageError("cannot send %s: %s" % (message.get("method", "a reply"), e))
     except RecursionError:
         raise UsageError("cannot send %s: its params are nested too deeply, or circular"
@@ -853,6 +853,30 @@ class _Call(object):
         self.done = False
 
 
+def _check_arguments(command, env, protocol_version, log_level, max_bytes, **seconds):
+    """UsageError for a Client argument of the wrong kind, before anything starts."""
+    if isinstance(command, (str, bytes)):
+        raise UsageError("the server command is a list of arguments, not a string "
+                         "(split it, e.g. with shlex.split)")
+    if not command or not command[0]:
+        raise UsageError("the server command is empty")
+    for name, value in sorted(seconds.items()):
+        if value is not None or name != "max_time":
+            _seconds(value, name)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise UsageError("max_bytes is a positive number of bytes, not %s" % repr(max_bytes)[:80])
+    for key, value in (env or {}).items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise UsageError("env holds strings only, not %s=%s"
+                             % (repr(key)[:40], repr(value)[:40]))
+    if protocol_version is not None and not _is_date(protocol_version):
+        raise UsageError("protocol version %r is not a date like %s"
+                         % (protocol_version, LATEST_PROTOCOL_VERSION))
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise UsageError("unknown log level %r; use one of %s"
+                         % (log_level, ", ".join(LOG_LEVELS)))
+
+
 class Client(object):
     """A session with one MCP server over stdio, of either protocol era.
 
@@ -901,14 +925,9 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
-        if not command or not command[0]:
-            raise UsageError("the server command is empty")
-        if protocol_version is not None and not _is_date(protocol_version):
-            raise UsageError("protocol version %r is not a date like %s"
-                             % (protocol_version, LATEST_PROTOCOL_VERSION))
-        if log_level is not None and log_level not in LOG_LEVELS:
-            raise UsageError("unknown log level %r; use one of %s"
-                             % (log_level, ", ".join(LOG_LEVELS)))
+        _check_arguments(command, env, protocol_version, log_level, max_bytes,
+                         timeout=timeout, probe_timeout=probe_timeout,
+                         shutdown_grace=shutdown_grace, max_time=max_time)
         self.timeout = timeout
         self.max_time = max_time
         self.pinned_version = protocol_version
@@ -927,6 +946,7 @@ class Client(object):
         self._next_id = 0
         self._pending = {}
         self._abandoned = set()
+        self._unread = collections.deque()  # received, not yet dispatched
         self._opened = False
         self._noise_count = 0
         self._utf8_warned = False
@@ -973,6 +993,7 @@ class Client(object):
                 self._set_log_level()
         except BaseException:
             self.close()
+            self.era = self.era_source = self.protocol_version = None  # not settled
             raise
 
     def close(self):
@@ -1204,31 +1225,45 @@ class Client(object):
         ``requests`` is an iterable of (method, params). Each outcome is the
         result dict or the MCPError that request ended with; up to
         MAX_IN_FLIGHT requests are in flight at once, and each is finished
-        (input_required rounds included) like ``request``. A generator:
-        nothing is sent until it is iterated. Raises only what a handler
-        (on_elicit, on_sample) raises beyond MCPError, and KeyboardInterrupt.
+        (input_required rounds included) like ``request``; an entry that is
+        not a (method, params) pair ends as UsageError. A generator: nothing
+        is sent until it is iterated, and requests still in flight when it is
+        left early are cancelled. Raises only what a callback or handler
+        raises beyond MCPError, and KeyboardInterrupt.
         """
         window = collections.deque()
         requests = iter(requests)
         exhausted = False
-        while window or not exhausted:
-            while not exhausted and len(window) < MAX_IN_FLIGHT:
-                try:
-                    method, params = next(requests)
-                except StopIteration:
-                    exhausted = True
-                    break
-                window.append((self._start_or_error(method, params, timeout), method, params))
-            if not window:
-                break
-            call, method, params = window.popleft()
-            yield self._batch_outcome(call, method, params, timeout)
-
-    def _start_or_error(self, method, params, timeout):
         try:
-            return self._start(method, params, timeout, progress=method == "tools/call")
+            while window or not exhausted:
+                while not exhausted and len(window) < MAX_IN_FLIGHT:
+                    try:
+                        request = next(requests)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    window.append(self._start_or_error(request, timeout))
+                if not window:
+                    break
+                call, method, params = window.popleft()
+                yield self._batch_outcome(call, method, params, timeout)
+        finally:  # left early (break, an exception): what is still in flight is cancelled
+            for call, _, _ in window:
+                if isinstance(call, _Call) and not call.done:
+                    self._expire(call, "the client stopped waiting")
+
+    def _start_or_error(self, request, timeout):
+        """(the started call or the MCPError it failed with, method, params)."""
+        try:
+            method, params = request
+        except (TypeError, ValueError):
+            return UsageError("a batch request is a (method, params) pair, not %s"
+                              % repr(request)[:80]), None, None
+        try:
+            call = self._start(method, params, timeout, progress=method == "tools/call")
         except MCPError as e:
-            return e
+            call = e
+        return call, method, params
 
     def _batch_outcome(self, call, method, params, timeout):
         if not isinstance(call, _Call):
@@ -1352,6 +1387,10 @@ class Client(object):
         return None
 
     def _start(self, method, params, timeout, on_progress=None, progress=False):
+        if not isinstance(method, str):
+            raise UsageError("a method name is a string, not %s" % repr(method)[:80])
+        if timeout is not None:
+            _seconds(timeout, "timeout")
         self._ensure_open()
         self._next_id += 1
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
@@ -1436,16 +1475,24 @@ class Client(object):
                             deadline = call.deadline
                 if not waiting or (first and waiting < len(calls)):
                     return
-                try:
-                    messages = self._transport.receive(deadline)
-                except MCPError as e:
-                    self._fail_all(e)
-                    return
-                for message in messages:
-                    self._dispatch(message)
+                if not self._unread:  # what a failed callback left waits its turn
+                    try:
+                        self._unread.extend(self._transport.receive(deadline))
+                    except MCPError as e:
+                        self._fail_all(e)
+                        return
+                while self._unread:
+                    self._dispatch(self._unread.popleft())
         except KeyboardInterrupt:
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
+            raise
+        except BaseException:
+            # A callback (on_progress, on_log, a handler) raised: its caller
+            # gets the exception, and nobody waits for these answers any more.
+            for call in calls:
+                if not call.done:
+                    self._expire(call, "the client stopped waiting")
             raise
 
     def _expire(self, call, reason):
@@ -1515,24 +1562,23 @@ class Client(object):
                            "are no longer answered")
             return
         started = time.monotonic()
+        message = {"jsonrpc": "2.0", "id": ident}
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params))
+            if result is None:
+                message["error"] = {"code": -32601, "message": "Method not found: %s" % method}
+            else:
+                message["result"] = result
+                _encode(message)  # an answer JSON cannot carry fails here, not unsent
         except Exception as e:  # a handler's failure is the server's answer, not ours
-            reply = {"code": -32603, "message": str(e)}
+            message.pop("result", None)
+            message["error"] = {"code": -32603, "message": str(e)}
             self._warn("server", "could not answer the server's %s: %s" % (method, e))
-            result = None
-        else:
-            reply = {"code": -32601, "message": "Method not found: %s" % method}
         # Time spent answering (a person typing, a sampling command) does not
         # count against our requests' timeouts; their time limits stay.
         spent = time.monotonic() - started
         for call in self._pending.values():
             call.deadline = min(call.deadline + spent, call.limit)
-        message = {"jsonrpc": "2.0", "id": ident}
-        if result is None:
-            message["error"] = reply
-        else:
-            message["result"] = result
         try:
             self._send(message, answer=True)
         except MCPError:
@@ -1646,6 +1692,13 @@ def _best_version(candidates, named=None):
                            ", ".join(SUPPORTED_PROTOCOL_VERSIONS)))
 
 
+def _seconds(value, name):
+    """``value`` if it is a number of seconds (0 or less: at once); UsageError if not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise UsageError("%s is a number of seconds, not %s" % (name, repr(value)[:80]))
+    return value
+
+
 def _time_cap(timeout, max_time):
     """Most seconds one request may take, progress or not."""
     return max(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time)
@@ -1659,6 +1712,9 @@ def _overdue(call):
 
 def _root(path):
     """A roots/list entry for a path or file:// URI (client/roots)."""
+    path = os.fspath(path) if hasattr(path, "__fspath__") else path
+    if not isinstance(path, str):
+        raise UsageError("a root is a path or a file:// URI, not %s" % repr(path)[:80])
     if path.startswith("file://"):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:

@@ -943,6 +943,117 @@ def test_batch_behind_a_serial_server_restarts_the_timeout_on_each_answer_up_to_
     assert str(outcomes[2]) == "tools/call took longer than its time limit of 1s"
 
 
+def test_a_batch_left_early_cancels_what_is_still_in_flight():
+    trace, warnings = io.StringIO(), []
+    requests = [("tools/call", {"name": "echo", "arguments": {"text": str(i)}})
+                for i in range(20)]
+    with mcp_invoke.Client(fake("late", delay=0.2), timeout=5, trace=trace, shutdown_grace=0.2,
+                           on_warning=lambda kind, text: warnings.append(kind)) as c:
+        for outcome in c.batch(requests):
+            break
+        assert outcome["content"] == [{"type": "text", "text": "0"}]
+        # The abandoned answers still arriving restart no one's timeout.
+        started = time.monotonic()
+        with pytest.raises(mcp_invoke.RequestTimeout) as info:
+            c.call_tool("echo", {"text": "x"}, timeout=0.5)
+        assert "timed out after 0.5s" in str(info.value)
+        assert time.monotonic() - started < 2.5
+    sent = [json.loads(line)["frame"] for line in trace.getvalue().splitlines()
+            if json.loads(line)["dir"] == "send"]
+    calls = [f["id"] for f in sent if f.get("method") == "tools/call"]
+    cancelled = [f["params"] for f in sent if f.get("method") == "notifications/cancelled"]
+    assert [p["requestId"] for p in cancelled[:-1]] == calls[1:-1]
+    assert set(p["reason"] for p in cancelled[:-1]) == {"the client stopped waiting"}
+    assert "stray" in warnings
+
+
+def test_a_failing_callback_raises_to_its_caller_and_the_session_goes_on(tmp_path):
+    log = tmp_path / "rec"
+
+    def on_progress(params):
+        raise RuntimeError("callback failed at step %s" % params["progress"])
+    with mcp_invoke.Client(fake(record=log), timeout=5) as c:
+        with pytest.raises(RuntimeError, match="callback failed at step 1"):
+            c.call_tool("slow", {"steps": 3, "delay": 0.2}, on_progress=on_progress)
+        assert c.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
+    call = [r for r in records(log) if r.get("method") == "tools/call"][0]
+    assert {"requestId": call["id"], "reason": "the client stopped waiting"} in [
+        r["params"] for r in records(log) if r.get("method") == "notifications/cancelled"]
+
+
+def test_messages_read_with_one_a_callback_failed_on_are_still_delivered():
+    logged, calls = [], [0]
+
+    def on_log(params):
+        calls[0] += 1
+        if calls[0] == 1:
+            raise RuntimeError("first log")
+        logged.append(params["level"])
+    with mcp_invoke.Client(fake(), timeout=5, on_log=on_log) as c:
+        with pytest.raises(RuntimeError, match="first log"):
+            c.call_tool("log")
+        assert c.ping() == {}
+    assert logged == ["warning"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize("bad", [float("nan"), b"bytes"])
+def test_an_answer_json_cannot_carry_never_leaves_the_server_waiting(era, bad):
+    warnings = []
+    with mcp_invoke.Client(era_server(era), timeout=5,
+                           on_elicit=lambda params, key: {"action": "accept",
+                                                          "content": {"name": bad}},
+                           on_warning=lambda kind, text: warnings.append(text)) as c:
+        if era == "legacy":  # the server is told the client failed, and goes on
+            result = c.call_tool("ask_name")
+            assert result["content"][0]["text"] == "name: error -32603"
+            assert warnings[0].startswith(
+                "could not answer the server's elicitation/create: cannot send a reply: ")
+        else:  # the retry carries the answer: the caller's own request fails
+            with pytest.raises(mcp_invoke.UsageError, match="cannot send tools/call: "):
+                c.call_tool("ask_name")
+        assert c.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
+
+
+def test_library_arguments_of_the_wrong_kind_are_usage_errors_before_anything_starts():
+    bad = [dict(timeout=None), dict(timeout=float("nan")), dict(timeout="5"),
+           dict(max_bytes=None), dict(max_bytes=0), dict(probe_timeout=None),
+           dict(max_time="x"), dict(shutdown_grace=None), dict(env={"DEBUG": 1}),
+           dict(roots=[3])]
+    for kw in bad:
+        with pytest.raises(mcp_invoke.UsageError):
+            mcp_invoke.Client(["/no/such/server"], **kw)
+    with pytest.raises(mcp_invoke.UsageError, match="a list of arguments, not a string"):
+        mcp_invoke.Client(" ".join(SERVER))
+    with mcp_invoke.Client(SERVER, timeout=5) as c:
+        for call in (lambda: c.call_tool("echo", {"text": b"hi"}),
+                     lambda: c.read_resource(b"fake://item/1"),
+                     lambda: c.notify("x/y", {"a": {1}}),
+                     lambda: c.request(5),
+                     lambda: c.ping(timeout="5"),
+                     lambda: c.ping(timeout=float("nan"))):
+            with pytest.raises(mcp_invoke.UsageError):
+                call()
+        outcomes = list(c.batch([("ping", None), "ping", ("tools/call", {"name": b"x"}),
+                                 ("tools/call", {"name": "echo", "arguments": {"text": "ok"}})]))
+        assert outcomes[0] == {}
+        assert str(outcomes[1]) == "a batch request is a (method, params) pair, not 'ping'"
+        assert isinstance(outcomes[2], mcp_invoke.UsageError)
+        assert outcomes[3]["content"][0]["text"] == "ok"
+        assert c._pending == {}
+
+
+def test_roots_may_be_path_objects(tmp_path):
+    with mcp_invoke.Client(fake(), roots=[tmp_path]) as c:
+        assert c.roots == [{"uri": "file://" + str(tmp_path), "name": tmp_path.name}]
+
+
+def test_a_failed_open_leaves_no_guessed_era(tmp_path):
+    c = mcp_invoke.Client(fake("exit-early"), timeout=5)
+    with pytest.raises(mcp_invoke.ConnectionLost):
+        c.open()
+    assert (c.era, c.era_source, c.protocol_version) == (None, None, None)
+
 def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path):
     warnings = []
     log = tmp_path / "rec"
