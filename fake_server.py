@@ -25,6 +25,7 @@ Usage::
     --size N         bytes for flood-stderr (default 1 MiB) and
                      write-before-read (default 2 MiB)
     --delay SECONDS  how long the late and slow-start modes sleep (default 1.0)
+    --answer JSON    the bad-frame mode's answer to tools/call
 
 Eras:
 
@@ -99,7 +100,8 @@ Modes:
                        1000) without reading the answers
     reverse            hold tools/call answers until three wait, then send
                        them last first (needs a client that pipelines)
-    bad-frame          answer tools/call with neither result nor error
+    bad-frame          answer tools/call with the --answer JSON object, its
+                       id set (default {}: neither result nor error)
     huge-stderr-line   write one 300000-byte stderr line with no newline
     silent-discover    (legacy era) never answer server/discover, nor any
                        other unknown method that arrives before initialize
@@ -514,6 +516,7 @@ class _Server(object):
         self.pidfile = options.pidfile
         self.size = options.size
         self.delay = options.delay
+        self.answer = options.answer
         self.stdin = sys.stdin.buffer
         self.stdout = sys.stdout.buffer
         self.era = options.era
@@ -789,8 +792,9 @@ class _Server(object):
             os.close(1)
             _sleep_forever()
         if "bad-frame" in self.modes:
-            self.send_response_line(_encode({"jsonrpc": "2.0",
-                                             "id": request_id}))
+            answer = json.loads(self.answer)
+            answer.update(jsonrpc="2.0", id=request_id)
+            self.send_response_line(_encode(answer))
             return _NO_REPLY
         if "invalid-utf8" in self.modes:
             line = _encode({"jsonrpc": "2.0", "id": request_id,
@@ -1233,6 +1237,8 @@ def _build_parser():
                         help="bytes for flood-stderr and write-before-read")
     parser.add_argument("--delay", type=float, default=1.0, metavar="SECONDS",
                         help="sleep in the late and slow-start modes")
+    parser.add_argument("--answer", default="{}", metavar="JSON",
+                        help="the bad-frame mode's answer to tools/call")
     return parser
 
 

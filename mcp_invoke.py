@@ -1543,13 +1543,14 @@ class Client(object):
         call.done = True
         if self._pending:  # others still in flight: see _wait
             self._answered_at = time.monotonic()
-        if "error" in message:
-            call.error = _server_error(message["error"], call.method)
-        elif "result" in message:
+        if "result" in message and "error" not in message:
             call.result = message["result"]
-        else:
-            call.error = ProtocolError("answer to %s has neither result nor error" % call.method,
-                                       call.method)
+        elif "error" in message and "result" not in message:
+            call.error = _server_error(message["error"], call.method)
+        else:  # basic, "Responses": exactly one of the two
+            call.error = ProtocolError("answer to %s has %s" % (
+                call.method, "both result and error" if "result" in message
+                else "neither result nor error"), call.method)
 
     def _answer(self, ident, method, params):
         """Answer a request from a legacy server: a result, or a JSON-RPC error."""
@@ -1633,13 +1634,17 @@ def _server_error(error, method):
     if not isinstance(error, dict):
         return ProtocolError("answer to %s has an error that is not an object: %s"
                              % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+    code = error.get("code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        return ProtocolError("answer to %s has an error without an integer code: %s"
+                             % (method, json.dumps(error)[:_SHOW_CHARS]), method)
     text = error.get("message")
     if not isinstance(text, str):
         text = "" if text is None else json.dumps(text)
     if len(text) > _MESSAGE_CHARS:
         text = text[:_MESSAGE_CHARS] + "..."
     return ServerError(text if text.strip() else "(the server gave no message)", method,
-                       error.get("code"), error.get("data"))
+                       code, error.get("data"))
 
 
 def _for_method(error, method):
@@ -2536,6 +2541,8 @@ def _base64_size(data):
 
 def _render_block(block, saver=None):
     """One content block (server/tools, "Tool Result") as readable text."""
+    if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+        return "[not a content block: %s]" % json.dumps(block)[:_SHOW_CHARS]
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
@@ -2776,8 +2783,11 @@ def _sampler(command_line, timeout):
         raise UsageError("--sampling-command: %s" % e)
     if not argv:
         raise UsageError("--sampling-command is empty")
-    if os.sep not in argv[0] and shutil.which(argv[0]) is None:
-        raise CommandNotFound("sampling command not found: %s" % argv[0])
+    # Checked before the server starts; exit 2, as 127 and 126 name the server's command.
+    if shutil.which(argv[0]) is None:
+        raise UsageError("--sampling-command: %s is %s" % (
+            argv[0], "not executable" if os.sep in argv[0] and os.path.isfile(argv[0])
+            else "not found"))
 
     def sample(params):
         return _run_json_command(argv, params, timeout, "sampling command")
@@ -2794,8 +2804,8 @@ def _run_json_command(argv, payload, timeout, what):
         try:
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
                                     start_new_session=True)
-        except OSError as e:
-            raise LaunchError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
+        except OSError as e:  # our configuration, not the server: usage
+            raise UsageError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
         try:
             proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
         except subprocess.TimeoutExpired:
@@ -2838,6 +2848,9 @@ def _cmd_call(client, args, ctx):
             raise UsageError("%s (--no-validate sends it anyway)" % problem)
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
+    if "content" in result and not isinstance(result["content"], list):
+        ctx.emit(result)  # shown as it came: nothing the server sent is lost
+        raise ProtocolError("tools/call result has content that is not a list", "tools/call")
     ctx.result(result, args.json)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
@@ -2929,7 +2942,7 @@ def _cmd_prompt(client, args, ctx):
         return ctx.emit(result)
     for message in map(_dict, _list(result.get("messages"))):
         ctx.out.write("[%s]\n" % _neutralise(str(message.get("role"))))
-        ctx.blocks([_dict(message.get("content"))])
+        ctx.blocks([message.get("content")])
     return 0
 
 
@@ -3071,7 +3084,7 @@ class _Context(object):
 
     def blocks(self, blocks):
         for block in blocks:
-            text = _render_block(_dict(block), self.saver)
+            text = _render_block(block, self.saver)
             self.out.write(_neutralise(text) + ("" if text.endswith("\n") else "\n"))
 
 

@@ -1601,10 +1601,29 @@ def test_server_closing_stdout_but_staying_alive_exits_5(capsys):
     assert err == "mcp_invoke: server closed its output (during tools/call)\n"
 
 
-def test_malformed_response_exits_4(capsys):
-    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("bad-frame"))
-    assert (code, out) == (4, "")
-    assert err == "mcp_invoke: answer to tools/call has neither result nor error\n"
+@pytest.mark.parametrize("answer, out, message", [
+    ({}, "", "answer to tools/call has neither result nor error"),
+    ({"result": {"content": []}, "error": {"code": 1, "message": "x"}}, "",
+     "answer to tools/call has both result and error"),
+    ({"error": {"code": "x", "message": "m"}}, "",
+     'answer to tools/call has an error without an integer code: {"code": "x", "message": "m"}'),
+    ({"error": {"message": "m"}}, "",
+     'answer to tools/call has an error without an integer code: {"message": "m"}'),
+    ({"result": {"content": "text"}}, '{"content":"text"}\n',
+     "tools/call result has content that is not a list"),
+])
+def test_malformed_response_exits_4(capsys, answer, out, message):
+    code, stdout, err = run(capsys, "call", "echo", "text=x", "--",
+                            *fake("bad-frame", answer=json.dumps(answer)))
+    assert (code, stdout, err) == (4, out, "mcp_invoke: %s\n" % message)
+
+
+def test_content_blocks_that_are_not_blocks_are_shown_as_json(capsys):
+    answer = {"result": {"content": [5, {"type": "text", "text": "ok"}, {"x": 1}]}}
+    code, out, err = run(capsys, "call", "echo", "text=x", "--",
+                         *fake("bad-frame", answer=json.dumps(answer)))
+    assert (code, out, err) == (
+        0, '[not a content block: 5]\nok\n[not a content block: {"x": 1}]\n', "")
 
 
 def test_cursor_cycle_exits_4(capsys):
@@ -2114,7 +2133,7 @@ def test_roots_and_sampling_are_declared_only_when_given(capsys, tmp_path, era):
                                 "roots: file://%s" % str(root).replace(" ", "%20")]
 
 
-def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys):
+def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys, tmp_path):
     failing = "%s -c 'import sys; sys.exit(3)'" % shlex.quote(sys.executable)
     code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
                          *era_server("legacy"))
@@ -2123,9 +2142,14 @@ def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys):
     code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
                          *era_server("modern"))
     assert code == 2 and "sampling command" in err and "exited with status 3" in err
-    code, out, err = run(capsys, "--sampling-command", "no-such-sampler-xyz", "ping", "--",
-                         *SERVER)
-    assert code == 127 and "sampling command not found: no-such-sampler-xyz" in err
+    plain = tmp_path / "sampler.py"
+    plain.write_text("print('{}')\n")
+    plain.chmod(0o644)
+    for command, why in (("no-such-sampler-xyz", "not found"), ("./no/such.py", "not found"),
+                         (str(plain), "not executable")):
+        code, out, err = run(capsys, "--sampling-command", command, "ping", "--", *SERVER)
+        assert (code, out, err) == (
+            2, "", "mcp_invoke: --sampling-command: %s is %s\n" % (command, why))
 
 
 def test_a_server_that_asks_forever_fails_clearly(capsys):
