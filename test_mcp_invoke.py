@@ -2323,7 +2323,8 @@ def tiny(tmp_path, call_line, tools=None):
 
 
 @pytest.mark.parametrize("line, code, message", [
-    ('{"jsonrpc":"2.0","id":ID,"result":{"content":5}}', 0, None),
+    ('{"jsonrpc":"2.0","id":ID,"result":{"content":5,"isError":true}}', 4,
+     "tools/call result has content that is not a list"),
     ('{"jsonrpc":"2.0","id":ID,"result":{"x":NaN}}', 4, "NaN is not valid JSON"),
     ('{"jsonrpc":"2.0","id":ID,"result":' + "[" * 100000 + "]" * 100000 + "}", 4,
      "nested too deeply"),
@@ -2338,14 +2339,12 @@ def tiny(tmp_path, call_line, tools=None):
      "server error 1: " + "m" * 1000 + "... (tools/call)"),
 ], ids=["content-not-a-list", "nan", "deep-nesting", "out-of-range", "digit-limit",
         "error-not-an-object", "error-without-message", "error-message-too-long"])
-def test_malformed_results_are_protocol_errors_or_shown_as_they_are(capsys, tmp_path, line,
-                                                                    code, message):
+def test_malformed_results_are_protocol_errors(capsys, tmp_path, line, code, message):
     code_seen, out, err = run(capsys, "--timeout", "5", "call", "t", "--",
                               *tiny(tmp_path, line))
-    if message is None:
-        assert code_seen == 0 and err == ""
-    else:
-        assert code_seen == code and message in err and err.count("\n") == 1
+    assert code_seen == code and message in err and err.count("\n") == 1
+    # What the server answered is still shown when it is a result.
+    assert out == ('{"content":5,"isError":true}\n' if "content" in message else "")
 
 
 def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
