@@ -416,19 +416,23 @@ def _parse_frame(holder):
         return None, bad, text
 
 
+class _Noise(str):
+    """A line on the server's stdout that is not a JSON-RPC message."""
+
+
 class _Framer(object):
     """Splits a byte stream on b"\\n" into parsed JSON-RPC messages.
 
-    ``feed`` returns the messages completed by a chunk. Lines that are not JSON
-    objects go to ``noise(text)``; a line longer than ``max_bytes``
+    ``feed`` returns the messages completed by a chunk, in order; a line that
+    is not a JSON object is among them as _Noise, its text, so traces and
+    warnings keep the wire's order. A line longer than ``max_bytes``
     raises ProtocolError as soon as its byte ``max_bytes + 1`` arrives.
     A line split over chunks grows in one bytearray (realloc, no join) and is
     decoded from it; a line whole in one chunk is decoded from the chunk.
     """
 
-    def __init__(self, max_bytes, noise=None, invalid_utf8=None):
+    def __init__(self, max_bytes, invalid_utf8=None):
         self.max_bytes = max_bytes
-        self._noise = noise
         self._invalid_utf8 = invalid_utf8
         self._buf = bytearray()
 
@@ -474,8 +478,7 @@ class _Framer(object):
                 messages.extend(members)
                 return
         if not isinstance(message, dict):
-            if self._noise:
-                self._noise((json.dumps(message) if text is None else text).rstrip("\r"))
+            messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
             return
         if bad and self._invalid_utf8:
             self._invalid_utf8()
@@ -578,14 +581,14 @@ class _StdioTransport(object):
     """
 
     def __init__(self, command, env=None, cwd=None, max_bytes=DEFAULT_MAX_BYTES,
-                 on_stderr=None, on_noise=None, on_invalid_utf8=None,
+                 on_stderr=None, on_invalid_utf8=None,
                  shutdown_grace=SHUTDOWN_GRACE):
         self.command = list(command)
         self.env = env
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
-        self._framer = _Framer(max_bytes, on_noise, on_invalid_utf8)
+        self._framer = _Framer(max_bytes, on_invalid_utf8)
         self._proc = None
         self._sel = None
         self._outq = collections.deque()
@@ -941,7 +944,7 @@ class Client(object):
         self.trace = trace
         self._transport = _StdioTransport(
             command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
-            on_stderr=on_stderr, on_noise=self._noise, on_invalid_utf8=self._invalid_utf8,
+            on_stderr=on_stderr, on_invalid_utf8=self._invalid_utf8,
             shutdown_grace=shutdown_grace)
         self._next_id = 0
         self._pending = {}
@@ -1519,6 +1522,8 @@ class Client(object):
         self._pending.clear()
 
     def _dispatch(self, message):
+        if isinstance(message, _Noise):
+            return self._noise(message)
         if self.trace is not None:
             self._record("recv", frame=message)
         method = message.get("method")
@@ -1896,8 +1901,9 @@ class _Diagnostics(object):
 
     def _width(self):
         # The line must fit the terminal: a wrapped line could not be rewritten.
+        # A terminal that does not know its size (0 columns, a serial line) gets 80.
         try:
-            return os.get_terminal_size(self.stream.fileno()).columns
+            return os.get_terminal_size(self.stream.fileno()).columns or 80
         except (AttributeError, ValueError, OSError):
             return 80
 
@@ -2292,13 +2298,15 @@ def _config_entry(servers, name, source, environ):
 
 def _no_transport(kind, where):
     """Why an entry names no server we can reach, as the error to raise."""
+    return UsageError("%s %s" % (where, _unreachable(kind)))
+
+
+def _unreachable(kind):
     if kind is None:
-        return UsageError('%s has neither "command" nor "url"' % where)
+        return 'has neither "command" nor "url"'
     if kind == "stdio" or kind in _HTTP_TYPES:
-        return UsageError('%s has type %s but no "%s"'
-                          % (where, _show(kind), "command" if kind == "stdio" else "url"))
-    return UsageError("%s has unsupported type %s (expected stdio, http, sse or streamable-http)"
-                      % (where, _show(kind)))
+        return 'has type %s but no "%s"' % (_show(kind), "command" if kind == "stdio" else "url")
+    return "has unsupported type %s (expected stdio, http, sse or streamable-http)" % _show(kind)
 
 
 _SHAPES = {str: "a string", list: "a list of strings", dict: "an object of strings"}
@@ -2320,45 +2328,71 @@ def _config_field(entry, key, shape, environ, where):
     return _expand(value, environ, where)
 
 
-_VARIABLE = r"\$\{([^}]*)\}"
 _VARIABLE_FORM = r"(?s)(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z"
 
 
 def _expand(text, environ, where):
-    """${VAR}, ${env:VAR}, ${VAR:-default}; an unset VAR is an error, never a silent ""."""
-    def replace(match):
-        inner = match.group(1)
-        form = re.match(_VARIABLE_FORM, inner)
-        if not form or (not form.group(1) and form.group(2) in _VSCODE_VARIABLES):
-            raise UsageError("%s uses ${%s}, which is not supported (use ${VAR}, ${env:VAR}"
-                             " or ${VAR:-default})" % (where, inner))
-        name, default = form.group(2), form.group(3)
-        value = environ.get(name)
-        if default is not None and not value:
-            return default  # as in the shell, ":-" also replaces an empty value
-        if value is None:
-            raise UsageError("%s uses ${%s}, which is not set (set it or write ${%s:-default})"
-                             % (where, inner, name))
-        return value
-    return re.sub(_VARIABLE, replace, text)
+    """${VAR}, ${env:VAR}, ${VAR:-default}; an unset VAR is an error, never a silent "".
+
+    A default may hold variables itself (``${A:-${B}}``), expanded only when used.
+    """
+    parts, done = [], 0
+    while True:
+        start = text.find("${", done)
+        if start < 0:
+            return "".join(parts) + text[done:]
+        end, depth = start + 2, 1  # find the brace that closes this one
+        while depth and end < len(text):
+            if text.startswith("${", end):
+                depth, end = depth + 1, end + 2
+                continue
+            depth -= text[end] == "}"
+            end += 1
+        if depth:  # never closed: text, as before any variable
+            return "".join(parts) + text[done:]
+        parts.append(text[done:start])
+        parts.append(_variable(text[start + 2:end - 1], environ, where))
+        done = end
+
+
+def _variable(inner, environ, where):
+    """The value of one ${inner}."""
+    form = re.match(_VARIABLE_FORM, inner)
+    if not form or (not form.group(1) and form.group(2) in _VSCODE_VARIABLES):
+        raise UsageError("%s uses ${%s}, which is not supported (use ${VAR}, ${env:VAR}"
+                         " or ${VAR:-default})" % (where, inner))
+    name, default = form.group(2), form.group(3)
+    value = environ.get(name)
+    if default is not None and not value:
+        # As in the shell, ":-" also replaces an empty value.
+        return _expand(default, environ, where)
+    if value is None:
+        raise UsageError("%s uses ${%s}, which is not set (set it or write ${%s:-default})"
+                         % (where, inner, name))
+    return value
 
 
 def _describe_servers(servers):
     """One line per configured server, unexpanded: name, transport, command line or URL."""
-    width = max([len(name) for name in servers] or [0])
-    lines = []
+    rows = []
     for name, entry in servers.items():
-        entry = _dict(entry)
-        transport = _transport(entry)
+        transport = _transport(entry) if isinstance(entry, dict) else None
         if transport == "http":
-            target = str(entry["url"])
+            transport, target = entry.get("type") or "http", _shown_word(entry["url"])
         elif transport == "stdio":
             argv = [entry["command"]] + _list(entry.get("args"))
-            target = " ".join(shlex.quote(str(arg)) for arg in argv)
-        else:
-            transport, target = "?", "(neither command nor url)"
-        lines.append("%-*s  %-5s  %s" % (width, name, transport, target))
-    return lines
+            target = " ".join(shlex.quote(_shown_word(arg)) for arg in argv)
+        else:  # why it cannot be used, as --server would say
+            transport, target = "?", "(%s)" % (_unreachable(entry.get("type"))
+                                               if isinstance(entry, dict) else "not an object")
+        rows.append((name, transport, target))
+    widths = [max([len(row[i]) for row in rows] or [0]) for i in (0, 1)]
+    return ["%-*s  %-*s  %s" % (widths[0], name, widths[1], transport, target)
+            for name, transport, target in rows]
+
+
+def _shown_word(value):
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 # -- arguments ------------------------------------------------------------------
@@ -3017,12 +3051,10 @@ def _cmd_batch(client, args, ctx):
 
 
 def _batch_entries(stream):
-    """(id, method, params, problem) per non-blank input line."""
-    number = 0
-    for line in stream:
+    """(id, method, params, problem) per non-blank input line; numbers count every line."""
+    for number, line in enumerate(stream, 1):
         if not line.strip():
             continue
-        number += 1
         try:
             entry = _json_loads(line.strip())
         except ValueError as e:
@@ -3502,6 +3534,8 @@ def _server_command(args, server):
     servers, _ = _config_servers(path)
     name = args.server
     if name is None:
+        if not servers:
+            raise UsageError("%s has no servers" % path)
         if len(servers) != 1:
             raise UsageError("%s has %d servers (%s); pick one with --server NAME"
                              % (path, len(servers), ", ".join(sorted(servers))))

@@ -127,12 +127,11 @@ def test_framer_accepts_a_message_of_exactly_max_bytes_and_fails_on_one_more():
     assert len(framer._buf) == 0  # what was read of it is released
 
 
-def test_framer_reports_non_json_lines_and_skips_blank_ones():
-    noise = []
-    framer = mcp_invoke._Framer(1000, noise=noise.append)
-    got = framer.feed(b"Starting server\n   \n42\n{not json\nNaN\n{\"ok\":true}\n")
-    assert got == [{"ok": True}]
-    assert noise == ["Starting server", "42", "{not json", "NaN"]
+def test_framer_keeps_non_json_lines_in_their_place_and_skips_blank_ones():
+    framer = mcp_invoke._Framer(1000)
+    got = framer.feed(b"Starting server\n   \n42\n{\"ok\":true}\n{not json\nNaN\n")
+    assert got == ["Starting server", "42", {"ok": True}, "{not json", "NaN"]
+    assert [type(m).__name__ for m in got] == ["_Noise", "_Noise", "dict", "_Noise", "_Noise"]
 
 
 def test_framer_replaces_invalid_utf8_and_says_so():
@@ -805,11 +804,17 @@ def test_expand_forms():
     assert _expand("${EMPTY:-d}", environ, "w") == "d"
     assert _expand("${B:-}", environ, "w") == ""
     assert _expand("${env:B:-a:b}", environ, "w") == "a:b"
+    # Defaults may hold variables, expanded only when used, as in the shell.
+    assert _expand("${B:-${A}}|${B:-x-${env:A}-y}|${A:-${UNSET}}", environ, "w") == "1|x-1-y|1"
+    assert _expand("${B:-${C:-${EMPTY:-deep}}}}", environ, "w") == "deep}"
+    assert usage_error(_expand, "${B:-${UNSET}}", environ, "w") == \
+        "w uses ${UNSET}, which is not set (set it or write ${UNSET:-default})"
 
 
 def test_dollars_without_braces_are_left_alone():
     assert _expand("$$ $A $ {A} $$", {"A": "1"}, "w") == "$$ $A $ {A} $$"
     assert _expand("${A", {"A": "1"}, "w") == "${A"
+    assert _expand("${A}${B:-${A}", {"A": "1"}, "w") == "1${B:-${A}"
 
 
 def test_an_unset_variable_is_an_error_not_an_empty_string():
@@ -847,9 +852,16 @@ def test_describe_servers_shows_raw_commands_and_urls():
 
 
 def test_describe_servers_keeps_going_past_a_broken_entry():
-    lines = _describe_servers({"bad": {"args": []}, "worse": 3})
-    assert lines == ["bad    ?      (neither command nor url)",
-                     "worse  ?      (neither command nor url)"]
+    lines = _describe_servers({"bad": {"args": []}, "worse": 3, "ws": {"type": "ws",
+                                                                     "command": "x"},
+                               "odd": {"command": ["python3"], "args": [1, None]},
+                               "sse": {"type": "sse", "url": "https://h/sse"}})
+    assert lines == ['bad    ?      (has neither "command" nor "url")',
+                     "worse  ?      (not an object)",
+                     'ws     ?      (has unsupported type "ws" (expected stdio, http, sse or '
+                     'streamable-http))',
+                     """odd    stdio  '["python3"]' 1 null""",
+                     "sse    sse    https://h/sse"]
     assert _describe_servers({}) == []
 
 
@@ -1378,6 +1390,15 @@ def test_progress_on_a_terminal_fits_its_width():
     assert term.getvalue() == "[progress] 1 " + "x" * 66
 
 
+def test_progress_on_a_terminal_that_reports_no_width_assumes_80_columns(monkeypatch):
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((0, 0)))
+    term = _Terminal()
+    term.fileno = lambda: 2
+    diag = mcp_invoke._Diagnostics(term)
+    diag.progress({"progressToken": 1, "progress": 3, "total": 10, "message": "x" * 300})
+    assert term.getvalue() == "[progress] 3/10 " + "x" * 63
+
+
 def test_progress_off_a_terminal_is_rate_limited_but_keeps_the_last_step():
     pipe = io.StringIO()
     diag = mcp_invoke._Diagnostics(pipe)
@@ -1399,11 +1420,13 @@ def test_batch_answers_every_line_in_order(capsys):
     ]
     code, out, _ = run(capsys, "batch", "--", *SERVER, stdin="\n".join(lines) + "\n")
     results = [json.loads(line) for line in out.splitlines()]
-    assert [r["id"] for r in results] == [1, "p", 3, 4, 5]
+    # Ids and messages name the line as an editor numbers it: blank ones count.
+    assert [r["id"] for r in results] == [1, "p", 4, 5, 6]
     assert results[0]["result"]["content"][0]["text"] == "3"
     assert results[1] == {"id": "p", "result": {}}
     assert results[2]["error"]["code"] == -32601 and results[2]["error"]["exit_code"] == 3
     assert results[3]["error"]["exit_code"] == 2
+    assert results[3]["error"]["message"].startswith("line 5 is not valid JSON: ")
     assert results[4]["result"]["isError"] is True
     assert code == 3  # the first failing line decides
 
@@ -1836,6 +1859,43 @@ def test_readme_demo_command_runs_as_written():
     assert json.loads(out.decode())["base_resp"]["status_code"] == 0
 
 
+def _readme_examples():
+    """(command, output lines) for each ``$ `` example in README.md run against fake_server.py."""
+    with open(os.path.join(HERE, "README.md")) as f:
+        lines = f.read().splitlines()
+    examples, i = [], 0
+    while i < len(lines):
+        if not lines[i].startswith("    $ "):
+            i += 1
+            continue
+        command = lines[i][6:]
+        while command.endswith("\\"):
+            i += 1
+            command = command[:-1] + " " + lines[i].strip()
+        i += 1
+        output = []
+        while i < len(lines) and lines[i].startswith("    ") and not lines[i].startswith("    $ "):
+            output.append(lines[i][4:])
+            i += 1
+        if "fake_server.py" in command:
+            examples.append((command, output))
+    return examples
+
+
+def test_readme_examples_print_what_the_readme_shows():
+    examples = _readme_examples()
+    assert len(examples) >= 10
+    python = shlex.quote(sys.executable) + " "
+    procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python)], cwd=HERE,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+             for command, _ in examples]  # all at once: the suite stays fast
+    for (command, expected), proc in zip(examples, procs):
+        shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
+        if expected[-1:] == ["..."]:  # the README shows the first lines only
+            shown, expected = shown[:len(expected) - 1], expected[:-1]
+        assert (command, shown) == (command, expected)
+
+
 # ---------------------------------------------------------------------------
 # The whole client surface: arguments, validation, content, time, traces
 # ---------------------------------------------------------------------------
@@ -1963,6 +2023,9 @@ def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_pat
     assert code == 2 and "is an HTTP server (https://example.com/mcp)" in err
     code, out, err = run(capsys, "--config", path, "--server", "two", "ping")
     assert code == 2 and "no server 'two'" in err and "one, web" in err
+    path = _config(tmp_path, {}, name="empty.json")
+    code, out, err = run(capsys, "--config", path, "ping")
+    assert (code, out, err) == (2, "", "mcp_invoke: %s has no servers\n" % path)
     monkeypatch.delenv("MCP_TEST_UNSET", raising=False)
     path = _config(tmp_path, {"x": {"command": "${MCP_TEST_UNSET}"}})
     code, out, err = run(capsys, "--config", path, "ping")
@@ -2345,6 +2408,22 @@ def test_malformed_results_are_protocol_errors(capsys, tmp_path, line, code, mes
     assert code_seen == code and message in err and err.count("\n") == 1
     # What the server answered is still shown when it is a result.
     assert out == ('{"content":5,"isError":true}\n' if "content" in message else "")
+
+
+def test_the_trace_and_warnings_keep_the_wire_order(capsys, tmp_path):
+    log = ('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+           '"data":"first"}}')
+    answer = '{"jsonrpc":"2.0","id":ID,"result":{"content":[]}}'
+    trace = tmp_path / "trace"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "t", "--",
+                         *tiny(tmp_path, "\n".join([log, "NOISE", answer])))
+    assert (code, out) == (0, "")
+    assert err == ("[info] first\n"
+                   "mcp_invoke: warning: ignored non-JSON line on server stdout: 'NOISE'\n")
+    received = [json.loads(line) for line in trace.read_text().splitlines()][-3:]
+    assert [r.get("raw") or r["frame"].get("method") or "answer" for r in received] == [
+        "notifications/message", "NOISE", "answer"]
+    assert received[0]["ts"] <= received[1]["ts"] <= received[2]["ts"]
 
 
 def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
