@@ -174,6 +174,8 @@ _CHECK_SECONDS = 2.0
 _SHOW_CHARS = 60
 # A server's error message is cut to this many characters in ours.
 _MESSAGE_CHARS = 1000
+# Longest diagnostic line on stderr, whatever a server put into it.
+_LINE_CHARS = 4000
 # Longest --timeout or --max-time: a year (the clocks below it take no more).
 _MAX_SECONDS = 365 * 24 * 3600
 # Most bytes read from stdin or a file given on the command line.
@@ -293,6 +295,11 @@ class CommandNotFound(LaunchError):
     """The server command does not exist."""
 
     exit_code = 127
+
+
+def _cut(text, limit=_MESSAGE_CHARS):
+    """Text from a server, cut to ``limit`` characters for a message of ours."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
@@ -840,15 +847,16 @@ class _Call(object):
     __slots__ = ("id", "method", "timeout", "cap", "deadline", "limit", "progress",
                  "on_progress", "result", "error", "done")
 
-    def __init__(self, ident, method, timeout, max_time, progress, on_progress):
+    def __init__(self, ident, method, timeout, max_time, progress, on_progress, limit=None):
         now = time.monotonic()
         self.id = ident
         self.method = method
         self.timeout = timeout
-        self.deadline = now + timeout
         # Progress may push the deadline back, never past this (basic/lifecycle, "Timeouts").
+        # ``limit``: a later round of one request keeps the first round's.
         self.cap = _time_cap(timeout, max_time)
-        self.limit = now + self.cap
+        self.limit = now + self.cap if limit is None else limit
+        self.deadline = min(now + timeout, self.limit)
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
@@ -1327,10 +1335,11 @@ class Client(object):
 
         ``call`` is its first round when that is already sent (batch pipelines them).
         """
-        version_retried = False
+        version_retried, limit = False, None
         for _ in range(MAX_INPUT_ROUNDS + 1):
             if call is None:
-                call = self._start(method, params, timeout, on_progress, progress)
+                call = self._start(method, params, timeout, on_progress, progress, limit)
+            limit = call.limit  # every round, and answering between them, within one limit
             self._wait([call])
             done, call = call, None
             try:
@@ -1350,29 +1359,36 @@ class Client(object):
             if method not in _MRTR_METHODS:
                 raise ProtocolError("%s answered input_required, which only tools/call, "
                                     "prompts/get and resources/read may" % method, method)
-            params = self._retry_params(params, result)
+            params = self._retry_params(params, result, done)
         raise ProtocolError("server still asked for input after %d rounds" % MAX_INPUT_ROUNDS,
                             method)
 
-    def _retry_params(self, params, result):
+    def _retry_params(self, params, result, call):
         """The original params plus inputResponses and the untouched requestState."""
         # 2026-07-28 basic/patterns/mrtr, "Client Requirements".
         requests = result.get("inputRequests")
         if not requests and "requestState" not in result:
             raise ProtocolError("input_required result has neither inputRequests "
                                 "nor requestState")
+        if requests is not None and not isinstance(requests, dict):
+            raise ProtocolError("input_required result has inputRequests that is not an "
+                                "object: %s" % _show(requests))
         params = dict(params or {})
         params.pop("inputResponses", None)
         params.pop("requestState", None)
         if requests:
             responses = {}
-            for key, request in _dict(requests).items():
+            for key, request in requests.items():
+                if time.monotonic() >= call.limit:  # answering counts against the limit
+                    raise RequestTimeout("%s took longer than its time limit of %gs"
+                                         % (call.method, call.cap), call.method,
+                                         self._transport.stderr_tail, call.timeout)
                 request = _dict(request)
                 method = request.get("method")
                 answer = self._fulfil(method, _dict(request.get("params")), key)
                 if answer is None:
                     raise ProtocolError("server asked for %s, which this client did not "
-                                        "declare" % method)
+                                        "declare" % _cut(str(method), _SHOW_CHARS))
                 responses[key] = answer
             params["inputResponses"] = responses
         if "requestState" in result:
@@ -1389,7 +1405,7 @@ class Client(object):
             return self.on_elicit(params, key)
         return None
 
-    def _start(self, method, params, timeout, on_progress=None, progress=False):
+    def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % repr(method)[:80])
         if timeout is not None:
@@ -1397,7 +1413,7 @@ class Client(object):
         self._ensure_open()
         self._next_id += 1
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
-                     self.max_time, progress, on_progress)
+                     self.max_time, progress, on_progress, limit)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
         if progress or self.era == "modern":
             params = dict(params or {})
@@ -1698,7 +1714,8 @@ def _best_version(candidates, named=None):
             return version
     named = candidates if named is None else named
     raise ProtocolError("server supports protocol versions %s; mcp_invoke speaks %s"
-                        % (", ".join(str(v) for v in named) or "(none named)",
+                        % (_cut(", ".join(str(v) for v in named[:20]) or "(none named)")
+                           + (" and %d more" % (len(named) - 20) if len(named) > 20 else ""),
                            ", ".join(SUPPORTED_PROTOCOL_VERSIONS)))
 
 
@@ -1752,7 +1769,9 @@ def _neutralise(text):
 
 
 def _one_line(text):
-    return _neutralise(" | ".join(part for part in text.splitlines() if part.strip()))
+    # Cut before neutralising: escapes make a line longer, never a cut one whole again.
+    return _neutralise(_cut(" | ".join(part for part in text.splitlines() if part.strip()),
+                            _LINE_CHARS))
 
 
 def _to_json(value, pretty=False):
@@ -2203,9 +2222,10 @@ def _string_problem(value, schema):
         return None
     try:
         matched = re.search(pattern, value)
-    except re.error:
+    except (re.error, OverflowError, RecursionError):  # a{99999999999}, deep nesting
         return None  # a pattern Python cannot compile is the schema's fault
-    return None if matched else "%s does not match the pattern %s" % (_show(value), pattern)
+    return None if matched else "%s does not match the pattern %s" % (_show(value),
+                                                                     _cut(pattern))
 
 
 def _length_problem(value, schema):
@@ -2607,7 +2627,7 @@ def _render_contents(item, saver=None):
 
 
 def _saved(saver, data, mime):
-    path = saver.save(data, mime) if saver is not None else None
+    path = saver.save(data, mime) if saver is not None and data is not None else None
     return " saved to %s" % path if path else ""
 
 
@@ -2626,16 +2646,22 @@ class _Saver(object):
     def __init__(self, directory, diag):
         self.directory = directory
         self.diag = diag
+        self._written = set()  # a result repeating a block writes its file once
 
     def save(self, data, mime):
         try:
-            raw = base64.b64decode(str(data or ""), validate=True)
+            if not isinstance(data, str):
+                raise ValueError("not a string")
+            raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
             self.diag.warning("not saved: %s content is not valid base64" % mime)
             return None
         mime = str(mime or "").split(";")[0].strip().lower()
         extension = _EXTENSIONS.get(mime) or mimetypes.guess_extension(mime) or ".bin"
         path = os.path.join(self.directory, hashlib.sha256(raw).hexdigest()[:16] + extension)
+        if path in self._written:
+            return path
+        self._written.add(path)
         try:
             with open(path, "wb") as f:
                 f.write(raw)
@@ -2679,7 +2705,8 @@ class _Elicitor(object):
             return self._url(params)
         schema = _dict(params.get("requestedSchema"))
         fields = _dict(schema.get("properties"))
-        required = [n for n in _list(schema.get("required")) if n in fields]
+        required = [n for n in _list(schema.get("required")) if isinstance(n, str)
+                    and n in fields]
         if self.mode == "interactive":
             return self._interactive(params, fields, required)
         if self.mode == "defaults":
@@ -2696,8 +2723,8 @@ class _Elicitor(object):
         problem = (("no %s for %s" % (self.mode, ", ".join(missing))) if missing
                    else _schema_problem(content, schema, where="answer"))
         if problem:
-            self.diag.warning("declined the server's question %r: %s"
-                              % (params.get("message", ""), problem))
+            self.diag.warning("declined the server's question %s: %s"
+                              % (_show(params.get("message", "")), problem))
             return {"action": "decline"}
         return {"action": "accept", "content": content}
 
@@ -2883,8 +2910,7 @@ def _cmd_call(client, args, ctx):
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
     if "content" in result and not isinstance(result["content"], list):
-        ctx.emit(result)  # shown as it came: nothing the server sent is lost
-        raise ProtocolError("tools/call result has content that is not a list", "tools/call")
+        ctx.malformed(result, "tools/call result has content that is not a list")
     ctx.result(result, args.json)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
@@ -2974,7 +3000,9 @@ def _cmd_prompt(client, args, ctx):
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
     if args.json:
         return ctx.emit(result)
-    for message in map(_dict, _list(result.get("messages"))):
+    if not isinstance(result.get("messages"), list):
+        ctx.malformed(result, "prompts/get result has no messages list")
+    for message in map(_dict, result["messages"]):
         ctx.out.write("[%s]\n" % _neutralise(str(message.get("role"))))
         ctx.blocks([message.get("content")])
     return 0
@@ -2984,14 +3012,14 @@ def _cmd_info(client, args, ctx):
     if args.json:
         return ctx.emit(client.initialize_result or client.discover_result)
     info = client.server_info
-    lines = [
+    ctx.lines([
         "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
         "protocol: %s (%s era, %s)" % (client.protocol_version, client.era, client.era_source),
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
-    ]
-    if client.instructions:
-        lines.append("instructions: %s" % client.instructions)
-    return ctx.lines(lines)
+    ])
+    if client.instructions:  # free text, last: it may take several lines
+        ctx.out.write(_neutralise("instructions: %s" % client.instructions) + "\n")
+    return 0
 
 
 def _cmd_ping(client, args, ctx):
@@ -3012,7 +3040,10 @@ def _cmd_complete(client, args, ctx):
     result = client.complete(ref, pairs[0][0], pairs[0][1], context)
     if args.json:
         return ctx.emit(result)
-    return ctx.lines(str(v) for v in _list(_dict(result.get("completion")).get("values")))
+    values = _dict(result.get("completion")).get("values")
+    if not isinstance(values, list):
+        ctx.malformed(result, "completion/complete result has no completion.values list")
+    return ctx.lines(_shown_word(v) for v in values)
 
 
 def _cmd_servers(args, ctx):
@@ -3110,9 +3141,15 @@ class _Context(object):
         return 0
 
     def lines(self, lines):
+        """One entry a line: a newline inside one shows as \\n, so none can forge another."""
         for line in lines:
-            self.out.write(_neutralise(line) + "\n")
+            self.out.write(_neutralise(line).replace("\n", "\\n") + "\n")
         return 0
+
+    def malformed(self, result, problem):
+        """A result the spec does not allow: shown as it came (nothing is lost), then exit 4."""
+        self.emit(result)
+        raise ProtocolError(problem)
 
     def blocks(self, blocks):
         for block in blocks:

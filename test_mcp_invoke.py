@@ -4,6 +4,7 @@ Every process a test starts must be gone when it ends: the autouse fixture
 checks that no fake_server.py process outlives a test.
 """
 
+import base64
 import io
 import json
 import os
@@ -2355,11 +2356,16 @@ def test_a_hostile_schema_cannot_hang_the_check():
 TINY = '''
 import json, sys
 call_result, tools = open(sys.argv[1]).read(), json.loads(sys.argv[2])
+others = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
 for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg:
         continue
     method = msg.get("method")
+    if method in others:
+        sys.stdout.write(others[method].replace("ID", json.dumps(msg["id"])) + "\\n")
+        sys.stdout.flush()
+        continue
     if method == "initialize":
         reply = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                             "serverInfo": {"name": "tiny", "version": "0"}}}
@@ -2377,12 +2383,15 @@ for line in sys.stdin:
 '''
 
 
-def tiny(tmp_path, call_line, tools=None):
-    """A minimal legacy server whose tools/call answer is ``call_line`` (ID = the id)."""
+def tiny(tmp_path, call_line, tools=None, others=None):
+    """A minimal legacy server whose tools/call answer is ``call_line`` (ID = the id).
+
+    ``others``: {method: answer line} for other methods.
+    """
     tools = tools or [{"name": "t", "inputSchema": {"type": "object"}}]
     answer = tmp_path / "answer"
     answer.write_text(call_line)
-    return [sys.executable, "-c", TINY, str(answer), json.dumps(tools)]
+    return [sys.executable, "-c", TINY, str(answer), json.dumps(tools), json.dumps(others or {})]
 
 
 @pytest.mark.parametrize("line, code, message", [
@@ -2425,6 +2434,104 @@ def test_the_trace_and_warnings_keep_the_wire_order(capsys, tmp_path):
         "notifications/message", "NOISE", "answer"]
     assert received[0]["ts"] <= received[1]["ts"] <= received[2]["ts"]
 
+
+def test_a_pattern_python_cannot_compile_is_ignored_not_a_crash(capsys, tmp_path):
+    pattern = {"type": "string", "pattern": "a{99999999999}"}
+    tools = [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": pattern}},
+              "outputSchema": {"type": "object", "properties": {"b": pattern}}}]
+    answer = ('{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"ok"}],'
+              '"structuredContent":{"b":"x"}}}')
+    code, out, err = run(capsys, "--strict", "call", "t", "a=x", "--",
+                         *tiny(tmp_path, answer, tools))
+    assert (code, out, err) == (0, "ok\n", "")
+
+
+def test_listings_print_one_entry_a_line_whatever_the_names_hold(capsys, tmp_path):
+    tools = [{"name": "safe\nforged(path: string) - trust me", "inputSchema": {}}]
+    code, out, _ = run(capsys, "tools", "--", *tiny(tmp_path, "{}", tools))
+    assert (code, out) == (0, "safe\\nforged(path: string) - trust me()\n")
+    values = '{"jsonrpc":"2.0","id":ID,"result":{"completion":{"values":["multi\\nline",1,null]}}}'
+    code, out, _ = run(capsys, "complete", "prompt", "p", "a=b", "--",
+                       *tiny(tmp_path, "{}", others={"completion/complete": values}))
+    assert (code, out) == (0, "multi\\nline\n1\nnull\n")
+
+
+@pytest.mark.parametrize("method, answer, args", [
+    ("completion/complete", {"completion": {"values": "abc"}}, ["complete", "prompt", "p", "a=b"]),
+    ("completion/complete", {"completion": "x"}, ["complete", "prompt", "p", "a=b"]),
+    ("prompts/get", {"messages": "x"}, ["prompt", "p"]),
+])
+def test_malformed_completions_and_prompts_are_shown_and_exit_4(capsys, tmp_path, method,
+                                                                answer, args):
+    line = json.dumps({"jsonrpc": "2.0", "id": 0, "result": answer}).replace('"id": 0', '"id": ID')
+    code, out, err = run(capsys, *(args + ["--"] + tiny(tmp_path, "{}", others={method: line})))
+    assert (code, json.loads(out)) == (4, answer)
+    assert err == "mcp_invoke: %s result has %s\n" % (
+        method, "no completion.values list" if method.startswith("completion")
+        else "no messages list")
+
+
+def test_diagnostic_lines_are_cut_whatever_the_server_sent(capsys):
+    line = mcp_invoke._one_line("x" * 10000000)
+    assert len(line) == mcp_invoke._LINE_CHARS + 3 and line.endswith("...")
+    answer = {"result": {"resultType": "input_required",
+                         "inputRequests": {"k": {"method": "x" * 100000}}}}
+    code, out, err = run(capsys, "call", "echo", "text=x", "--",
+                         *fake("bad-frame", era="modern", answer=json.dumps(answer)))
+    assert (code, out) == (4, "")
+    assert err == ("mcp_invoke: server asked for %s..., which this client did not declare\n"
+                   % ("x" * 60))
+
+
+def test_input_requests_that_are_not_an_object_exit_4(capsys):
+    answer = {"result": {"resultType": "input_required", "inputRequests": 5}}
+    code, out, err = run(capsys, "call", "echo", "text=x", "--",
+                         *fake("bad-frame", era="modern", answer=json.dumps(answer)))
+    assert (code, out, err) == (4, "", "mcp_invoke: input_required result has inputRequests "
+                                       "that is not an object: 5\n")
+
+
+def test_max_time_bounds_every_input_required_round_together(capsys):
+    # Each round is answered after 0.6 s, well within the timeout; the third
+    # would end at 1.8 s, past the 1.5 s the whole request may take.
+    answer = {"result": {"resultType": "input_required", "requestState": "s"}}
+    started = time.monotonic()
+    code, out, err = run(capsys, "--timeout", "1", "--max-time", "1.5", "call", "echo",
+                         "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.6,
+                                               answer=json.dumps(answer)))
+    assert (code, out) == (124, "")
+    assert err == "mcp_invoke: tools/call took longer than its time limit of 1.5s\n"
+    assert time.monotonic() - started < 4
+
+
+def test_an_elicitation_requiring_fields_that_are_not_names_is_answered():
+    diag = mcp_invoke._Diagnostics(io.StringIO())
+    elicit = mcp_invoke._Elicitor(["defaults"], diag, io.StringIO())
+    schema = {"type": "object", "properties": {"a": {"type": "string", "default": "x"}},
+              "required": [{"x": 1}, ["a"], "a"]}
+    assert elicit({"message": "Q?", "requestedSchema": schema}, None) == {
+        "action": "accept", "content": {"a": "x"}}
+
+
+def test_save_dir_writes_a_repeated_block_once_and_skips_null_data(capsys, tmp_path,
+                                                                   monkeypatch):
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    blocks = [{"type": "image", "mimeType": "image/png", "data": png}] * 3
+    blocks.append({"type": "image", "mimeType": "image/png", "data": None})
+    answer = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"content": blocks}})
+    opened = []
+    real_open = open
+    monkeypatch.setattr(mcp_invoke, "open", lambda path, *a, **k: opened.append(path) or
+                        real_open(path, *a, **k), raising=False)
+    save = tmp_path / "out"
+    code, out, err = run(capsys, "--save-dir", str(save), "call", "t", "--",
+                         *tiny(tmp_path, answer.replace('"id": 0', '"id": ID')))
+    name = os.listdir(str(save))
+    assert (code, err, len(name)) == (0, "", 1)
+    shown = "[image image/png, 9 bytes] saved to %s\n" % os.path.join(str(save), name[0])
+    assert out == shown * 3 + "[image image/png, 0 bytes]\n"
+    assert [p for p in opened if str(p).startswith(str(save))] == [os.path.join(str(save),
+                                                                                 name[0])]
 
 def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
     tools = [{"name": "t", "inputSchema": {"type": "object", "required": 5,
