@@ -82,7 +82,7 @@ Modes:
     invalid-utf8       answer tools/call with a raw 0xff byte in the text
     bytewise           write every message one byte at a time
     crash-call         on tools/call, print an error to stderr and exit 3
-    close-stdout       on tools/call, close stdout and wait to be signalled
+    close-stdout       on tools/call, close stdout and stay alive until stdin ends
     write-before-read  write --size bytes of log notifications before reading
     server-requests    on tools/call, first send five requests to the client
     wrong-version      answer initialize with protocolVersion 1999-01-01
@@ -790,7 +790,9 @@ class _Server(object):
         if "close-stdout" in self.modes:
             self.stdout.flush()
             os.close(1)
-            _sleep_forever()
+            while self.stdin.readline():
+                pass
+            sys.exit(0)
         if "bad-frame" in self.modes:
             answer = json.loads(self.answer)
             answer.update(jsonrpc="2.0", id=request_id)

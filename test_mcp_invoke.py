@@ -24,7 +24,9 @@ from mcp_invoke import main
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "fake_server.py")
 SCRIPT = os.path.join(HERE, "mcp_invoke.py")
-SERVER = [sys.executable, FAKE]
+# -S: no site module. The servers need only the standard library, and some
+# machines' site hooks cost more than a server's whole start.
+SERVER = [sys.executable, "-S", FAKE]
 
 
 def fake(*modes, **options):
@@ -1454,7 +1456,8 @@ def test_batch_lines_nested_past_the_recursion_limit_are_bad_lines(capsys):
 
 
 def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
-    transport = mcp_invoke._StdioTransport(["sleep", "30"])  # never reads its input
+    transport = mcp_invoke._StdioTransport(["sleep", "30"],  # never reads its input
+                                           shutdown_grace=0.1)
     transport.start()
     try:
         transport.send(b"x" * 300000 + b"\n")  # more than a pipe holds: queued
@@ -1663,9 +1666,9 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
     assert err == ("mcp_invoke: tools/list pages came to over 4096 bytes together "
                    "(raise --max-bytes to allow it)\n")
     server = fake("endless-pages", delay=0.1)
-    code, out, err = run(capsys, "--timeout", "1", "--max-time", "1.5", "tools", "--", *server)
+    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.8", "tools", "--", *server)
     assert (code, out) == (124, "")
-    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 1.5s "
+    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.8s "
                           "over ") and err.endswith(" pages\n")
 
 
@@ -2391,7 +2394,8 @@ def tiny(tmp_path, call_line, tools=None, others=None):
     tools = tools or [{"name": "t", "inputSchema": {"type": "object"}}]
     answer = tmp_path / "answer"
     answer.write_text(call_line)
-    return [sys.executable, "-c", TINY, str(answer), json.dumps(tools), json.dumps(others or {})]
+    return [sys.executable, "-S", "-c", TINY, str(answer), json.dumps(tools),
+            json.dumps(others or {})]
 
 
 @pytest.mark.parametrize("line, code, message", [
@@ -2492,16 +2496,16 @@ def test_input_requests_that_are_not_an_object_exit_4(capsys):
 
 
 def test_max_time_bounds_every_input_required_round_together(capsys):
-    # Each round is answered after 0.6 s, well within the timeout; the third
-    # would end at 1.8 s, past the 1.5 s the whole request may take.
+    # Each round is answered after 0.2 s, well within the timeout; the ten
+    # rounds together would take 2 s, past the 0.7 s the whole request may take.
     answer = {"result": {"resultType": "input_required", "requestState": "s"}}
     started = time.monotonic()
-    code, out, err = run(capsys, "--timeout", "1", "--max-time", "1.5", "call", "echo",
-                         "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.6,
+    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.7", "call", "echo",
+                         "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.2,
                                                answer=json.dumps(answer)))
     assert (code, out) == (124, "")
-    assert err == "mcp_invoke: tools/call took longer than its time limit of 1.5s\n"
-    assert time.monotonic() - started < 4
+    assert err == "mcp_invoke: tools/call took longer than its time limit of 0.7s\n"
+    assert time.monotonic() - started < 1.9
 
 
 def test_an_elicitation_requiring_fields_that_are_not_names_is_answered():
