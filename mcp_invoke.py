@@ -261,6 +261,10 @@ class ProtocolError(MCPError):
     exit_code = 4
 
 
+class _BadErrorObject(ProtocolError):
+    """An error answer that is not a JSON-RPC error object: exit 4, yet to the probe an error."""
+
+
 class ConnectionLost(MCPError):
     """The server went away: it exited, closed its output or stopped reading.
 
@@ -427,20 +431,24 @@ class _Noise(str):
     """A line on the server's stdout that is not a JSON-RPC message."""
 
 
+class _BadUTF8(_Noise):
+    """Comes just before a message whose line held invalid UTF-8 (now U+FFFD)."""
+
+
 class _Framer(object):
     """Splits a byte stream on b"\\n" into parsed JSON-RPC messages.
 
     ``feed`` returns the messages completed by a chunk, in order; a line that
-    is not a JSON object is among them as _Noise, its text, so traces and
-    warnings keep the wire's order. A line longer than ``max_bytes``
+    is not a JSON object is among them as _Noise, its text, and a _BadUTF8
+    marks a message whose invalid UTF-8 was replaced, so traces and warnings
+    keep the wire's order. A line longer than ``max_bytes``
     raises ProtocolError as soon as its byte ``max_bytes + 1`` arrives.
     A line split over chunks grows in one bytearray (realloc, no join) and is
     decoded from it; a line whole in one chunk is decoded from the chunk.
     """
 
-    def __init__(self, max_bytes, invalid_utf8=None):
+    def __init__(self, max_bytes):
         self.max_bytes = max_bytes
-        self._invalid_utf8 = invalid_utf8
         self._buf = bytearray()
 
     def feed(self, data):
@@ -487,8 +495,8 @@ class _Framer(object):
         if not isinstance(message, dict):
             messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
             return
-        if bad and self._invalid_utf8:
-            self._invalid_utf8()
+        if bad:
+            messages.append(_BadUTF8())
         messages.append(message)
 
 
@@ -588,20 +596,19 @@ class _StdioTransport(object):
     """
 
     def __init__(self, command, env=None, cwd=None, max_bytes=DEFAULT_MAX_BYTES,
-                 on_stderr=None, on_invalid_utf8=None,
-                 shutdown_grace=SHUTDOWN_GRACE):
+                 on_stderr=None, shutdown_grace=SHUTDOWN_GRACE):
         self.command = list(command)
         self.env = env
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
-        self._framer = _Framer(max_bytes, on_invalid_utf8)
+        self._framer = _Framer(max_bytes)
         self._proc = None
         self._sel = None
         self._outq = collections.deque()
         self._out_pos = 0
         self._writing = False
-        self._inbox = []
+        self._inbox = collections.deque()  # received, not yet dispatched
         self._lost_reason = None
         self._failure = None
         self._stderr = bytearray()
@@ -661,19 +668,25 @@ class _StdioTransport(object):
         self._flush()
 
     def receive(self, deadline):
-        """Messages from the server, waiting until ``deadline`` (monotonic) at most.
+        """The queue of messages from the server, waiting until ``deadline`` (monotonic)
+        at most for one to arrive; empty when the deadline passes.
 
-        Returns [] when the deadline passes. Raises ConnectionLost (or
-        ProtocolError) once everything the server sent has been returned.
+        The caller pops what it handles; what it leaves (a callback failed)
+        stays for the next call. Raises ConnectionLost (or ProtocolError)
+        once everything the server sent has been handed out.
         """
         while not self._inbox:
-            self._check_open()
+            try:
+                self._check_open()
+            except MCPError:
+                if self._inbox:  # what the server said before it went comes first
+                    break
+                raise
             timeout = deadline - time.monotonic()
             if timeout <= 0:
-                return []
+                break
             self._select(timeout)
-        messages, self._inbox = self._inbox, []
-        return messages
+        return self._inbox
 
     def _check_open(self):
         if self._closed:
@@ -874,10 +887,12 @@ def _check_arguments(command, env, protocol_version, log_level, max_bytes, **sec
     for name, value in sorted(seconds.items()):
         if value is not None or name != "max_time":
             _seconds(value, name)
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float))
+            or not max_bytes >= 1):
         raise UsageError("max_bytes is a positive number of bytes, not %s" % repr(max_bytes)[:80])
-    for key, value in (env or {}).items():
-        if not isinstance(key, str) or not isinstance(value, str):
+    for key, value in (env or {}).items():  # what Popen takes: text, bytes, paths
+        if (not isinstance(key, (str, bytes))
+                or not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__")):
             raise UsageError("env holds strings only, not %s=%s"
                              % (repr(key)[:40], repr(value)[:40]))
     if protocol_version is not None and not _is_date(protocol_version):
@@ -952,12 +967,10 @@ class Client(object):
         self.trace = trace
         self._transport = _StdioTransport(
             command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
-            on_stderr=on_stderr, on_invalid_utf8=self._invalid_utf8,
-            shutdown_grace=shutdown_grace)
+            on_stderr=on_stderr, shutdown_grace=shutdown_grace)
         self._next_id = 0
         self._pending = {}
         self._abandoned = set()
-        self._unread = collections.deque()  # received, not yet dispatched
         self._opened = False
         self._noise_count = 0
         self._utf8_warned = False
@@ -1086,7 +1099,7 @@ class Client(object):
             self._use_discover(result, how)
             return True
         if not isinstance(error, ServerError) or error.code not in _MODERN_ERRORS:
-            if isinstance(error, ServerError):
+            if isinstance(error, (ServerError, _BadErrorObject)):  # any error answer: legacy
                 return False
             raise error
         if error.code != _UNSUPPORTED_VERSION:
@@ -1446,8 +1459,9 @@ class Client(object):
                 meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
 
-    def _send(self, message, answer=False):
-        frame = _encode(message)  # first: what cannot be sent is not traced as sent
+    def _send(self, message, answer=False, frame=None):
+        if frame is None:  # first: what cannot be sent is not traced as sent
+            frame = _encode(message)
         if self.trace is not None:
             self._record("send", frame=message)
         self._transport.send(frame, answer)
@@ -1494,14 +1508,13 @@ class Client(object):
                             deadline = call.deadline
                 if not waiting or (first and waiting < len(calls)):
                     return
-                if not self._unread:  # what a failed callback left waits its turn
-                    try:
-                        self._unread.extend(self._transport.receive(deadline))
-                    except MCPError as e:
-                        self._fail_all(e)
-                        return
-                while self._unread:
-                    self._dispatch(self._unread.popleft())
+                try:
+                    inbox = self._transport.receive(deadline)
+                except MCPError as e:
+                    self._fail_all(e)
+                    return
+                while inbox:  # what a failed callback leaves stays for the next wait
+                    self._dispatch(inbox.popleft())
         except KeyboardInterrupt:
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
@@ -1591,10 +1604,11 @@ class Client(object):
                 message["error"] = {"code": -32601, "message": "Method not found: %s" % method}
             else:
                 message["result"] = result
-                _encode(message)  # an answer JSON cannot carry fails here, not unsent
+            frame = _encode(message)  # an answer JSON cannot carry fails here, not unsent
         except Exception as e:  # a handler's failure is the server's answer, not ours
             message.pop("result", None)
             message["error"] = {"code": -32603, "message": str(e)}
+            frame = _encode(message)
             self._warn("server", "could not answer the server's %s: %s" % (method, e))
         # Time spent answering (a person typing, a sampling command) does not
         # count against our requests' timeouts; their time limits stay.
@@ -1602,7 +1616,7 @@ class Client(object):
         for call in self._pending.values():
             call.deadline = min(call.deadline + spent, call.limit)
         try:
-            self._send(message, answer=True)
+            self._send(message, answer=True, frame=frame)
         except MCPError:
             pass  # the loop reports the lost connection
 
@@ -1626,6 +1640,8 @@ class Client(object):
             self.on_warning(kind, text)
 
     def _noise(self, text):
+        if isinstance(text, _BadUTF8):
+            return self._invalid_utf8()
         if self.trace is not None:
             self._record("recv", raw=text)
         self._noise_count += 1
@@ -1637,8 +1653,8 @@ class Client(object):
 
     def _invalid_utf8(self):
         if not self._utf8_warned:
+            self._utf8_warned = True  # first: once, even if the callback fails
             self._warn("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
-        self._utf8_warned = True
 
 
 def _dict(value):
@@ -1653,12 +1669,12 @@ def _is_id(value):
 def _server_error(error, method):
     """The MCPError for a JSON-RPC error object (basic, "Error Responses")."""
     if not isinstance(error, dict):
-        return ProtocolError("answer to %s has an error that is not an object: %s"
-                             % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+        return _BadErrorObject("answer to %s has an error that is not an object: %s"
+                               % (method, json.dumps(error)[:_SHOW_CHARS]), method)
     code = error.get("code")
     if isinstance(code, bool) or not isinstance(code, int):
-        return ProtocolError("answer to %s has an error without an integer code: %s"
-                             % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+        return _BadErrorObject("answer to %s has an error without an integer code: %s"
+                               % (method, json.dumps(error)[:_SHOW_CHARS]), method)
     text = error.get("message")
     if not isinstance(text, str):
         text = "" if text is None else json.dumps(text)
@@ -2348,6 +2364,8 @@ def _config_field(entry, key, shape, environ, where):
     return _expand(value, environ, where)
 
 
+_BRACES = r"\$\{|\}"
+_MAX_NESTING = 10  # ${A:-${B:-...}}: deeper is a mistake, and costly to scan
 _VARIABLE_FORM = r"(?s)(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z"
 
 
@@ -2361,15 +2379,19 @@ def _expand(text, environ, where):
         start = text.find("${", done)
         if start < 0:
             return "".join(parts) + text[done:]
-        end, depth = start + 2, 1  # find the brace that closes this one
-        while depth and end < len(text):
-            if text.startswith("${", end):
-                depth, end = depth + 1, end + 2
-                continue
-            depth -= text[end] == "}"
-            end += 1
-        if depth:  # never closed: text, as before any variable
-            return "".join(parts) + text[done:]
+        end, depth = None, 1  # find the brace that closes this one
+        for brace in re.compile(_BRACES).finditer(text, start + 2):
+            depth += 1 if brace.group() == "${" else -1
+            if depth > _MAX_NESTING:
+                raise UsageError("%s nests ${VAR:-default} more than %d deep"
+                                 % (where, _MAX_NESTING))
+            if not depth:
+                end = brace.end()
+                break
+        if end is None:  # never closed: this "${" is text; later variables still expand
+            parts.append(text[done:start + 2])
+            done = start + 2
+            continue
         parts.append(text[done:start])
         parts.append(_variable(text[start + 2:end - 1], environ, where))
         done = end

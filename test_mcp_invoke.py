@@ -5,6 +5,7 @@ checks that no fake_server.py process outlives a test.
 """
 
 import base64
+import collections
 import io
 import json
 import os
@@ -137,11 +138,11 @@ def test_framer_keeps_non_json_lines_in_their_place_and_skips_blank_ones():
     assert [type(m).__name__ for m in got] == ["_Noise", "_Noise", "dict", "_Noise", "_Noise"]
 
 
-def test_framer_replaces_invalid_utf8_and_says_so():
-    flagged = []
-    framer = mcp_invoke._Framer(1000, invalid_utf8=lambda: flagged.append(1))
-    assert framer.feed(b'{"t":"a\xffb"}\n') == [{"t": u"a\ufffdb"}]
-    assert flagged == [1]
+def test_framer_replaces_invalid_utf8_and_marks_the_message():
+    framer = mcp_invoke._Framer(1000)
+    got = framer.feed(b'x\xff\n{"t":"a\xffb"}\n{"t":"ok"}\n')
+    assert got == [u"x\ufffd", "", {"t": u"a\ufffdb"}, {"t": "ok"}]
+    assert [type(m).__name__ for m in got] == ["_Noise", "_BadUTF8", "dict", "dict"]
 
 
 def test_framer_unpacks_a_jsonrpc_batch_array():
@@ -817,7 +818,13 @@ def test_expand_forms():
 def test_dollars_without_braces_are_left_alone():
     assert _expand("$$ $A $ {A} $$", {"A": "1"}, "w") == "$$ $A $ {A} $$"
     assert _expand("${A", {"A": "1"}, "w") == "${A"
-    assert _expand("${A}${B:-${A}", {"A": "1"}, "w") == "1${B:-${A}"
+    # Only the unclosed "${" is text: the variables after it still expand.
+    assert _expand("${A}${B:-${A}", {"A": "1"}, "w") == "1${B:-1"
+    assert usage_error(_expand, "rec_${ ${TOKEN}.jsonl", {}, "w").startswith(
+        "w uses ${TOKEN}, which is not set")
+    assert usage_error(_expand, "${U:-" * 3000 + "x" + "}" * 3000, {}, "w") == \
+        "w nests ${VAR:-default} more than 10 deep"
+    assert _expand("${U:-" * 10 + "x" + "}" * 10, {}, "w") == "x"
 
 
 def test_an_unset_variable_is_an_error_not_an_empty_string():
@@ -2536,6 +2543,65 @@ def test_save_dir_writes_a_repeated_block_once_and_skips_null_data(capsys, tmp_p
     assert out == shown * 3 + "[image image/png, 0 bytes]\n"
     assert [p for p in opened if str(p).startswith(str(save))] == [os.path.join(str(save),
                                                                                  name[0])]
+
+def test_a_legacy_server_answering_the_probe_with_a_sloppy_error_is_still_legacy(capsys,
+                                                                                 tmp_path):
+    for error in ('{"message":"Method not found","code":"-32601"}', '{"message":"no"}',
+                  '"Method not found"'):
+        discover = '{"jsonrpc":"2.0","id":ID,"error":%s}' % error
+        code, out, err = run(capsys, "info", "--",
+                             *tiny(tmp_path, "{}", others={"server/discover": discover}))
+        assert (code, err) == (0, "")
+        assert out.splitlines()[1] == "protocol: 2025-11-25 (legacy era, probe fallback)"
+
+
+DYING = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "tools/call":  # stops reading, asks, then dies talking
+        import os, time
+        os.close(0)
+        print(json.dumps({"jsonrpc": "2.0", "id": "q", "method": "ping"}), flush=True)
+        time.sleep(0.3)
+        print("FATAL: out of cheese", flush=True)
+        sys.exit(1)
+    if "id" in msg:
+        reply = ({"protocolVersion": "2025-11-25", "capabilities": {},
+                  "serverInfo": {"name": "dying", "version": "0"}}
+                 if msg["method"] == "initialize" else None)
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": reply} if reply else
+                         {"jsonrpc": "2.0", "id": msg["id"],
+                          "error": {"code": -32601, "message": "no"}}), flush=True)
+"""
+
+
+def test_what_a_dying_server_last_printed_is_still_reported_and_traced(capsys, tmp_path):
+    trace = tmp_path / "trace"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "t", "--",
+                         sys.executable, "-S", "-c", DYING)
+    assert (code, out) == (5, "")
+    assert err == ("mcp_invoke: warning: ignored non-JSON line on server stdout: "
+                   "'FATAL: out of cheese'\n"
+                   "mcp_invoke: server exited with status 1 (during tools/call)\n")
+    assert {"raw": "FATAL: out of cheese"} in [
+        {"raw": json.loads(line).get("raw")} for line in trace.read_text().splitlines()]
+
+
+def test_a_failing_warning_callback_loses_no_message():
+    warnings = []
+
+    def on_warning(kind, text):
+        warnings.append(kind)
+        if kind == "utf8":
+            raise RuntimeError("no warnings please")
+    with mcp_invoke.Client(fake("invalid-utf8"), timeout=5, on_warning=on_warning) as c:
+        with pytest.raises(RuntimeError, match="no warnings please"):
+            c.call_tool("echo", {"text": "x"})
+        # The answer read after the marker was kept, and is found late.
+        assert c.ping() == {}
+        assert warnings == ["utf8", "stray"]
+        assert c._transport._inbox == collections.deque()
 
 def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
     tools = [{"name": "t", "inputSchema": {"type": "object", "required": 5,
