@@ -1393,9 +1393,7 @@ class Client(object):
             responses = {}
             for key, request in requests.items():
                 if time.monotonic() >= call.limit:  # answering counts against the limit
-                    raise RequestTimeout("%s took longer than its time limit of %gs"
-                                         % (call.method, call.cap), call.method,
-                                         self._transport.stderr_tail, call.timeout)
+                    raise self._timed_out(call, _past_limit(call))
                 request = _dict(request)
                 method = request.get("method")
                 answer = self._fulfil(method, _dict(request.get("params")), key)
@@ -1531,13 +1529,16 @@ class Client(object):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
         self._abandon(call)
         call.done = True
-        call.error = RequestTimeout("%s %s" % (call.method, reason), call.method,
-                                    self._transport.stderr_tail, call.timeout)
+        call.error = self._timed_out(call, reason)
         if call.method != "initialize":  # cancellation: initialize MUST NOT be cancelled
             try:
                 self.notify("notifications/cancelled", {"requestId": call.id, "reason": reason})
             except MCPError:
                 pass
+
+    def _timed_out(self, call, reason):
+        return RequestTimeout("%s %s" % (call.method, reason), call.method,
+                              self._transport.stderr_tail, call.timeout)
 
     def _abandon(self, call):
         """Stop waiting for a call; its answer, if it comes, is ignored."""
@@ -1678,8 +1679,7 @@ def _server_error(error, method):
     text = error.get("message")
     if not isinstance(text, str):
         text = "" if text is None else json.dumps(text)
-    if len(text) > _MESSAGE_CHARS:
-        text = text[:_MESSAGE_CHARS] + "..."
+    text = _cut(text)
     return ServerError(text if text.strip() else "(the server gave no message)", method,
                        code, error.get("data"))
 
@@ -1748,9 +1748,12 @@ def _time_cap(timeout, max_time):
 
 
 def _overdue(call):
-    if call.deadline >= call.limit:
-        return "took longer than its time limit of %gs" % call.cap
-    return "timed out after %gs" % call.timeout
+    return _past_limit(call) if call.deadline >= call.limit else (
+        "timed out after %gs" % call.timeout)
+
+
+def _past_limit(call):
+    return "took longer than its time limit of %gs" % call.cap
 
 
 def _root(path):
@@ -2618,7 +2621,7 @@ def _base64_size(data):
 def _render_block(block, saver=None):
     """One content block (server/tools, "Tool Result") as readable text."""
     if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-        return "[not a content block: %s]" % json.dumps(block)[:_SHOW_CHARS]
+        return "[not a content block: %s]" % _show(block)
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
