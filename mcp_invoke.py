@@ -1331,8 +1331,12 @@ class Client(object):
             cursor = result.get("nextCursor")
             if cursor is None:
                 return items
-            if not isinstance(cursor, str) or cursor in seen:
-                raise ProtocolError("%s repeated the page cursor %r" % (method, cursor), method)
+            if not isinstance(cursor, str):
+                raise ProtocolError("%s answered a nextCursor that is not a string: %s"
+                                    % (method, _show(cursor)), method)
+            if cursor in seen:
+                raise ProtocolError("%s repeated the page cursor %s" % (method, _show(cursor)),
+                                    method)
             seen.add(cursor)
             params = {"cursor": cursor}
         raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
@@ -1419,6 +1423,9 @@ class Client(object):
     def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % repr(method)[:80])
+        if params is not None and not isinstance(params, dict) or not isinstance(
+                _dict(params).get("_meta") or {}, dict):
+            raise UsageError("%s params must be an object, and their _meta one too" % method)
         if timeout is not None:
             _seconds(timeout, "timeout")
         self._ensure_open()
@@ -2582,7 +2589,7 @@ def _coerce_arguments(pairs, schema):
 # -- human output ---------------------------------------------------------------
 
 def _first_line(text):
-    for line in str(text or "").splitlines():
+    for line in (_shown_word(text) if text else "").splitlines():
         if line.strip():
             return line.strip()
     return ""
@@ -2608,7 +2615,7 @@ def _signature(tool):
         label = _type_label(prop, schema)
         args.append("%s%s%s" % (name, "" if name in required else "?",
                                 ": " + label if label else ""))
-    line = "%s(%s)" % (tool.get("name"), ", ".join(args))
+    line = "%s(%s)" % (_shown_word(tool.get("name")), ", ".join(args))
     description = _first_line(tool.get("description"))
     return line + (" - " + description if description else "")
 
@@ -2918,7 +2925,7 @@ def _cmd_tools(client, args, ctx):
     tools = client.list_tools()
     if args.json:
         return ctx.emit({"tools": tools})
-    return ctx.lines(_signature(_dict(t)) for t in tools)
+    return ctx.entries(tools, _signature)
 
 
 def _cmd_call(client, args, ctx):
@@ -2983,20 +2990,20 @@ def _cmd_resources(client, args, ctx):
     resources = client.list_resources()
     if args.json:
         return ctx.emit({"resources": resources})
-    return ctx.lines(_listing(r.get("uri"), r) for r in map(_dict, resources))
+    return ctx.entries(resources, lambda r: _listing(r.get("uri"), r))
 
 
 def _cmd_templates(client, args, ctx):
     templates = client.list_resource_templates()
     if args.json:
         return ctx.emit({"resourceTemplates": templates})
-    return ctx.lines(_listing(t.get("uriTemplate"), t) for t in map(_dict, templates))
+    return ctx.entries(templates, lambda t: _listing(t.get("uriTemplate"), t))
 
 
 def _listing(uri, item):
-    text = "%s  %s" % (uri, item.get("name", ""))
+    text = "%s  %s" % (_shown_word(uri), _shown_word(item.get("name", "")))
     if item.get("mimeType"):
-        text += " (%s)" % item["mimeType"]
+        text += " (%s)" % _shown_word(item["mimeType"])
     description = _first_line(item.get("description"))
     return text + (" - " + description if description else "")
 
@@ -3010,14 +3017,15 @@ def _cmd_prompts(client, args, ctx):
     prompts = client.list_prompts()
     if args.json:
         return ctx.emit({"prompts": prompts})
-    lines = []
-    for prompt in map(_dict, prompts):
-        names = ["%s%s" % (a.get("name"), "" if a.get("required") else "?")
-                 for a in map(_dict, _list(prompt.get("arguments")))]
-        line = "%s(%s)" % (prompt.get("name"), ", ".join(names))
-        description = _first_line(prompt.get("description"))
-        lines.append(line + (" - " + description if description else ""))
-    return ctx.lines(lines)
+    return ctx.entries(prompts, _prompt_line)
+
+
+def _prompt_line(prompt):
+    names = ["%s%s" % (_shown_word(a.get("name")), "" if a.get("required") else "?")
+             for a in map(_dict, _list(prompt.get("arguments")))]
+    line = "%s(%s)" % (_shown_word(prompt.get("name")), ", ".join(names))
+    description = _first_line(prompt.get("description"))
+    return line + (" - " + description if description else "")
 
 
 def _cmd_prompt(client, args, ctx):
@@ -3083,16 +3091,19 @@ def _cmd_servers(args, ctx):
 
 
 def _cmd_batch(client, args, ctx):
-    """JSON Lines in, one outcome line out per request, in input order."""
+    """JSON Lines in, one outcome line out per request, in input order.
+
+    Lines stream through: a bad line is printed as soon as every line before
+    it is, so memory holds what is in flight, not an object per input line.
+    """
     if args.args:
         raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
-    # "\n" only: splitlines() would also break a line at a U+2028 inside a string.
-    entries = list(_batch_entries(_read_text(ctx.stdin).split("\n")))
+    text = _read_text(ctx.stdin, "surrogateescape")  # a line that is not UTF-8 is one bad line
+    waiting = collections.deque()  # entries read whose line is not printed yet
     status = 0
-    requests = [(e[1], e[2]) for e in entries if e[3] is None]
-    outcomes = client.batch(requests)
-    for ident, _, _, problem in entries:
-        outcome = problem if problem is not None else next(outcomes)
+
+    def emit(ident, outcome):
+        nonlocal status
         line = {"id": ident}
         if isinstance(outcome, MCPError):
             line["error"] = _error_object(outcome)
@@ -3103,13 +3114,47 @@ def _cmd_batch(client, args, ctx):
         status = status or code
         ctx.out.write(_to_json(line) + "\n")
         ctx.out.flush()
+
+    def requests():
+        for ident, method, params, problem in _batch_entries(_lines(text)):
+            if problem is not None and not waiting:
+                emit(ident, problem)
+                continue
+            waiting.append((ident, problem))
+            if problem is None:
+                yield method, params
+
+    for outcome in client.batch(requests()):
+        while waiting[0][1] is not None:
+            emit(*waiting.popleft())
+        emit(waiting.popleft()[0], outcome)
+    for ident, problem in waiting:  # bad lines after the last request
+        emit(ident, problem)
     return status
+
+
+def _lines(text):
+    """``text`` split on "\\n" only, a line at a time: splitlines() would also break
+    a line at a U+2028 inside a string."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
+
+
+# What surrogateescape makes of bytes that are not UTF-8; no valid UTF-8 decodes to these.
+_ESCAPED_BYTES = u"[\udc80-\udcff]"
 
 
 def _batch_entries(stream):
     """(id, method, params, problem) per non-blank input line; numbers count every line."""
     for number, line in enumerate(stream, 1):
         if not line.strip():
+            continue
+        if re.search(_ESCAPED_BYTES, line):
+            yield number, None, None, UsageError("line %d is not valid UTF-8" % number)
             continue
         try:
             entry = _json_loads(line.strip())
@@ -3170,6 +3215,11 @@ class _Context(object):
         for line in lines:
             self.out.write(_neutralise(line).replace("\n", "\\n") + "\n")
         return 0
+
+    def entries(self, items, render):
+        """One line per listed item; an item that is not an object shows as JSON."""
+        return self.lines(render(item) if isinstance(item, dict)
+                          else "[not an object: %s]" % _show(item) for item in items)
 
     def malformed(self, result, problem):
         """A result the spec does not allow: shown as it came (nothing is lost), then exit 4."""
@@ -3388,7 +3438,8 @@ def main(argv=None):
     previous = {}
     try:
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            previous[signum] = signal.signal(signum, _raise_signalled)
+            if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's ignored hangup stays so
+                previous[signum] = signal.signal(signum, _raise_signalled)
     except ValueError:
         pass  # not the main thread: signals stay as they are
     try:
@@ -3444,15 +3495,22 @@ def _stand_in_streams():
     return closed
 
 
-def _read_text(stream):
-    """All of stdin as UTF-8 text (the locale's codec may be ASCII on 3.6), within the limit."""
+def _read_text(stream, errors="strict"):
+    """All of stdin as UTF-8 text (the locale's codec may be ASCII on 3.6), within the limit.
+
+    ``errors``: "surrogateescape" keeps invalid bytes for the caller to find
+    (as U+DC80..U+DCFF); otherwise they are a UsageError, as JSON is UTF-8.
+    """
     if stream is None:
         return ""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:  # a text stream of our caller's
         return _within_limit(stream.read(_INPUT_LIMIT + 1), "standard input")
-    return _within_limit(buffer.read(_INPUT_LIMIT + 1), "standard input").decode(
-        "utf-8", "replace")
+    data = _within_limit(buffer.read(_INPUT_LIMIT + 1), "standard input")
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise UsageError("standard input is not valid UTF-8: %s" % e)
 
 
 def _read_file(path, what, encoding="utf-8"):

@@ -1441,6 +1441,42 @@ def test_batch_answers_every_line_in_order(capsys):
     assert code == 3  # the first failing line decides
 
 
+def test_batch_lines_that_cannot_be_sent_are_error_lines_and_the_rest_go_on(capsys,
+                                                                             monkeypatch):
+    lines = [b'{"method": "ping"}',
+             b'{"method": "tools/call", "params": {"name": "add", "_meta": [1, 2]}}',
+             b'{"method": "tools/call", "params": {"name": "echo", "arguments": '
+             b'{"text": "a\xff\xfeb"}}}',
+             b'{"id": "last", "method": "ping"}']
+    stdin = io.TextIOWrapper(io.BytesIO(b"\n".join(lines) + b"\n"), encoding="ascii")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = run(capsys, "batch", "--", *SERVER)
+    assert (code, err) == (2, "")
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"id": 1, "result": {}},
+        {"id": 2, "error": {"message": "tools/call params must be an object, and their _meta "
+                                       "one too", "exit_code": 2}},
+        {"id": 3, "error": {"message": "line 3 is not valid UTF-8", "exit_code": 2}},
+        {"id": "last", "result": {}}]
+
+
+def test_bad_lines_before_and_after_a_request_keep_their_place(capsys):
+    # Those before it are printed as they are read (nothing is in flight),
+    # those after it once its answer is.
+    lines = "\n".join(["1"] * 3 + ['{"method": "ping"}'] + ["2"] * 2) + "\n"
+    code, out, _ = run(capsys, "batch", "--", *SERVER, stdin=lines)
+    assert code == 2
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [1, 2, 3, 4, 5, 6]
+
+
+def test_arguments_on_stdin_that_are_not_utf8_are_refused(capsys, monkeypatch):
+    stdin = io.TextIOWrapper(io.BytesIO(b'{"text": "a\xffb"}'), encoding="ascii")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = run(capsys, "call", "echo", "-", "--", *SERVER)
+    assert (code, out) == (2, "")
+    assert err.startswith("mcp_invoke: standard input is not valid UTF-8: ")
+
+
 def test_batch_lines_split_on_newlines_only(capsys):
     lines = u'{"method": "tools/call", "params": {"name": "echo", "arguments": ' \
             u'{"text": "a\u2028b"}}}\r\n{"id": "p", "method": "ping"}\n'
@@ -1660,10 +1696,25 @@ def test_content_blocks_that_are_not_blocks_are_shown_as_json(capsys):
         0, '[not a content block: 5]\nok\n[not a content block: {"x": 1}]\n', "")
 
 
+def test_a_cursor_that_is_not_a_string_and_entries_that_are_not_objects(capsys, tmp_path):
+    page = '{"jsonrpc":"2.0","id":ID,"result":{"resources":[],"nextCursor":5}}'
+    code, out, err = run(capsys, "resources", "--",
+                         *tiny(tmp_path, "{}", others={"resources/list": page}))
+    assert (code, out, err) == (4, "", "mcp_invoke: resources/list answered a nextCursor that "
+                                       "is not a string: 5\n")
+    page = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"resources": [
+        1, None, {"name": 5, "uri": {"a": 1}, "description": ["x"]}]}})
+    code, out, err = run(capsys, "resources", "--", *tiny(
+        tmp_path, "{}", others={"resources/list": page.replace('"id": 0', '"id": ID')}))
+    assert (code, err) == (0, "")
+    assert out == ('[not an object: 1]\n[not an object: null]\n'
+                   '{"a": 1}  5 - ["x"]\n')
+
+
 def test_cursor_cycle_exits_4(capsys):
     code, out, err = run(capsys, "tools", "--", *fake("cursor-cycle"))
     assert (code, out) == (4, "")
-    assert "repeated the page cursor 'again'" in err and err.count("\n") == 1
+    assert 'repeated the page cursor "again"' in err and err.count("\n") == 1
 
 
 def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
@@ -1778,6 +1829,18 @@ def _script(args, **kw):
     kw.setdefault("stdout", subprocess.PIPE)
     return subprocess.Popen([sys.executable, SCRIPT] + args, stderr=subprocess.PIPE,
                             preexec_fn=default_sigint, **kw)
+
+
+def test_a_hangup_ignored_as_under_nohup_stays_ignored():
+    def like_nohup():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    proc = subprocess.Popen([sys.executable, SCRIPT, "call", "slow", "steps=3", "delay=0.3",
+                             "--"] + SERVER, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=like_nohup)
+    assert proc.stderr.readline().startswith(b"[progress] 1/3")  # the call is under way
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=20)
+    assert (proc.returncode, out) == (0, b"done after 3 steps\n")
 
 
 @pytest.mark.parametrize("sig, code, word", [
