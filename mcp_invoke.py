@@ -453,6 +453,14 @@ class _Framer(object):
 
     def feed(self, data):
         messages = []
+        try:
+            self._split(data, messages)
+        except ProtocolError as e:
+            e.messages = messages  # what came before the bad line is still the server's word
+            raise
+        return messages
+
+    def _split(self, data, messages):
         start = 0
         while True:
             end = data.find(b"\n", start)
@@ -470,7 +478,6 @@ class _Framer(object):
             start = end + 1
         if start < len(data):
             self._extend(data, start, len(data))
-        return messages
 
     def _check(self, size):
         if size > self.max_bytes:
@@ -758,6 +765,7 @@ class _StdioTransport(object):
         try:
             self._inbox.extend(self._framer.feed(data))
         except ProtocolError as e:
+            self._inbox.extend(e.messages)  # handed out before the failure is raised
             e.stderr_tail = self.stderr_tail
             self._failure = e
 

@@ -2666,6 +2666,16 @@ def test_a_failing_warning_callback_loses_no_message():
         assert warnings == ["utf8", "stray"]
         assert c._transport._inbox == collections.deque()
 
+def test_what_a_server_sent_before_a_bad_message_is_still_delivered(capsys, tmp_path):
+    log = ('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error",'
+           '"data":"about to fail"}}')
+    bad = '{"jsonrpc":"2.0","id":ID,"result":{"x":NaN}}'
+    code, out, err = run(capsys, "call", "t", "--", *tiny(tmp_path, log + "\n" + bad))
+    assert (code, out) == (4, "")
+    assert err == ("[error] about to fail\n"
+                   "mcp_invoke: server sent a message that is not JSON: NaN is not valid JSON "
+                   "(during tools/call)\n")
+
 def test_odd_tool_schemas_do_not_break_listing_or_calling(capsys, tmp_path):
     tools = [{"name": "t", "inputSchema": {"type": "object", "required": 5,
                                            "properties": {"a": {"anyOf": 7}}}}]
