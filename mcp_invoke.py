@@ -453,31 +453,28 @@ class _Framer(object):
 
     def feed(self, data):
         messages = []
+        start = 0
         try:
-            self._split(data, messages)
+            while True:
+                end = data.find(b"\n", start)
+                if end < 0:
+                    break
+                if self._buf:
+                    self._extend(data, start, end)
+                    size, line = len(self._buf), [self._buf]
+                    self._buf = bytearray()
+                else:
+                    size = end - start
+                    self._check(size)
+                    line = [data[start:end]]
+                self._emit(line, size, messages)
+                start = end + 1
+            if start < len(data):
+                self._extend(data, start, len(data))
         except ProtocolError as e:
             e.messages = messages  # what came before the bad line is still the server's word
             raise
         return messages
-
-    def _split(self, data, messages):
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            if self._buf:
-                self._extend(data, start, end)
-                size, line = len(self._buf), [self._buf]
-                self._buf = bytearray()
-            else:
-                size = end - start
-                self._check(size)
-                line = [data[start:end]]
-            self._emit(line, size, messages)
-            start = end + 1
-        if start < len(data):
-            self._extend(data, start, len(data))
 
     def _check(self, size):
         if size > self.max_bytes:
@@ -877,7 +874,7 @@ class _Call(object):
         # ``limit``: a later round of one request keeps the first round's.
         self.cap = _time_cap(timeout, max_time)
         self.limit = now + self.cap if limit is None else limit
-        self.deadline = min(now + timeout, self.limit)
+        self.deadline = now + timeout if limit is None else min(now + timeout, limit)
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
@@ -1431,8 +1428,7 @@ class Client(object):
     def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % repr(method)[:80])
-        if params is not None and not isinstance(params, dict) or not isinstance(
-                _dict(params).get("_meta") or {}, dict):
+        if params is not None and not isinstance(params, dict):
             raise UsageError("%s params must be an object, and their _meta one too" % method)
         if timeout is not None:
             _seconds(timeout, "timeout")
@@ -1443,7 +1439,10 @@ class Client(object):
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
         if progress or self.era == "modern":
             params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
+            meta = params.get("_meta") or {}
+            if not isinstance(meta, dict):
+                raise UsageError("%s params must be an object, and their _meta one too" % method)
+            meta = dict(meta)
             if progress:
                 # basic/utilities/progress: the token rides in _meta; ours is the request id.
                 meta["progressToken"] = call.id
