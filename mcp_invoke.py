@@ -306,6 +306,11 @@ def _cut(text, limit=_MESSAGE_CHARS):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def _arg(value):
+    """A caller's value as a usage error shows it."""
+    return _cut(repr(value), _SHOW_CHARS)
+
+
 def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
     """The last few non-blank lines of a stderr tail, joined on one line."""
     kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
@@ -894,12 +899,11 @@ def _check_arguments(command, env, protocol_version, log_level, max_bytes, **sec
             _seconds(value, name)
     if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float))
             or not max_bytes >= 1):
-        raise UsageError("max_bytes is a positive number of bytes, not %s" % repr(max_bytes)[:80])
+        raise UsageError("max_bytes is a positive number of bytes, not %s" % _arg(max_bytes))
     for key, value in (env or {}).items():  # what Popen takes: text, bytes, paths
         if (not isinstance(key, (str, bytes))
                 or not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__")):
-            raise UsageError("env holds strings only, not %s=%s"
-                             % (repr(key)[:40], repr(value)[:40]))
+            raise UsageError("env holds strings only, not %s=%s" % (_arg(key), _arg(value)))
     if protocol_version is not None and not _is_date(protocol_version):
         raise UsageError("protocol version %r is not a date like %s"
                          % (protocol_version, LATEST_PROTOCOL_VERSION))
@@ -1287,7 +1291,7 @@ class Client(object):
             method, params = request
         except (TypeError, ValueError):
             return UsageError("a batch request is a (method, params) pair, not %s"
-                              % repr(request)[:80]), None, None
+                              % _arg(request)), None, None
         try:
             call = self._start(method, params, timeout, progress=method == "tools/call")
         except MCPError as e:
@@ -1427,7 +1431,7 @@ class Client(object):
 
     def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
         if not isinstance(method, str):
-            raise UsageError("a method name is a string, not %s" % repr(method)[:80])
+            raise UsageError("a method name is a string, not %s" % _arg(method))
         if params is not None and not isinstance(params, dict):
             raise UsageError("%s params must be an object, and their _meta one too" % method)
         if timeout is not None:
@@ -1685,11 +1689,11 @@ def _server_error(error, method):
     """The MCPError for a JSON-RPC error object (basic, "Error Responses")."""
     if not isinstance(error, dict):
         return _BadErrorObject("answer to %s has an error that is not an object: %s"
-                               % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+                               % (method, _show(error)), method)
     code = error.get("code")
     if isinstance(code, bool) or not isinstance(code, int):
         return _BadErrorObject("answer to %s has an error without an integer code: %s"
-                               % (method, json.dumps(error)[:_SHOW_CHARS]), method)
+                               % (method, _show(error)), method)
     text = error.get("message")
     if not isinstance(text, str):
         text = "" if text is None else json.dumps(text)
@@ -1752,7 +1756,7 @@ def _best_version(candidates, named=None):
 def _seconds(value, name):
     """``value`` if it is a number of seconds (0 or less: at once); UsageError if not."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise UsageError("%s is a number of seconds, not %s" % (name, repr(value)[:80]))
+        raise UsageError("%s is a number of seconds, not %s" % (name, _arg(value)))
     return value
 
 
@@ -1774,7 +1778,7 @@ def _root(path):
     """A roots/list entry for a path or file:// URI (client/roots)."""
     path = os.fspath(path) if hasattr(path, "__fspath__") else path
     if not isinstance(path, str):
-        raise UsageError("a root is a path or a file:// URI, not %s" % repr(path)[:80])
+        raise UsageError("a root is a path or a file:// URI, not %s" % _arg(path))
     if path.startswith("file://"):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
