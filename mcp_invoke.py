@@ -1796,13 +1796,30 @@ def _root(path):
 _CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 # In --json output, JSON escapes C0 itself; these it would leave raw.
 _JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+# The same two sets within ASCII, as bytes: output is checked on its encoded
+# bytes, which is several times faster than a regular expression on the text.
+_CONTROL_ASCII = bytes(range(0x00, 0x09)) + bytes(range(0x0b, 0x20)) + b"\x7f"
+_JSON_UNSAFE_ASCII = b"\x7f"
 
 
 def _neutralise(text):
     """Text safe for a terminal: control characters shown as escapes."""
+    if not re.search(_CONTROL, text):  # most text: no copy
+        return text
     text = text.replace("\r\n", "\n")
     return re.sub(_CONTROL, lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
                   else "\\u%04x" % ord(m.group()), text)
+
+
+def _json_safe(text):
+    """JSON text with the characters a terminal or a JavaScript reader trips on escaped."""
+    return re.sub(_JSON_UNSAFE, lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+# How output that needs escaping is checked: (the characters, the same within
+# ASCII as bytes, the function that escapes them).
+_TERMINAL = (_CONTROL, _CONTROL_ASCII, _neutralise)
+_JSON = (_JSON_UNSAFE, _JSON_UNSAFE_ASCII, _json_safe)
 
 
 def _one_line(text):
@@ -1811,11 +1828,26 @@ def _one_line(text):
                             _LINE_CHARS))
 
 
+# Output encoders, built once like the wire's; --json output keeps non-ASCII text.
+_COMPACT_OUT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_PRETTY_OUT = json.JSONEncoder(ensure_ascii=False, indent=2, separators=(",", ": "))
+
+
 def _to_json(value, pretty=False):
+    """``value`` as JSON text for output (escaped by _json_safe)."""
+    return _json_safe("".join(_json_chunks(value, pretty)))
+
+
+def _json_chunks(value, pretty=False, large=False):
+    """``value`` as JSON text, in chunks.
+
+    ``large``: through the encoder's iterator, which hands over a long string
+    as it is; the one-shot encoder copies it once more (a 100 MB text block
+    takes 300 MB, not 200) but is faster on many small values (a listing).
+    """
     pretty = pretty and not _nested_deeper_than(value, _PRETTY_DEPTH)
-    text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
-                      separators=(",", ": ") if pretty else (",", ":"))
-    return re.sub(_JSON_UNSAFE, lambda m: "\\u%04x" % ord(m.group()), text)
+    encoder = _PRETTY_OUT if pretty else _COMPACT_OUT
+    return encoder.iterencode(value) if large or pretty else [encoder.encode(value)]
 
 
 def _nested_deeper_than(value, limit):
@@ -1831,26 +1863,83 @@ def _nested_deeper_than(value, limit):
     return False
 
 
+# Output is encoded and checked this many characters at a time.
+_SLICE = 1 << 20
+
+
+def _slices(text):
+    """``text`` in slices of about _SLICE characters; a "\\r\\n" is never split."""
+    if len(text) <= _SLICE:
+        yield text
+        return
+    start = 0
+    while start < len(text):
+        end = start + _SLICE
+        if text[end - 1:end] == "\r":
+            end += 1
+        yield text[start:end]
+        start = end
+
+
+def _escaped(piece, escape):
+    """``piece`` escaped as ``escape`` says: its UTF-8 bytes when nothing needed it."""
+    pattern, ascii_unsafe, function = escape
+    data = piece.encode("utf-8", "replace")
+    if len(data) == len(piece):  # ASCII: look at the bytes
+        if len(data.translate(None, ascii_unsafe)) == len(data):
+            return data
+    elif not re.search(pattern, piece):
+        return data
+    return function(piece)
+
+
 class _Output(object):
-    """stdout for results: UTF-8 whatever the locale; a closed pipe ends output quietly."""
+    """stdout for results: UTF-8 whatever the locale; a closed pipe ends output quietly.
+
+    Text goes out in slices, each encoded and checked on its own, so a
+    100 MB result never has a full-size escaped or encoded copy beside it.
+    """
 
     def __init__(self, stream):
         self.stream = stream
         self.closed = False
 
-    def write(self, text):
+    def write(self, text, escape=None):
+        """Write ``text``; ``escape``, _TERMINAL or _JSON, says what to escape in it."""
         if self.closed:
             return
+        buffer = getattr(self.stream, "buffer", None)
         try:
-            buffer = getattr(self.stream, "buffer", None)
-            if buffer is not None:
-                buffer.write(text.encode("utf-8", "replace"))
-            else:
-                self.stream.write(text)
+            for piece in _slices(text):
+                if escape is not None:
+                    piece = _escaped(piece, escape)
+                if buffer is not None:
+                    buffer.write(piece if isinstance(piece, bytes)
+                                 else piece.encode("utf-8", "replace"))
+                else:
+                    self.stream.write(piece if isinstance(piece, str)
+                                      else piece.decode("utf-8"))
         except BrokenPipeError:
             self._close()
         except (IOError, OSError) as e:
             self._fail(e)
+
+    def text(self, text, end="\n"):
+        """Text from the server, neutralised for a terminal, then ``end``."""
+        self.write(text, _TERMINAL)
+        self.write(end)
+
+    def json(self, value, pretty=False, large=False):
+        """One value as JSON text on a line of its own (``large``: see _json_chunks)."""
+        group, size = [], 0  # small chunks joined, a large one written as it is
+        for chunk in _json_chunks(value, pretty, large):
+            if size + len(chunk) >= _SLICE:
+                self.write("".join(group), _JSON)
+                group, size = [], 0
+            group.append(chunk)
+            size += len(chunk)
+        group.append("\n")
+        self.write("".join(group), _JSON)
 
     def flush(self):
         if not self.closed:
@@ -3047,7 +3136,7 @@ def _cmd_prompt(client, args, ctx):
     if not isinstance(result.get("messages"), list):
         ctx.malformed(result, "prompts/get result has no messages list")
     for message in map(_dict, result["messages"]):
-        ctx.out.write("[%s]\n" % _neutralise(str(message.get("role"))))
+        ctx.out.text("[%s]" % message.get("role"))
         ctx.blocks([message.get("content")])
     return 0
 
@@ -3062,7 +3151,7 @@ def _cmd_info(client, args, ctx):
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
     ])
     if client.instructions:  # free text, last: it may take several lines
-        ctx.out.write(_neutralise("instructions: %s" % client.instructions) + "\n")
+        ctx.out.text("instructions: %s" % client.instructions)
     return 0
 
 
@@ -3123,7 +3212,7 @@ def _cmd_batch(client, args, ctx):
             line["result"] = outcome
             code = _EXIT_TOOL_ERROR if outcome.get("isError") else 0
         status = status or code
-        ctx.out.write(_to_json(line) + "\n")
+        ctx.out.json(line)
         ctx.out.flush()
 
     def requests():
@@ -3209,16 +3298,17 @@ class _Context(object):
         if as_json:
             if self.saver is not None:
                 self.saver.save_all(result)
-            return self.emit(result)
+            self.out.json(result, self.pretty, large=True)
+            return 0
         self.blocks(_list(result.get("content")))
         for item in _list(result.get("contents")):
-            self.out.write(_neutralise(_render_contents(_dict(item), self.saver)) + "\n")
+            self.out.text(_render_contents(_dict(item), self.saver))
         if not result.get("content") and "structuredContent" in result:
-            self.out.write(_neutralise(_to_json(result["structuredContent"], True)) + "\n")
+            self.out.text(_to_json(result["structuredContent"], True))
         return 0
 
     def emit(self, value):
-        self.out.write(_to_json(value, self.pretty) + "\n")
+        self.out.json(value, self.pretty)
         return 0
 
     def lines(self, lines):
@@ -3240,7 +3330,7 @@ class _Context(object):
     def blocks(self, blocks):
         for block in blocks:
             text = _render_block(block, self.saver)
-            self.out.write(_neutralise(text) + ("" if text.endswith("\n") else "\n"))
+            self.out.text(text, "" if text.endswith("\n") else "\n")
 
 
 _COMMANDS = {
