@@ -53,25 +53,18 @@ SIGTERM, then SIGKILL to the whole group.
 """
 
 import argparse
-import base64
-import binascii
 import collections
-import copy
-import difflib
-import hashlib
 import json
-import mimetypes
 import os
 import re
 import selectors
-import shlex
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.parse
+# Modules only some commands need are imported in the function that uses
+# them, each marked "# lazy:": loading them all cost about a third of a cold
+# start. Everything above, subprocess and argparse load anyway.
 
 __version__ = "0.1.0"
 
@@ -562,6 +555,7 @@ def _group_alive(pgid):
 
 def _not_found(name, cwd, env):
     """CommandNotFound for a command exec could not run, naming what is missing."""
+    import shutil  # lazy: only when a command is not found
     path = name if os.sep in name else shutil.which(
         name, path=(os.environ if env is None else env).get("PATH", os.defpath))
     if path is None or not os.path.isfile(os.path.join(cwd or "", path)):
@@ -1704,6 +1698,7 @@ def _server_error(error, method):
 
 def _for_method(error, method):
     """A copy of a shared transport failure, naming the request it ended."""
+    import copy  # lazy: only on a failure
     error = copy.copy(error)
     error.method = method
     return error
@@ -1783,6 +1778,7 @@ def _root(path):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
         path = os.path.abspath(path)
+        import urllib.parse  # lazy: only with roots
         uri, name = "file://" + urllib.parse.quote(path), os.path.basename(path) or path
     return {"uri": uri, "name": name}
 
@@ -2526,6 +2522,7 @@ def _variable(inner, environ, where):
 
 def _describe_servers(servers):
     """One line per configured server, unexpanded: name, transport, command line or URL."""
+    import shlex  # lazy: only for servers
     rows = []
     for name, entry in servers.items():
         transport = _transport(entry) if isinstance(entry, dict) else None
@@ -2781,6 +2778,10 @@ class _Saver(object):
         self._written = set()  # a result repeating a block writes its file once
 
     def save(self, data, mime):
+        import base64  # lazy, these four: only with --save-dir
+        import binascii
+        import hashlib
+        import mimetypes
         try:
             if not isinstance(data, str):
                 raise ValueError("not a string")
@@ -2970,6 +2971,8 @@ def _sampler(command_line, timeout):
     """
     if command_line is None:
         return None
+    import shlex  # lazy, these two: only with --sampling-command
+    import shutil
     try:
         argv = shlex.split(command_line)
     except ValueError as e:
@@ -2993,6 +2996,7 @@ def _run_json_command(argv, payload, timeout, what):
     Its stdout is a file, not a pipe: the answer is complete when the command
     exits, whatever it left running, and what it left running is killed.
     """
+    import tempfile  # lazy: only with --sampling-command
     with tempfile.TemporaryFile() as out:
         try:
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
@@ -3079,6 +3083,7 @@ def _output_problem(tool, result):
 
 def _suggest(name, names):
     # From the first 10,000 names: difflib takes seconds over millions.
+    import difflib  # lazy: only for an unknown tool
     near = difflib.get_close_matches(
         name, [n for n in names[:10000] if isinstance(n, str)], 3, 0.5)
     if near:
