@@ -54,6 +54,7 @@ SIGTERM, then SIGKILL to the whole group.
 
 import argparse
 import collections
+import itertools
 import json
 import os
 import re
@@ -140,6 +141,8 @@ _LINGER = 0.5
 _QUIET_CHECK = 1.0
 # One os.read; large enough for big results, small enough not to waste memory.
 _READ_SIZE = 64 * 1024
+# Frames given to one os.writev: POSIX allows at least 16, Linux and the BSDs 1024.
+_IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
 # Non-JSON stdout lines reported before the rest are suppressed.
 _NOISE_WARNINGS = 10
 # Lines of server stderr quoted in an error message.
@@ -610,6 +613,7 @@ class _StdioTransport(object):
         self._sel = None
         self._outq = collections.deque()
         self._out_pos = 0
+        self.held = False  # see send
         self._writing = False
         self._inbox = collections.deque()  # received, not yet dispatched
         self._lost_reason = None
@@ -662,13 +666,15 @@ class _StdioTransport(object):
         """Write one frame, or as much as the pipe takes now and queue the rest.
 
         ``answer``: the frame answers the server, which counts it in
-        ``unsent_answers`` until written.
+        ``unsent_answers`` until written. While ``held`` is set, frames
+        only queue, to go out together at the next ``flush`` or ``receive``.
         """
         self._check_open()
         self._outq.append((frame, answer))
         if answer:
             self.unsent_answers += len(frame)
-        self._flush()
+        if not self.held:
+            self._flush()
 
     def receive(self, deadline):
         """The queue of messages from the server, waiting until ``deadline`` (monotonic)
@@ -678,6 +684,8 @@ class _StdioTransport(object):
         stays for the next call. Raises ConnectionLost (or ProtocolError)
         once everything the server sent has been handed out.
         """
+        if self.held:  # nothing waits for an answer to a frame still queued
+            self.flush()
         while not self._inbox:
             try:
                 self._check_open()
@@ -721,12 +729,25 @@ class _StdioTransport(object):
         if self._lost_reason is None and self._proc.poll() not in (None, 0):
             self._lost_reason = "server exited"
 
+    def flush(self):
+        """Write what ``held`` kept queued, as far as the pipe takes it now.
+
+        A lost connection is reported by the next ``receive``, as for ``send``.
+        """
+        self.held = False
+        if not self._closed:
+            self._flush()
+
     def _flush(self):
         while self._outq:
-            frame, answer = self._outq[0]
             try:
-                n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:]
-                             if self._out_pos else frame)
+                if len(self._outq) == 1 or self._out_pos:
+                    frame = self._outq[0][0]
+                    n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:]
+                                 if self._out_pos else frame)
+                else:  # several frames queued: one system call for all of them
+                    n = os.writev(self._stdin_fd, [frame for frame, _ in
+                                                   itertools.islice(self._outq, _IOV_MAX)])
             except BlockingIOError:
                 break
             except (BrokenPipeError, ConnectionResetError):
@@ -735,13 +756,21 @@ class _StdioTransport(object):
                 self._set_writing(False)
                 self._lost_reason = self._lost_reason or "server stopped reading its input"
                 return
-            self._out_pos += n
+            self._written(n)
+        self._set_writing(bool(self._outq))
+
+    def _written(self, n):
+        """Drop the ``n`` bytes just written from the front of the queue."""
+        while n:
+            frame, answer = self._outq[0]
+            step = min(n, len(frame) - self._out_pos)
+            self._out_pos += step
+            n -= step
             if self._out_pos == len(frame):
                 self._outq.popleft()
                 self._out_pos = 0
                 if answer:
                     self.unsent_answers -= len(frame)
-        self._set_writing(bool(self._outq))
 
     def _set_writing(self, want):
         if want != self._writing and not self._proc.stdin.closed:
@@ -1246,38 +1275,54 @@ class Client(object):
             params["context"] = {"arguments": context}
         return self.request("completion/complete", params, timeout)
 
-    def batch(self, requests, timeout=None):
+    def batch(self, requests, timeout=None, on_wait=None):
         """Pipeline many requests over this session; yields outcomes in input order.
 
         ``requests`` is an iterable of (method, params). Each outcome is the
         result dict or the MCPError that request ended with; up to
         MAX_IN_FLIGHT requests are in flight at once, and each is finished
         (input_required rounds included) like ``request``; an entry that is
-        not a (method, params) pair ends as UsageError. A generator: nothing
-        is sent until it is iterated, and requests still in flight when it is
-        left early are cancelled. Raises only what a callback or handler
-        raises beyond MCPError, and KeyboardInterrupt.
+        not a (method, params) pair ends as UsageError. ``on_wait`` is called
+        whenever the batch is about to wait for the server, every outcome so
+        far yielded (a caller writing them flushes its output there). A
+        generator: nothing is sent until it is iterated, and requests still in
+        flight when it is left early are cancelled. Raises only what a
+        callback or handler raises beyond MCPError, and KeyboardInterrupt.
         """
         window = collections.deque()
         requests = iter(requests)
         exhausted = False
         try:
             while window or not exhausted:
-                while not exhausted and len(window) < MAX_IN_FLIGHT:
-                    try:
-                        request = next(requests)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    window.append(self._start_or_error(request, timeout))
+                if not exhausted and len(window) <= MAX_IN_FLIGHT // 2:
+                    exhausted = self._refill(window, requests, timeout)
                 if not window:
                     break
                 call, method, params = window.popleft()
+                if on_wait is not None and isinstance(call, _Call) and not call.done:
+                    on_wait()
                 yield self._batch_outcome(call, method, params, timeout)
         finally:  # left early (break, an exception): what is still in flight is cancelled
             for call, _, _ in window:
                 if isinstance(call, _Call) and not call.done:
                     self._expire(call, "the client stopped waiting")
+
+    def _refill(self, window, requests, timeout):
+        """Start requests until the window is full; True when there are no more.
+
+        Refilled from half full, their frames go out in one write.
+        """
+        self._transport.held = True
+        try:
+            while len(window) < MAX_IN_FLIGHT:
+                try:
+                    request = next(requests)
+                except StopIteration:
+                    return True
+                window.append(self._start_or_error(request, timeout))
+            return False
+        finally:
+            self._transport.flush()
 
     def _start_or_error(self, request, timeout):
         """(the started call or the MCPError it failed with, method, params)."""
@@ -3218,7 +3263,6 @@ def _cmd_batch(client, args, ctx):
             code = _EXIT_TOOL_ERROR if outcome.get("isError") else 0
         status = status or code
         ctx.out.json(line)
-        ctx.out.flush()
 
     def requests():
         for ident, method, params, problem in _batch_entries(_lines(text)):
@@ -3229,7 +3273,9 @@ def _cmd_batch(client, args, ctx):
             if problem is None:
                 yield method, params
 
-    for outcome in client.batch(requests()):
+    # Lines go out when the next one is not ready yet: a reader sees each
+    # result as soon as the server gives it, without a flush per line.
+    for outcome in client.batch(requests(), on_wait=ctx.out.flush):
         while waiting[0][1] is not None:
             emit(*waiting.popleft())
         emit(waiting.popleft()[0], outcome)
