@@ -63,6 +63,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 # Modules only some commands need are imported in the function that uses
 # them, each marked "# lazy:": loading them all cost about a third of a cold
 # start. Everything above, subprocess and argparse load anyway.
@@ -248,6 +249,8 @@ class ServerError(MCPError):
             text = "server error %s: %s" % (self.code, self.message)
         if self.method:
             text += " (%s)" % self.method
+        if self.data is not None:  # often the useful part: which field, and why
+            text += "; data: " + _cut(json.dumps(self.data, ensure_ascii=False, default=repr))
         return text
 
 
@@ -436,6 +439,16 @@ class _BadUTF8(_Noise):
     """Comes just before a message whose line held invalid UTF-8 (now U+FFFD)."""
 
 
+class _Batch(_Noise):
+    """Comes just before the members of a JSON-RPC batch array (allowed by the
+    2025-03-26 revision), with the array as sent in ``array``, for the trace."""
+
+    def __new__(cls, array):
+        marker = _Noise.__new__(cls, "")
+        marker.array = array
+        return marker
+
+
 class _Framer(object):
     """Splits a byte stream on b"\\n" into parsed JSON-RPC messages.
 
@@ -491,18 +504,17 @@ class _Framer(object):
         if size < 4 and not line[0].strip():
             return
         message, bad, text = _parse_frame(line)
-        if isinstance(message, list):
-            # A JSON-RPC batch (allowed by the 2025-03-26 revision): its members.
-            members = [m for m in message if isinstance(m, dict)]
-            if members:
-                messages.extend(members)
-                return
-        if not isinstance(message, dict):
-            messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
-            return
-        if bad:
+        is_batch = isinstance(message, list) and message
+        if bad and (is_batch or isinstance(message, dict)):
             messages.append(_BadUTF8())
-        messages.append(message)
+        if is_batch:  # its members, in turn
+            messages.append(_Batch(message))
+            messages.extend(m if isinstance(m, dict) else _Noise(json.dumps(m))
+                            for m in message)
+        elif isinstance(message, dict):
+            messages.append(message)
+        else:
+            messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
 
 
 # ---------------------------------------------------------------------------
@@ -887,6 +899,38 @@ class _StdioTransport(object):
 # Client
 # ---------------------------------------------------------------------------
 
+class _Overtime(Exception):
+    """A bounded computation ran out of time."""
+
+
+def _raise_overtime(signum, frame):
+    raise _Overtime()
+
+
+def _within(seconds, function):
+    """function() under a wall-clock limit, raising _Overtime past it.
+
+    Uses SIGALRM, which even the regex engine notices; off the main thread
+    (no signals there) the function runs unbounded. Nested, the inner limit
+    is cut to what the outer one has left, and the outer one is set again
+    on the way out (at once, if it has passed meanwhile).
+    """
+    try:
+        previous = signal.signal(signal.SIGALRM, _raise_overtime)
+    except (ValueError, AttributeError):
+        return function()
+    started = time.monotonic()
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+    if 0 < outer < seconds:
+        signal.setitimer(signal.ITIMER_REAL, outer)
+    try:
+        return function()
+    finally:
+        left = outer - (time.monotonic() - started)
+        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+
 class _Call(object):
     """One request in flight."""
 
@@ -910,29 +954,52 @@ class _Call(object):
         self.done = False
 
 
-def _check_arguments(command, env, protocol_version, log_level, max_bytes, **seconds):
+def _check_arguments(command, env, roots, trace, protocol_version, log_level, max_bytes,
+                     **seconds):
     """UsageError for a Client argument of the wrong kind, before anything starts."""
     if isinstance(command, (str, bytes)):
         raise UsageError("the server command is a list of arguments, not a string "
                          "(split it, e.g. with shlex.split)")
+    if not isinstance(command, (list, tuple)):
+        raise UsageError("the server command is a list of arguments, not %s" % _arg(command))
     if not command or not command[0]:
         raise UsageError("the server command is empty")
+    for word in command:  # what exec takes: text, bytes, paths, without NUL
+        if not _os_string(word):
+            raise UsageError("the server command holds %s, which is not an argument "
+                             "(strings without NUL only)" % _arg(word))
     for name, value in sorted(seconds.items()):
         if value is not None or name != "max_time":
             _seconds(value, name)
     if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float))
             or not max_bytes >= 1):
         raise UsageError("max_bytes is a positive number of bytes, not %s" % _arg(max_bytes))
-    for key, value in (env or {}).items():  # what Popen takes: text, bytes, paths
-        if (not isinstance(key, (str, bytes))
-                or not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__")):
-            raise UsageError("env holds strings only, not %s=%s" % (_arg(key), _arg(value)))
+    if env is not None and not hasattr(env, "items"):
+        raise UsageError("env is a mapping of names to values, not %s" % _arg(env))
+    for key, value in (env or {}).items():
+        name = key.encode("utf-8", "surrogateescape") if isinstance(key, str) else key
+        if (not isinstance(name, bytes) or not name or b"=" in name or b"\0" in name
+                or not _os_string(value)):
+            raise UsageError("env holds names without '=' and values, strings without NUL, "
+                             "not %s=%s" % (_arg(key), _arg(value)))
+    if roots is not None and (isinstance(roots, (str, bytes)) or not hasattr(roots, "__iter__")):
+        raise UsageError("roots is a list of paths or file:// URIs, not %s" % _arg(roots))
+    if trace is not None and not hasattr(trace, "write"):
+        raise UsageError("trace is a text file open for writing, not %s" % _arg(trace))
     if protocol_version is not None and not _is_date(protocol_version):
         raise UsageError("protocol version %r is not a date like %s"
                          % (protocol_version, LATEST_PROTOCOL_VERSION))
     if log_level is not None and log_level not in LOG_LEVELS:
         raise UsageError("unknown log level %r; use one of %s"
                          % (log_level, ", ".join(LOG_LEVELS)))
+
+
+def _os_string(value):
+    """Whether ``value`` can be an argument or environment string: text, bytes or a
+    path, without NUL."""
+    value = os.fspath(value) if hasattr(value, "__fspath__") else value
+    return isinstance(value, (str, bytes)) and ("\0" if isinstance(value, str)
+                                                else b"\0") not in value
 
 
 class Client(object):
@@ -983,7 +1050,7 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
-        _check_arguments(command, env, protocol_version, log_level, max_bytes,
+        _check_arguments(command, env, roots, trace, protocol_version, log_level, max_bytes,
                          timeout=timeout, probe_timeout=probe_timeout,
                          shutdown_grace=shutdown_grace, max_time=max_time)
         self.timeout = timeout
@@ -1005,6 +1072,7 @@ class Client(object):
         self._abandoned = set()
         self._opened = False
         self._noise_count = 0
+        self._batch_members = 0  # members of a traced batch still to come
         self._utf8_warned = False
         self._backlog_warned = False
         self._answered_at = 0.0  # when the server last answered a request of ours
@@ -1400,8 +1468,8 @@ class Client(object):
 
         ``call`` is its first round when that is already sent (batch pipelines them).
         """
-        version_retried, limit = False, None
-        for _ in range(MAX_INPUT_ROUNDS + 1):
+        version_retried, limit, rounds = False, None, 0
+        while True:
             if call is None:
                 call = self._start(method, params, timeout, on_progress, progress, limit)
             limit = call.limit  # every round, and answering between them, within one limit
@@ -1410,9 +1478,10 @@ class Client(object):
             try:
                 result = self._result(done)
             except ServerError as e:
+                if e.code == _UNSUPPORTED_VERSION and self.pinned_version is not None:
+                    raise _refused_pin(e, self.pinned_version)
                 # 2026-07-28 basic/versioning: retry once with a mutually supported version.
-                if (e.code != _UNSUPPORTED_VERSION or self.era != "modern"
-                        or version_retried):
+                if e.code != _UNSUPPORTED_VERSION or self.era != "modern" or version_retried:
                     raise
                 version = _mutual_version(e, self.protocol_version)
                 if not _is_modern(version):
@@ -1424,9 +1493,11 @@ class Client(object):
             if method not in _MRTR_METHODS:
                 raise ProtocolError("%s answered input_required, which only tools/call, "
                                     "prompts/get and resources/read may" % method, method)
+            if rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
+                raise ProtocolError("server still asked for input after %d rounds"
+                                    % MAX_INPUT_ROUNDS, method)
+            rounds += 1
             params = self._retry_params(params, result, done)
-        raise ProtocolError("server still asked for input after %d rounds" % MAX_INPUT_ROUNDS,
-                            method)
 
     def _retry_params(self, params, result, call):
         """The original params plus inputResponses and the untouched requestState."""
@@ -1444,11 +1515,12 @@ class Client(object):
         if requests:
             responses = {}
             for key, request in requests.items():
-                if time.monotonic() >= call.limit:  # answering counts against the limit
-                    raise self._timed_out(call, _past_limit(call))
                 request = _dict(request)
                 method = request.get("method")
-                answer = self._fulfil(method, _dict(request.get("params")), key)
+                try:  # answering counts against the request's time limit
+                    answer = self._fulfil(method, _dict(request.get("params")), key, call.limit)
+                except _Overtime:
+                    raise self._timed_out(call, _past_limit(call))
                 if answer is None:
                     raise ProtocolError("server asked for %s, which this client did not "
                                         "declare" % _cut(str(method), _SHOW_CHARS))
@@ -1458,20 +1530,35 @@ class Client(object):
             params["requestState"] = result["requestState"]
         return params
 
-    def _fulfil(self, method, params, key=None):
-        """Answer what a server asks of the client, in either era; None if not offered."""
+    def _fulfil(self, method, params, key=None, limit=None):
+        """Answer what a server asks of the client, in either era; None if not offered.
+
+        A handler runs until ``limit`` (monotonic) at most, the time limit of
+        the requests it serves; _Overtime when that passes (see _within).
+        """
         if method == "roots/list" and self.roots is not None:
             return {"roots": list(self.roots)}
         if method == "sampling/createMessage" and self.on_sample is not None:
-            return self.on_sample(params)
-        if method == "elicitation/create" and self.on_elicit is not None:
-            return self.on_elicit(params, key)
-        return None
+            handler, args = self.on_sample, (params,)
+        elif method == "elicitation/create" and self.on_elicit is not None:
+            handler, args = self.on_elicit, (params, key)
+        else:
+            return None
+        if limit is None:
+            return handler(*args)
+        left = limit - time.monotonic()
+        if left <= 0:
+            raise _Overtime()
+        answer = _within(left, lambda: handler(*args))
+        if time.monotonic() >= limit:  # the handler caught the alarm, or outlasted it
+            raise _Overtime()
+        return answer
 
     def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % _arg(method))
-        if params is not None and not isinstance(params, dict):
+        if params is not None and (not isinstance(params, dict) or "_meta" in params
+                                   and not isinstance(params["_meta"], dict)):
             raise UsageError("%s params must be an object, and their _meta one too" % method)
         if timeout is not None:
             _seconds(timeout, "timeout")
@@ -1482,10 +1569,7 @@ class Client(object):
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
         if progress or self.era == "modern":
             params = dict(params or {})
-            meta = params.get("_meta") or {}
-            if not isinstance(meta, dict):
-                raise UsageError("%s params must be an object, and their _meta one too" % method)
-            meta = dict(meta)
+            meta = dict(params.get("_meta") or {})
             if progress:
                 # basic/utilities/progress: the token rides in _meta; ours is the request id.
                 meta["progressToken"] = call.id
@@ -1522,6 +1606,9 @@ class Client(object):
         self._transport.send(frame, answer)
 
     def _record(self, direction, frame=None, raw=None):
+        if direction == "recv" and self._batch_members:
+            self._batch_members -= 1  # a member of the batch just traced
+            return
         entry = {"ts": time.time(), "dir": direction}
         if raw is None:
             entry["frame"] = frame
@@ -1547,7 +1634,7 @@ class Client(object):
                 now = time.monotonic()
                 if until is not None and now >= until:
                     return  # before expiring: the caller may still want the answers
-                deadline, waiting = until, 0
+                deadline, limit, waiting = until, None, 0
                 for call in calls:
                     if not call.done and now >= call.deadline:
                         # An answer to another request shows the server alive and
@@ -1561,6 +1648,8 @@ class Client(object):
                         waiting += 1
                         if deadline is None or call.deadline < deadline:
                             deadline = call.deadline
+                        if limit is None or call.limit < limit:
+                            limit = call.limit
                 if not waiting or (first and waiting < len(calls)):
                     return
                 try:
@@ -1568,7 +1657,9 @@ class Client(object):
                 except MCPError as e:
                     self._fail_all(e)
                     return
-                while inbox:  # what a failed callback leaves stays for the next wait
+                # What a failed callback leaves stays for the next wait; so does
+                # what arrives past a time limit (a burst of server requests).
+                while inbox and (len(inbox) == 1 or time.monotonic() < limit):
                     self._dispatch(inbox.popleft())
         except KeyboardInterrupt:
             for call in list(self._pending.values()):
@@ -1656,13 +1747,21 @@ class Client(object):
             return
         started = time.monotonic()
         message = {"jsonrpc": "2.0", "id": ident}
+        # It asks on behalf of the requests in flight: it may take until the
+        # last of their time limits, and is refused once they have passed.
+        limits = [call.limit for call in self._pending.values()]
+        limit = max(limits) if limits else None
         try:
-            result = {} if method == "ping" else self._fulfil(method, _dict(params))
+            result = {} if method == "ping" else self._fulfil(method, _dict(params), None, limit)
             if result is None:
                 message["error"] = {"code": -32601, "message": "Method not found: %s" % method}
             else:
                 message["result"] = result
             frame = _encode(message)  # an answer JSON cannot carry fails here, not unsent
+        except _Overtime:
+            message = {"jsonrpc": "2.0", "id": ident, "error": {
+                "code": -32603, "message": "the client's time limit for its requests has passed"}}
+            frame = _encode(message)
         except Exception as e:  # a handler's failure is the server's answer, not ours
             message.pop("result", None)
             message["error"] = {"code": -32603, "message": str(e)}
@@ -1700,6 +1799,11 @@ class Client(object):
     def _noise(self, text):
         if isinstance(text, _BadUTF8):
             return self._invalid_utf8()
+        if isinstance(text, _Batch):  # traced whole; its members are not traced again
+            if self.trace is not None:
+                self._record("recv", frame=text.array)
+            self._batch_members = len(text.array)
+            return
         if self.trace is not None:
             self._record("recv", raw=text)
         self._noise_count += 1
@@ -1781,6 +1885,15 @@ def _mutual_version(error, tried):
     return _best_version([v for v in supported if v != tried], supported)
 
 
+def _refused_pin(error, version):
+    """A pinned version the server refuses: the two sides share no version (exit 4)."""
+    supported = _dict(error.data).get("supported")
+    named = ", ".join(str(v) for v in supported) if isinstance(supported, list) else ""
+    return ProtocolError("server does not support protocol version %s, pinned with "
+                         "--protocol-version; it supports %s"
+                         % (version, _cut(named or "(none named)")), error.method)
+
+
 def _best_version(candidates, named=None):
     """Our most preferred version among ``candidates``; ProtocolError if none."""
     for version in SUPPORTED_PROTOCOL_VERSIONS:
@@ -1814,6 +1927,15 @@ def _past_limit(call):
     return "took longer than its time limit of %gs" % call.cap
 
 
+def _cwd():
+    """The current directory; UsageError if it has been deleted under us."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        raise UsageError("the current directory no longer exists (it was deleted); "
+                         "cd to one that does")
+
+
 def _root(path):
     """A roots/list entry for a path or file:// URI (client/roots)."""
     path = os.fspath(path) if hasattr(path, "__fspath__") else path
@@ -1822,7 +1944,7 @@ def _root(path):
     if path.startswith("file://"):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
-        path = os.path.abspath(path)
+        path = os.path.normpath(path if os.path.isabs(path) else os.path.join(_cwd(), path))
         import urllib.parse  # lazy: only with roots
         uri, name = "file://" + urllib.parse.quote(path), os.path.basename(path) or path
     return {"uri": uri, "name": name}
@@ -2141,32 +2263,6 @@ def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_S
         return "%s: could not be checked against a schema nested this deeply" % check.name("")
 
 
-class _Overtime(Exception):
-    """A bounded computation ran out of time."""
-
-
-def _raise_overtime(signum, frame):
-    raise _Overtime()
-
-
-def _within(seconds, function):
-    """function() under a wall-clock limit, raising _Overtime past it.
-
-    Uses SIGALRM, which even the regex engine notices; off the main thread
-    (no signals there) the function runs unbounded.
-    """
-    try:
-        previous = signal.signal(signal.SIGALRM, _raise_overtime)
-    except (ValueError, AttributeError):
-        return function()
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return function()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
-
-
 # Keywords through which a schema can lead back to itself or fan out.
 _REFERRING = frozenset(("$ref", "anyOf", "oneOf", "allOf"))
 
@@ -2388,7 +2484,9 @@ def _string_problem(value, schema):
     if not isinstance(value, str) or not isinstance(pattern, str):
         return None
     try:
-        matched = re.search(pattern, value)
+        with warnings.catch_warnings():  # "Possible nested set" and the like: not ours to say
+            warnings.simplefilter("ignore")
+            matched = re.search(pattern, value)
     except (re.error, OverflowError, RecursionError):  # a{99999999999}, deep nesting
         return None  # a pattern Python cannot compile is the schema's fault
     return None if matched else "%s does not match the pattern %s" % (_show(value),
@@ -2509,10 +2607,22 @@ def _config_field(entry, key, shape, environ, where):
     if not isinstance(value, shape) or not all(isinstance(s, str) for s in strings):
         raise UsageError('%s: "%s" must be %s' % (where, key, _SHAPES[shape]))
     if shape is dict:
-        return dict((k, _expand(v, environ, where)) for k, v in value.items())
-    if shape is list:
-        return [_expand(v, environ, where) for v in value]
-    return _expand(value, environ, where)
+        value = dict((k, _expand(v, environ, where)) for k, v in value.items())
+    elif shape is list:
+        value = [_expand(v, environ, where) for v in value]
+    else:
+        value = _expand(value, environ, where)
+    texts = (list(value) + list(value.values()) if shape is dict
+             else value if shape is list else [value])
+    for text in texts:
+        if "\0" in text:  # no command, argument or variable can hold one
+            raise UsageError('%s: "%s" holds a NUL character' % (where, key))
+    if key == "env":
+        for name in value:
+            if not name or "=" in name:
+                raise UsageError('%s: "env" has the name %s, which no environment variable '
+                                 'can have' % (where, _show(name)))
+    return value
 
 
 _BRACES = r"\$\{|\}"
@@ -3231,7 +3341,7 @@ def _cmd_complete(client, args, ctx):
 
 def _cmd_servers(args, ctx):
     """The servers a config file names (no server is started)."""
-    path = args.config or _default_config(os.getcwd())
+    path = args.config or _default_config(_cwd())
     if path is None:
         raise UsageError("no config file: give --config FILE or create ./.mcp.json")
     servers, _ = _config_servers(path)
@@ -3577,21 +3687,32 @@ class _Signalled(KeyboardInterrupt):
         self.signum = signum
 
 
-def _raise_signalled(signum, frame):
-    raise _Signalled(signum)
+# Signals that stop a run: Ctrl-C, and the others handled like it (see _Signalled).
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 def main(argv=None):
     """Run the command line; returns the exit status (see the module docstring)."""
-    argv = _utf8_argv(sys.argv[1:]) if argv is None else list(argv)
+    program = argv is None  # the process itself: it exits with what main returns
+    argv = _utf8_argv(sys.argv[1:]) if program else list(argv)
     closed = _stand_in_streams()
     diag = _Diagnostics(sys.stderr)
     out = _Output(sys.stdout)
+    # A stop signal raises until the status is decided: a second one while the
+    # server is being stopped kills it at once. From then on, and while the
+    # interpreter exits, signals change nothing: no traceback, no death by signal.
+    decided = []
+
+    def on_signal(signum, frame):
+        if not decided:
+            raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
+
     previous = {}
     try:
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            if signal.getsignal(signum) != signal.SIG_IGN:  # nohup's ignored hangup stays so
-                previous[signum] = signal.signal(signum, _raise_signalled)
+        for signum in _STOP_SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler not in (signal.SIG_IGN, None):  # nohup's ignored hangup stays so
+                previous[signum] = signal.signal(signum, on_signal)
     except ValueError:
         pass  # not the main thread: signals stay as they are
     try:
@@ -3599,22 +3720,24 @@ def main(argv=None):
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code
     except MCPError as e:
+        decided.append(e)  # first, before any call that a signal could interrupt
         diag.finish()
         diag.error(str(e))
         return e.exit_code
     except KeyboardInterrupt as e:
+        decided.append(e)
         diag.finish()
         signum = getattr(e, "signum", None)
         diag.error("interrupted" if signum is None
                    else "stopped by %s" % signal.Signals(signum).name)
         return _EXIT_INTERRUPTED if signum is None else 128 + signum
     except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
+        decided.append(e)
         diag.finish()
         diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
         return 1
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        decided.append(None)
         try:
             out.flush()
         except MCPError:
@@ -3622,6 +3745,9 @@ def main(argv=None):
         for name, stand_in in closed:
             setattr(sys, name, None)
             stand_in.close()
+        if not program:  # called as a function: signals as they were found
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _utf8_argv(argv):
@@ -3713,7 +3839,7 @@ def _run(argv, diag, out):
         client = Client(command, timeout=args.timeout, max_time=args.max_time,
                         max_bytes=args.max_bytes, env=config_env, inherit_env=args.inherit_env,
                         cwd=args.cwd or config_cwd, protocol_version=args.protocol_version,
-                        log_level=args.log_level, roots=_roots(args.root),
+                        log_level=args.log_level, roots=_roots(args.root, diag),
                         on_elicit=_Elicitor(args.elicit, diag, sys.stdin),
                         on_sample=_sampler(args.sampling_command, args.timeout),
                         on_stderr=diag.relay, on_log=diag.log,
@@ -3722,7 +3848,12 @@ def _run(argv, diag, out):
             diag.debug("server %s %s, protocol %s (%s era, %s)" % (
                 client.server_info.get("name"), client.server_info.get("version", ""),
                 client.protocol_version, client.era, client.era_source))
-            status = _COMMANDS[args.command](client, args, ctx)
+            try:
+                status = _COMMANDS[args.command](client, args, ctx)
+            except ServerError as e:
+                if args.json and e.code is not None:  # the server's error object, whole
+                    ctx.emit({"error": _error_object(e)})
+                raise
     finally:
         if trace is not None:
             try:
@@ -3784,11 +3915,16 @@ def _open_trace(path):
         raise UsageError("--trace %s: %s" % (path, e.strerror or e))
 
 
-def _roots(paths):
-    """--root PATH: each must exist; None (no roots capability) without any."""
+def _roots(paths, diag):
+    """--root PATH; None (no roots capability) without any.
+
+    A path that does not exist here is offered all the same: a server in a
+    container sees its own paths (``-v "$PWD:/workspace"``).
+    """
     for path in paths:
         if not path.startswith("file://") and not os.path.exists(path):
-            raise UsageError("--root %s: no such file or directory" % path)
+            diag.warning("--root %s: no such file or directory here; offered all the same"
+                         % path)
     return paths or None
 
 
@@ -3798,7 +3934,7 @@ def _server_command(args, server):
         if args.config or args.server:
             raise UsageError("give a server command after -- or --config/--server, not both")
         return server, {}, None
-    path = args.config or _default_config(os.getcwd())
+    path = args.config or _default_config(_cwd())
     if path is None:
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
                          "server.py, or name one with --config FILE --server NAME"
