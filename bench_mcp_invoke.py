@@ -3,24 +3,54 @@
 """Benchmark mcp_invoke.py against floors measured in the same run.
 
 Every figure is a ratio: what mcp_invoke costs, over what the same work costs
-without it on this machine, in this run (a bare interpreter, raw pipes, plain
-os.read and json.loads). No absolute time is asserted anywhere.
+without it on this machine, in this run (a bare interpreter, a minimal client,
+raw pipes, plain os.read and json.loads). No absolute time is asserted anywhere.
+
+The floor of the whole-process figures is a minimal stdlib MCP client of about
+sixty lines, MINIMAL_CLIENT below, run as ``python -c MINIMAL_CLIENT tools|call
+NAME JSON|batch -- SERVER...``: subprocess, json and readline on the pipe;
+initialize, notifications/initialized, one request (or every batch line),
+close stdin, wait. It prints what mcp_invoke prints, byte for byte for a
+call's text and for batch lines that succeed (checked before each figure),
+and does nothing that is not needed for that.
 
 Usage::
 
-    python3 bench_mcp_invoke.py             # the full run, well under two minutes
-    python3 bench_mcp_invoke.py --quick     # smaller counts, 10 MB only
+    python3 bench_mcp_invoke.py             # the full run, a few minutes
+    python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under 30 s
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls
     python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
+    python3 bench_mcp_invoke.py --peak FILE -- ARGV... # run ARGV, stdout to FILE; print
+                                                       # its seconds and peak RSS
 
-Figures (after a warm-up, measured and floor runs interleaved; whole runs and
-large results are the fastest of their runs, calls the median of their rounds):
+Figures (after a warm-up, measured and floor runs interleaved; whole
+processes and large results are the fastest of their runs, calls the median
+of their rounds):
 
-    cold start    ``mcp_invoke.py tools -- <this server>`` as a whole process,
-                  against ``python -c pass`` plus the server's own start
-                  (spawn, initialize over a raw pipe, close stdin, wait).
+    cold tools    ``python -m mcp_invoke tools -- <this server>``, from the
+                  bytecode cache, against the minimal client listing the
+                  tools; and ``mcp_invoke.py tools`` as a script against the
+                  minimal client plus compiling mcp_invoke.py, which Python
+                  does for a script on every run (measured as the compile
+                  floor below less the import floor).
+    --version     ``python -m mcp_invoke --version`` against a child that
+                  imports argparse, json, os, selectors, signal, subprocess,
+                  sys and time; ``mcp_invoke.py --version`` as a script
+                  against that floor, and against that floor plus compiling
+                  mcp_invoke.py.
+    CLI batch     microseconds per call of ``python -m mcp_invoke batch``
+                  with 20,000 echo lines on stdin (2,000 with --quick) and
+                  stdout to /dev/null, less the same command with one line,
+                  against the minimal client doing the same: every frame
+                  written from a thread while the answers are read.
+    CLI call      ``python -m mcp_invoke call blob`` of a 100 MB text result
+                  (10 MB with --quick), stdout to a file, against the minimal
+                  client writing the same bytes: time and peak RSS of the
+                  whole process (the larger of the client and its server, by
+                  getrusage(RUSAGE_CHILDREN) in a ``--peak`` wrapper child);
+                  and ``--json call`` against the text call.
     sequential    microseconds per ``Client.call_tool("echo", ...)`` in one
                   session, against a raw ping-pong over pipes with the same
                   server: os.write of a json.dumps frame, readline, json.loads.
@@ -38,11 +68,8 @@ large results are the fastest of their runs, calls the median of their rounds):
                   taken in turn in one process; and the peak RSS growth of one
                   such call over a warmed-up baseline, each side in a fresh
                   child process, as a multiple of the payload.
-    --version     ``mcp_invoke.py --version`` against importing the standard
-                  modules mcp_invoke.py imports; again against that floor plus
-                  compiling mcp_invoke.py, which Python does for a script on
-                  every run; and ``python -m mcp_invoke --version``, which
-                  loads the bytecode cache.
+    probe         what finding the era costs on this (legacy) server: a
+                  session, and a CLI ``tools`` run, against the same pinned.
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -50,6 +77,7 @@ Targets are informational; the exit status is 0 unless the bench itself fails.
 Standard library only; CPython 3.6 or newer; POSIX.
 """
 
+import filecmp
 import json
 import os
 import re
@@ -57,6 +85,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 # ---------------------------------------------------------------------------
@@ -64,28 +93,38 @@ import time
 # ---------------------------------------------------------------------------
 
 BENCH = os.path.abspath(__file__)
-LIBRARY = os.path.join(os.path.dirname(BENCH), "mcp_invoke.py")
+HERE = os.path.dirname(BENCH)
+LIBRARY = os.path.join(HERE, "mcp_invoke.py")
 
 MB = 1000 * 1000
 
 # Counts for a full run and for --quick.
 # Calls go in many short rounds: a median over many rounds shrugs off the
 # bursts of a busy or virtual machine. Sizes come with how often each is timed.
-FULL = {"process_runs": 10, "version_runs": 15, "calls": 200, "rounds": 25,
-        "sizes": ((10 * MB, 15), (100 * MB, 5)), "instruction_calls": (50, 550)}
-QUICK = {"process_runs": 5, "version_runs": 7, "calls": 100, "rounds": 10,
-         "sizes": ((10 * MB, 9),), "instruction_calls": None}
+FULL = {"process_runs": 15, "calls": 200, "rounds": 25,
+        "sizes": ((10 * MB, 15), (100 * MB, 5)), "instruction_calls": (50, 550),
+        "batch_lines": 20000, "batch_runs": 7, "cli_size": 100 * MB, "cli_runs": 9}
+QUICK = {"process_runs": 5, "calls": 100, "rounds": 10,
+         "sizes": ((10 * MB, 9),), "instruction_calls": None,
+         "batch_lines": 2000, "batch_runs": 5, "cli_size": 10 * MB, "cli_runs": 3}
 
 # Calls made before any timing, so caches, allocators and the CPU clock settle.
 WARM_UP_CALLS = 200
 
-# Targets from the issue: (comparison, value); None means reported only.
+# Targets: (comparison, value); a row without one is reported only.
 TARGETS = {
-    "sequential": ("<=", 1.05),
-    "throughput": (">=", 0.85),
-    "rss": ("<=", 2.0),
-    "version": ("<=", 1.05),
+    "cold": ("<=", 1.20),        # cold tools, as python -m and as a script
+    "version": ("<=", 1.10),     # --version, as python -m and as a script + compile
+    "batch": ("<=", 1.50),       # CLI batch, per call
+    "cli_time": ("<=", 1.25),    # CLI call of a large text result
+    "cli_rss": ("<=", 1.20),
+    "json": ("<=", 1.30),        # --json call against the text call
+    "sequential": ("<=", 1.25),  # Client.call_tool, in time and in instructions
 }
+
+# What a --version run cannot do without: the floor child imports exactly these.
+VERSION_FLOOR = ("argparse", "json", "os", "selectors", "signal", "subprocess", "sys",
+                 "time")
 
 # The handshake-era revisions the server echoes back; anything else gets the latest.
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -103,6 +142,9 @@ TOOLS = [
 ]
 
 ECHO = ("echo", {"text": "hi"})
+
+# One line of a CLI batch: an echo call, as a user would write it.
+BATCH_LINE = b'{"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n'
 
 
 # ---------------------------------------------------------------------------
@@ -173,6 +215,90 @@ def _dumps(value):
 
 def _server_argv():
     return [sys.executable, BENCH, "--serve"]
+
+
+# ---------------------------------------------------------------------------
+# The minimal client: what a whole-process figure costs without mcp_invoke
+# ---------------------------------------------------------------------------
+
+# Run as ``python -c MINIMAL_CLIENT COMMAND [ARGS] -- SERVER...``. The same
+# job as mcp_invoke's command and nothing more: no probe, no tools/list
+# before a call, no deadlines, no escaping of control characters. Its output
+# is mcp_invoke's, byte for byte, for a call's text and for batch lines that
+# succeed; tools prints name and description, where mcp_invoke prints a signature.
+MINIMAL_CLIENT = r'''
+import json
+import subprocess
+import sys
+import threading
+
+
+def frame(ident, method, params=None):
+    message = {"jsonrpc": "2.0", "method": method}
+    if ident is not None:
+        message["id"] = ident
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def result(line):
+    answer = json.loads(line)
+    if "result" not in answer:
+        sys.exit("minimal client: %s" % answer.get("error"))
+    return answer["result"]
+
+
+def main(argv):
+    split = argv.index("--")
+    command, args, server = argv[0], argv[1:split], argv[split + 1:]
+    proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    send, answers, out = proc.stdin, proc.stdout, sys.stdout
+    send.write(frame(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                       "clientInfo": {"name": "minimal", "version": "1"}}))
+    send.flush()
+    result(answers.readline())
+    send.write(frame(None, "notifications/initialized"))
+    if command == "tools":
+        send.write(frame(1, "tools/list"))
+        send.flush()
+        for tool in result(answers.readline())["tools"]:
+            out.write("%s - %s\n" % (tool["name"], tool.get("description", "")))
+    elif command == "call":
+        send.write(frame(1, "tools/call", {"name": args[0], "arguments": json.loads(args[1])}))
+        send.flush()
+        for block in result(answers.readline())["content"]:
+            if block["type"] == "text":
+                out.write(block["text"])
+                out.write("\n")
+    elif command == "batch":
+        lines = [(n, json.loads(line)) for n, line in enumerate(sys.stdin.buffer, 1)
+                 if line.strip()]
+        frames = b"".join(frame(n, entry["method"], entry.get("params"))
+                          for n, entry in lines)
+
+        def write_all():  # from a thread: all at once would fill both pipes and stall
+            send.write(frames)
+            send.flush()
+        writer = threading.Thread(target=write_all)
+        writer.start()
+        for n, entry in lines:
+            answer = json.loads(answers.readline())
+            key = "result" if "result" in answer else "error"
+            line = {"id": entry.get("id", n), key: answer[key]}
+            out.write(json.dumps(line, separators=(",", ":")) + "\n")
+        writer.join()
+    send.close()
+    return proc.wait()
+
+
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+def _minimal_argv(*command):
+    """The minimal client's argv up to and including ``--``; the server's argv follows."""
+    return [sys.executable, "-c", MINIMAL_CLIENT] + list(command) + ["--"]
 
 
 # ---------------------------------------------------------------------------
@@ -272,16 +398,85 @@ def _interleaved(tasks, runs):
     return [min(samples) for samples in times]
 
 
-def _run(argv, cwd=None):
-    """A task that runs ``argv`` to completion and fails loudly if it fails."""
+def _run(argv, cwd=HERE, stdin=None):
+    """A task that runs ``argv`` to completion and fails loudly if it fails.
+
+    ``stdin``: a file to read, else /dev/null; stdout goes to /dev/null.
+    """
     def task():
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, cwd=cwd)
-        if proc.returncode != 0:
-            raise RuntimeError("%s exited with %d: %s"
-                               % (" ".join(argv), proc.returncode,
-                                  proc.stderr.decode("utf-8", "replace")[-500:]))
+        _output(argv, cwd, stdin, subprocess.DEVNULL)
     return task
+
+
+def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE):
+    """What ``argv`` writes to stdout (with the default ``stdout``); fails if it fails."""
+    with open(stdin or os.devnull, "rb") as source:
+        proc = subprocess.run(argv, stdin=source, stdout=stdout, stderr=subprocess.PIPE,
+                              cwd=cwd)
+    if proc.returncode != 0:
+        raise RuntimeError("%s exited with %d: %s"
+                           % (_show_argv(argv), proc.returncode,
+                              proc.stderr.decode("utf-8", "replace")[-500:]))
+    return proc.stdout
+
+
+def _show_argv(argv):
+    return " ".join("MINIMAL_CLIENT" if arg == MINIMAL_CLIENT else arg for arg in argv)
+
+
+def _write_bytecode():
+    """Write mcp_invoke's bytecode cache, for the ``python -m`` runs.
+
+    Written here, as PYTHONDONTWRITEBYTECODE may be set; again before each
+    figure that uses it, as mcp_invoke.py may have changed since.
+    """
+    import py_compile
+    py_compile.compile(LIBRARY, doraise=True)
+
+
+def _peak_runs(argvs, outputs, runs):
+    """[(fastest seconds, lowest peak RSS bytes)] of each argv over ``runs`` rounds.
+
+    Each run is one ``--peak`` wrapper child, timed inside the wrapper, so
+    the wrapper's own start is not counted; the rounds interleave the argvs.
+    """
+    samples = [([], []) for _ in argvs]
+    for _ in range(runs):
+        for argv, output, (seconds, peaks) in zip(argvs, outputs, samples):
+            elapsed, peak = _peak_run(argv, output)
+            seconds.append(elapsed)
+            peaks.append(peak)
+    return [(min(seconds), min(peaks)) for seconds, peaks in samples]
+
+
+def _peak_run(argv, output):
+    """(seconds, peak RSS bytes) of one run of ``argv``, stdout to the file ``output``."""
+    text = _output([sys.executable, BENCH, "--peak", output, "--"] + argv)
+    seconds, peak = text.split()
+    return float(seconds), int(peak)
+
+
+def peak_child(output, argv):
+    """``--peak FILE -- ARGV...``: run ARGV with stdout to FILE; print seconds and peak RSS.
+
+    The peak is getrusage(RUSAGE_CHILDREN) of this wrapper, so it is that of
+    the largest process of ARGV's tree it waited for: the client, or its
+    server if that were larger. A fresh wrapper per run, as that figure only
+    ever grows; and a small one, as a child starts its peak from what its
+    parent held at fork and exec (see _peak_rss_bytes), here a few MB.
+    """
+    with open(output, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out,
+                              stderr=subprocess.PIPE)
+        seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.stderr.write("%s exited with %d: %s"
+                         % (_show_argv(argv), proc.returncode,
+                            proc.stderr.decode("utf-8", "replace")[-500:]))
+        return 1
+    sys.stdout.write("%.6f %d\n" % (seconds, _maxrss_bytes(resource.RUSAGE_CHILDREN)))
+    return 0
 
 
 def _server_env():
@@ -305,7 +500,11 @@ def _peak_rss_bytes():
                     return int(line.split()[1]) * 1024
     except (OSError, IndexError, ValueError):
         pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return _maxrss_bytes(resource.RUSAGE_SELF)
+
+
+def _maxrss_bytes(who):
+    peak = resource.getrusage(who).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024  # Linux and BSD: KiB
 
 
@@ -314,12 +513,27 @@ def _row(name, measured, floor, ratio, target=None, unit="x"):
             "target": target, "unit": unit}
 
 
+def _ms(seconds):
+    return "%.1f ms" % (seconds * 1e3)
+
+
 # ---------------------------------------------------------------------------
-# Figures
+# Figures: whole processes, against the minimal client and bare interpreters
 # ---------------------------------------------------------------------------
 
-def bench_cold_start(counts, notes):
-    """The CLI as a whole process, against an interpreter start plus the server's start."""
+def bench_startup(counts, notes):
+    """Cold ``tools`` against the minimal client; ``--version`` against importing its needs.
+
+    Every run here is one whole process, and all of them go in one
+    interleaved loop, so the compile time taken from two of them (which the
+    script rows add to their floors) comes from the same rounds.
+    """
+    _write_bytecode()
+    server = _server_argv()
+    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    imports = "import " + ", ".join(VERSION_FLOOR)
+    compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
+    _check_tools(module + ["tools", "--"] + server, _minimal_argv("tools") + server)
     env = _server_env()
 
     def server_start():
@@ -327,16 +541,170 @@ def bench_cold_start(counts, notes):
             raw.send("initialize", _initialize_params())
             raw.readline()
 
-    tools = _run([sys.executable, LIBRARY, "tools", "--"] + _server_argv())
-    bare = _run([sys.executable, "-c", "pass"])
-    measured, interpreter, server = _interleaved([tools, bare, server_start],
-                                                 counts["process_runs"])
-    floor = interpreter + server
-    notes.append("cold start floor = %.1f ms python -c pass + %.1f ms server start"
-                 % (interpreter * 1e3, server * 1e3))
-    return [_row("cold start: mcp_invoke tools", "%.1f ms" % (measured * 1e3),
-                 "%.1f ms" % (floor * 1e3), measured / floor)]
+    names = ("tools", "tools script", "minimal", "version", "version script", "imports",
+             "compile", "bare", "server")
+    tasks = (_run(module + ["tools", "--"] + server), _run(script + ["tools", "--"] + server),
+             _run(_minimal_argv("tools") + server), _run(module + ["--version"]),
+             _run(script + ["--version"]), _run([sys.executable, "-c", imports]),
+             _run([sys.executable, "-c", compiles]), _run([sys.executable, "-c", "pass"]),
+             server_start)
+    t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
+    compiling = max(t["compile"] - t["imports"], 0.0)
+    notes.append("startup: fastest of %d runs each; compiling mcp_invoke.py %.1f ms (compile "
+                 "floor - import floor); the minimal client's tools %.1f ms = python -c pass "
+                 "%.1f ms + the server's start %.1f ms + the rest; it compiles its %d lines "
+                 "on every run, %.2f ms"
+                 % (counts["process_runs"], compiling * 1e3, t["minimal"] * 1e3,
+                    t["bare"] * 1e3, t["server"] * 1e3,
+                    len(MINIMAL_CLIENT.strip().splitlines()), _minimal_compile() * 1e3))
+    extra = sorted(set(_library_imports()) - set(VERSION_FLOOR))
+    notes.append("--version floor imports %s; mcp_invoke.py imports at its top%s"
+                 % (", ".join(VERSION_FLOOR),
+                    " also " + ", ".join(extra) if extra else " nothing more"))
+    script_floor = t["minimal"] + compiling
+    return [
+        _row("cold tools, python -m (.pyc)", _ms(t["tools"]), _ms(t["minimal"]),
+             t["tools"] / t["minimal"], TARGETS["cold"]),
+        _row("cold tools, script, floor + compile", _ms(t["tools script"]), _ms(script_floor),
+             t["tools script"] / script_floor, TARGETS["cold"]),
+        _row("--version, python -m (.pyc)", _ms(t["version"]), _ms(t["imports"]),
+             t["version"] / t["imports"], TARGETS["version"]),
+        _row("--version, script", _ms(t["version script"]), _ms(t["imports"]),
+             t["version script"] / t["imports"]),
+        _row("--version, script, floor + compile", _ms(t["version script"]),
+             _ms(t["compile"]), t["version script"] / t["compile"], TARGETS["version"]),
+    ]
 
+
+def _check_tools(cli, minimal):
+    """Both list the server's tools, one line each, the name first."""
+    expected = [tool["name"] for tool in TOOLS]
+    for argv in (cli, minimal):
+        lines = _output(argv).decode("utf-8").splitlines()
+        names = [re.match(r"\w*", line).group() for line in lines]
+        if names != expected:
+            raise RuntimeError("%s listed %r, not the tools %r"
+                               % (_show_argv(argv), lines, expected))
+
+
+def _minimal_compile():
+    """Seconds to compile the minimal client's source: the fastest of ten."""
+    best = None
+    for _ in range(10):
+        start = time.perf_counter()
+        compile(MINIMAL_CLIENT, "<string>", "exec")
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+    return best
+
+
+def _library_imports():
+    """The modules mcp_invoke.py imports at its top level, read from its source."""
+    with open(LIBRARY) as f:
+        source = f.read()
+    names = re.findall(r"^(?:import|from) ([\w.]+)", source, re.M)
+    return sorted(set(names) - {"__future__"})
+
+
+def bench_cli_batch(counts, notes):
+    """``mcp_invoke batch`` of many echo lines, per call, the start of the process taken off.
+
+    The start is the same command with one line; the floor is the minimal
+    client, with its own one-line run taken off the same way. The server
+    alone (frames from a file, answers to /dev/null) is timed too, for the
+    notes: a client quicker than the server per call waits on it.
+    """
+    _write_bytecode()
+    lines = counts["batch_lines"]
+    server = _server_argv()
+    cli = [sys.executable, "-m", "mcp_invoke", "batch", "--"] + server
+    minimal = _minimal_argv("batch") + server
+    workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
+    try:
+        paths = [os.path.join(workdir, name) for name in ("many", "one", "frames", "frame")]
+        frame = _frame(1, "tools/call", _call_params(ECHO[0], ECHO[1], 1))
+        for path, data in zip(paths, (BATCH_LINE * lines, BATCH_LINE, frame * lines, frame)):
+            with open(path, "wb") as f:
+                f.write(data)
+        many, one, frames, single = paths
+        _check_batch(cli, minimal, many, lines)
+        t_many, t_one, f_many, f_one, s_many, s_one = _interleaved(
+            [_run(cli, stdin=many), _run(cli, stdin=one),
+             _run(minimal, stdin=many), _run(minimal, stdin=one),
+             _run(server, stdin=frames), _run(server, stdin=single)], counts["batch_runs"])
+    finally:
+        shutil.rmtree(workdir)
+    per_call, floor = (t_many - t_one) / (lines - 1), (f_many - f_one) / (lines - 1)
+    notes.append("CLI batch: %d lines, less a one-line batch (%.1f ms; the minimal client's "
+                 "%.1f ms), fastest of %d runs each; the server alone answers in %.1f us/call"
+                 % (lines, t_one * 1e3, f_one * 1e3, counts["batch_runs"],
+                    (s_many - s_one) / (lines - 1) * 1e6))
+    return [_row("CLI batch, %s echo calls" % format(lines, ","), _us(per_call), _us(floor),
+                 per_call / floor, TARGETS["batch"])]
+
+
+def _check_batch(cli, minimal, stdin, lines):
+    """Both print one line per request, the same bytes."""
+    printed = _output(cli, stdin=stdin)
+    if printed.count(b"\n") != lines or _output(minimal, stdin=stdin) != printed:
+        raise RuntimeError("mcp_invoke batch and the minimal client differ: %r..."
+                           % printed[:200])
+
+
+def bench_cli_large(counts, notes):
+    """``mcp_invoke call`` of a large text result as a whole process: time and peak RSS.
+
+    stdout goes to a file. The floor is the minimal client making the same
+    call; the --json row's floor is the text call itself. ``--max-bytes``
+    lets a result past the default 64 MiB through.
+    """
+    _write_bytecode()
+    size = counts["cli_size"]
+    label = "%d MB" % (size // MB)
+    server = _server_argv()
+    arguments = json.dumps({"size": size})
+    cli = [sys.executable, "-m", "mcp_invoke", "--max-bytes", str(size + MB)]
+    argvs = [cli + ["call", "blob", arguments, "--"] + server,
+             cli + ["--json", "call", "blob", arguments, "--"] + server,
+             _minimal_argv("call", "blob", arguments) + server]
+    workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
+    try:
+        outputs = [os.path.join(workdir, name) for name in ("text", "json", "minimal")]
+        for argv, output in zip(argvs, outputs):  # the warm-up round, and the check
+            _peak_run(argv, output)
+        _check_large(outputs, size)
+        (text, text_peak), (as_json, json_peak), (floor, floor_peak) = _peak_runs(
+            argvs, outputs, counts["cli_runs"])
+    finally:
+        shutil.rmtree(workdir)
+    notes.append("CLI call %s: fastest of %d runs each, and the lowest peak RSS of the client "
+                 "or its server (the server's is about the payload); --json peak RSS %.0f MB"
+                 % (label, counts["cli_runs"], json_peak / MB))
+    return [
+        _row("CLI call %s text, time" % label, _ms(text), _ms(floor), text / floor,
+             TARGETS["cli_time"]),
+        _row("CLI call %s text, peak RSS" % label, "%.0f MB" % (text_peak / MB),
+             "%.0f MB" % (floor_peak / MB), text_peak / float(floor_peak), TARGETS["cli_rss"]),
+        _row("CLI --json call %s vs text" % label, _ms(as_json), _ms(text), as_json / text,
+             TARGETS["json"]),
+    ]
+
+
+def _check_large(outputs, size):
+    """The text call and the minimal client wrote the same text; --json wrote more."""
+    text, as_json, minimal = outputs
+    if os.path.getsize(text) != size + 1 or not filecmp.cmp(text, minimal, shallow=False):
+        raise RuntimeError("the text call wrote %d bytes, the minimal client %d; both "
+                           "should write the %d bytes of text and a newline"
+                           % (os.path.getsize(text), os.path.getsize(minimal), size))
+    if os.path.getsize(as_json) <= size:
+        raise RuntimeError("--json call wrote %d bytes for a %d-byte text"
+                           % (os.path.getsize(as_json), size))
+
+
+# ---------------------------------------------------------------------------
+# Figures: the library in one process, against raw pipes
+# ---------------------------------------------------------------------------
 
 def bench_calls(counts, notes):
     """Sequential and pipelined call_tool in one session, against a raw ping-pong.
@@ -507,10 +875,10 @@ def bench_large(counts, notes):
                                                   repeats)
         rate, floor_rate = size / seconds / MB, size / floor_seconds / MB
         rows.append(_row("large %s: call_tool MB/s" % label, "%.0f MB/s" % rate,
-                         "%.0f MB/s" % floor_rate, rate / floor_rate, TARGETS["throughput"]))
+                         "%.0f MB/s" % floor_rate, rate / floor_rate))
         rows.append(_row("large %s: peak RSS growth" % label, "%.1f MB" % (growth / MB),
                          "%.1f MB" % (floor_growth / MB), growth / float(size),
-                         TARGETS["rss"], unit="x payload"))
+                         unit="x payload"))
         notes.append("large %s: fastest of %d calls each; the floor's peak RSS growth is "
                      "%.2fx the payload" % (label, repeats, floor_growth / float(size)))
     return rows
@@ -623,40 +991,6 @@ def bench_probe(counts, notes):
                  "%.1f ms" % (cli_pinned * 1e3), cli_probed / cli_pinned)]
 
 
-def bench_version(counts, notes):
-    """``mcp_invoke.py --version`` against importing what mcp_invoke.py imports."""
-    modules = _library_imports()
-    importer = _run([sys.executable, "-c", "import " + ", ".join(modules)])
-    version = _run([sys.executable, LIBRARY, "--version"])
-    # The same through -m, from the bytecode cache (a script is always
-    # compiled); the cache is written here, as PYTHONDONTWRITEBYTECODE may be set.
-    import py_compile
-    py_compile.compile(LIBRARY, doraise=True)
-    imported = _run([sys.executable, "-m", "mcp_invoke", "--version"],
-                    cwd=os.path.dirname(LIBRARY))
-    # Python compiles a script on every run, before its first line runs; no
-    # code in the file can skip that. The second row's floor compiles it too.
-    compiler = _run([sys.executable, "-c", "import %s; compile(open(%r, 'rb').read(), %r, "
-                     "'exec')" % (", ".join(modules), LIBRARY, LIBRARY)])
-    measured, cached, floor, compiled = _interleaved([version, imported, importer, compiler],
-                                                     counts["version_runs"])
-    notes.append("--version floor imports %s" % ", ".join(modules))
-    return [_row("--version as a script", "%.1f ms" % (measured * 1e3),
-                 "%.1f ms" % (floor * 1e3), measured / floor, TARGETS["version"]),
-            _row("--version as a script, floor + compile", "%.1f ms" % (measured * 1e3),
-                 "%.1f ms" % (compiled * 1e3), measured / compiled),
-            _row("--version as python -m (.pyc)", "%.1f ms" % (cached * 1e3),
-                 "%.1f ms" % (floor * 1e3), cached / floor, TARGETS["version"])]
-
-
-def _library_imports():
-    """The modules mcp_invoke.py imports at its top level, read from its source."""
-    with open(LIBRARY) as f:
-        source = f.read()
-    names = re.findall(r"^(?:import|from) ([\w.]+)", source, re.M)
-    return sorted(set(names) - {"__future__"})
-
-
 def profile_calls(counts):
     """cProfile of sequential calls and one 10 MB call, top functions by own time."""
     import cProfile
@@ -720,12 +1054,13 @@ def format_table(rows):
 # ---------------------------------------------------------------------------
 
 FIGURES = (
-    ("cold start", bench_cold_start),
+    ("startup", bench_startup),
+    ("CLI batch", bench_cli_batch),
+    ("CLI large call", bench_cli_large),
     ("calls", bench_calls),
     ("instructions", bench_instructions),
     ("large results", bench_large),
     ("probe", bench_probe),
-    ("--version", bench_version),
 )
 
 
@@ -733,10 +1068,10 @@ def _describe_run(quick):
     import platform
 
     import mcp_invoke
-    return ("mcp_invoke %s on %s %s, %s, %d CPUs; %s run"
+    return ("mcp_invoke %s on %s %s, %s, %d CPUs; %s"
             % (mcp_invoke.__version__, platform.python_implementation(),
                platform.python_version(), platform.system(), os.cpu_count() or 1,
-               "quick" if quick else "full"))
+               "quick run (smaller counts and sizes)" if quick else "full run"))
 
 
 def run(quick=False, profile=False):
@@ -744,6 +1079,11 @@ def run(quick=False, profile=False):
     counts = QUICK if quick else FULL
     started = time.perf_counter()
     rows, notes = [], []
+    if quick:
+        notes.append("quick run: %d MB CLI call, %d batch lines, library results of %s, "
+                     "fewer runs and rounds, no callgrind"
+                     % (counts["cli_size"] // MB, counts["batch_lines"],
+                        " and ".join("%d MB" % (size // MB) for size, _ in counts["sizes"])))
     for title, figure in FIGURES:
         sys.stderr.write("bench: %s ...\n" % title)
         sys.stderr.flush()
@@ -760,7 +1100,7 @@ def run(quick=False, profile=False):
 
 
 def main(argv=None):
-    """``--serve`` and ``--rss`` are the bench's own children; the rest is the bench."""
+    """``--serve``, ``--rss``, ``--calls`` and ``--peak`` are the bench's own children."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--serve"]:
         return serve()
@@ -768,6 +1108,8 @@ def main(argv=None):
         return rss_child(argv[1], int(argv[2]))
     if argv[:1] == ["--calls"] and len(argv) == 3:
         return calls_child(argv[1], int(argv[2]))
+    if argv[:1] == ["--peak"] and len(argv) > 3 and argv[2] == "--":
+        return peak_child(argv[1], argv[3:])
     if "-h" in argv or "--help" in argv:
         print(__doc__)
         return 0

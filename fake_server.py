@@ -108,6 +108,17 @@ Modes:
     slow-start         sleep --delay seconds before reading anything
     lenient-discover   (legacy era) answer server/discover with {} as if it
                        were any method, like servers that accept everything
+    sample-burst       answer tools/call by asking for 20 samples at once and
+                       never completing it: 20 sampling/createMessage requests
+                       in one write (legacy era), or one input_required round
+                       of 20 inputRequests, every round (modern era)
+    elicit-burst       the same with 15 form elicitations whose schema has a
+                       backtracking pattern, ^(a+)+$, that its own 41-character
+                       default breaks
+    sample-forever     ask_forever asks for a sample instead of a name
+    refuse-version     answer initialize offering a version not in --supported
+                       with error -32022 (data {supported, requested}), as a
+                       dual-era server does, instead of offering its latest
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -138,6 +149,7 @@ MODES = (
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
     "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
+    "sample-burst", "elicit-burst", "sample-forever", "refuse-version",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -189,6 +201,19 @@ ASK_KEYS = {
     "ask_name": ("name",), "ask_url": ("login",), "ask_sample": ("sample",),
     "ask_roots": ("roots",), "ask_all": ("name", "login", "sample", "roots"),
     "ask_forever": ("name",),
+}
+
+# What the burst modes ask for, all at once: (how many, method, params).
+BURSTS = {
+    "sample-burst": (20, "sampling/createMessage", {
+        "messages": [{"role": "user", "content": {"type": "text",
+                                                  "text": "What is 2+2?"}}],
+        "maxTokens": 10}),
+    "elicit-burst": (15, "elicitation/create", {
+        "mode": "form", "message": "Which word?",
+        "requestedSchema": {"type": "object", "properties": {
+            "word": {"type": "string", "pattern": "^(a+)+$",
+                     "default": "a" * 40 + "b"}}}}),
 }
 
 # Argument completions: (ref type, prompt name or template, argument).
@@ -729,6 +754,9 @@ class _Server(object):
             raise _RpcError(INTERNAL_ERROR, "init failed on purpose")
         version = params.get("protocolVersion")
         known = self.supported if self.era == "legacy" else PROTOCOL_VERSIONS
+        if "refuse-version" in self.modes and version not in known:
+            raise _RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                            {"supported": list(known), "requested": version})
         if version not in known:
             version = known[-1]  # the latest it speaks
         if "wrong-version" in self.modes:
@@ -810,6 +838,9 @@ class _Server(object):
                                                  "id": "%d-%s" % (i, "x" * 1000)}))
         if "server-requests" in self.modes:
             return _text(self.ask_client())
+        for mode in sorted(BURSTS):
+            if mode in self.modes:
+                return self.burst(mode)
         return self.run_tool(params)
 
     def run_tool(self, params):
@@ -910,6 +941,8 @@ class _Server(object):
     def ask_tool(self, name):
         """Gather the tool's inputs from the client; one line per input."""
         keys = ASK_KEYS[name]
+        if name == "ask_forever" and "sample-forever" in self.modes:
+            keys = ("sample",)
         answers = self.collect("tools/call " + name, keys,
                                forever=name == "ask_forever")
         return _text("\n".join(_answer_line(key, answers) for key in keys))
@@ -1104,6 +1137,23 @@ class _Server(object):
                 lines.append("%s: result %s" % (
                     method, _encode(answer.get("result")).decode("ascii")))
         return "\n".join(lines)
+
+    def burst(self, mode):
+        """Ask the client for many things at once; the call is never answered."""
+        count, method, params = BURSTS[mode]
+        if self.current.modern:  # one round of them, and again on every retry
+            requests = dict(("b%d" % n, {"method": method, "params": params})
+                            for n in range(1, count + 1))
+            return {"resultType": "input_required", "inputRequests": requests,
+                    "requestState": _encode_state({"request": mode, "round": 1,
+                                                   "answers": {}})}
+        lines = []
+        for _ in range(count):
+            self.asked += 1
+            lines.append(_encode({"jsonrpc": "2.0", "id": "q%d" % self.asked,
+                                  "method": method, "params": params}))
+        self.write_line(b"\n".join(lines))  # in one write; answers are dropped
+        return _NO_REPLY
 
     def flood_stderr(self):
         """Write about --size bytes of stderr noise, then a flood-end line."""

@@ -326,6 +326,12 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
 # No circular check (a dict per container per message): a cycle reaches the
 # recursion limit instead, which _encode reports like one.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
+# The C encoder inside it, built once too: JSONEncoder.encode builds one anew
+# for every message, a tenth of what a call costs. None without the C module.
+_C_ENCODE = (json.encoder.c_make_encoder(None, _ENCODER.default,
+                                         json.encoder.encode_basestring_ascii, None, ":", ",",
+                                         False, False, False)
+             if getattr(json.encoder, "c_make_encoder", None) else None)
 
 
 def _encode(message):
@@ -336,7 +342,9 @@ def _encode(message):
     and for values nested too deeply (or circular).
     """
     try:
-        return _ENCODER.encode(message).encode("ascii") + b"\n"
+        text = ("".join(_C_ENCODE(message, 0)) if _C_ENCODE is not None
+                else _ENCODER.encode(message))
+        return text.encode("ascii") + b"\n"
     except (TypeError, ValueError) as e:  # bytes, a set; NaN
         raise UsageError("cannot send %s: %s" % (message.get("method", "a reply"), e))
     except RecursionError:
@@ -504,15 +512,16 @@ class _Framer(object):
         if size < 4 and not line[0].strip():
             return
         message, bad, text = _parse_frame(line)
-        is_batch = isinstance(message, list) and message
-        if bad and (is_batch or isinstance(message, dict)):
-            messages.append(_BadUTF8())
-        if is_batch:  # its members, in turn
+        if isinstance(message, dict):
+            if bad:
+                messages.append(_BadUTF8())
+            messages.append(message)
+        elif isinstance(message, list) and message:  # a batch: its members, in turn
+            if bad:
+                messages.append(_BadUTF8())
             messages.append(_Batch(message))
             messages.extend(m if isinstance(m, dict) else _Noise(json.dumps(m))
                             for m in message)
-        elif isinstance(message, dict):
-            messages.append(message)
         else:
             messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
 
@@ -752,11 +761,12 @@ class _StdioTransport(object):
 
     def _flush(self):
         while self._outq:
+            frame, answer = self._outq[0]
             try:
-                if len(self._outq) == 1 or self._out_pos:
-                    frame = self._outq[0][0]
-                    n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:]
-                                 if self._out_pos else frame)
+                if self._out_pos:
+                    n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
+                elif len(self._outq) == 1:
+                    n = os.write(self._stdin_fd, frame)
                 else:  # several frames queued: one system call for all of them
                     n = os.writev(self._stdin_fd, [frame for frame, _ in
                                                    itertools.islice(self._outq, _IOV_MAX)])
@@ -768,21 +778,27 @@ class _StdioTransport(object):
                 self._set_writing(False)
                 self._lost_reason = self._lost_reason or "server stopped reading its input"
                 return
-            self._written(n)
+            if n == len(frame) and not self._out_pos:  # the usual case: one frame, whole
+                self._outq.popleft()
+                if answer:
+                    self.unsent_answers -= n
+            else:
+                self._written(n)
         self._set_writing(bool(self._outq))
 
     def _written(self, n):
         """Drop the ``n`` bytes just written from the front of the queue."""
         while n:
             frame, answer = self._outq[0]
-            step = min(n, len(frame) - self._out_pos)
-            self._out_pos += step
-            n -= step
-            if self._out_pos == len(frame):
-                self._outq.popleft()
-                self._out_pos = 0
-                if answer:
-                    self.unsent_answers -= len(frame)
+            left = len(frame) - self._out_pos
+            if n < left:
+                self._out_pos += n
+                return
+            n -= left
+            self._outq.popleft()
+            self._out_pos = 0
+            if answer:
+                self.unsent_answers -= len(frame)
 
     def _set_writing(self, want):
         if want != self._writing and not self._proc.stdin.closed:
@@ -1634,7 +1650,7 @@ class Client(object):
                 now = time.monotonic()
                 if until is not None and now >= until:
                     return  # before expiring: the caller may still want the answers
-                deadline, limit, waiting = until, None, 0
+                deadline, waiting = until, 0
                 for call in calls:
                     if not call.done and now >= call.deadline:
                         # An answer to another request shows the server alive and
@@ -1648,8 +1664,6 @@ class Client(object):
                         waiting += 1
                         if deadline is None or call.deadline < deadline:
                             deadline = call.deadline
-                        if limit is None or call.limit < limit:
-                            limit = call.limit
                 if not waiting or (first and waiting < len(calls)):
                     return
                 try:
@@ -1657,10 +1671,10 @@ class Client(object):
                 except MCPError as e:
                     self._fail_all(e)
                     return
-                # What a failed callback leaves stays for the next wait; so does
-                # what arrives past a time limit (a burst of server requests).
-                while inbox and (len(inbox) == 1 or time.monotonic() < limit):
+                if len(inbox) == 1:  # what a failed callback leaves stays for the next wait
                     self._dispatch(inbox.popleft())
+                else:
+                    self._dispatch_until(inbox, calls)
         except KeyboardInterrupt:
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
@@ -1672,6 +1686,13 @@ class Client(object):
                 if not call.done:
                     self._expire(call, "the client stopped waiting")
             raise
+
+    def _dispatch_until(self, inbox, calls):
+        """Handle what arrived, leaving the rest once a waited call's time limit has
+        passed: a burst of server requests cannot stretch --max-time."""
+        limit = min(call.limit for call in calls if not call.done)
+        while inbox and time.monotonic() < limit:
+            self._dispatch(inbox.popleft())
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
@@ -2004,13 +2025,44 @@ def _to_json(value, pretty=False):
 def _json_chunks(value, pretty=False, large=False):
     """``value`` as JSON text, in chunks.
 
-    ``large``: through the encoder's iterator, which hands over a long string
-    as it is; the one-shot encoder copies it once more (a 100 MB text block
-    takes 300 MB, not 200) but is faster on many small values (a listing).
+    ``large`` (a result, where content may be 100 MB of text): a long string
+    is escaped a slice at a time, where the encoders would make a copy of it
+    whole, the nesting around it walked here and the rest left to the C encoder.
     """
     pretty = pretty and not _nested_deeper_than(value, _PRETTY_DEPTH)
-    encoder = _PRETTY_OUT if pretty else _COMPACT_OUT
-    return encoder.iterencode(value) if large or pretty else [encoder.encode(value)]
+    if pretty:
+        return _PRETTY_OUT.iterencode(value)
+    return _pieces(value, _LARGE_DEPTH) if large else [_COMPACT_OUT.encode(value)]
+
+
+# Nesting walked for a long string: a result, its content list, a block, a resource.
+_LARGE_DEPTH = 4
+_escape_string = json.encoder.encode_basestring  # JSON string, non-ASCII kept
+
+
+def _pieces(value, depth):
+    if isinstance(value, str) and len(value) > _SLICE:
+        yield '"'
+        for piece in _slices(value):
+            yield _escape_string(piece)[1:-1]
+        yield '"'
+    elif isinstance(value, dict) and depth:
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ("," if i else "") + _escape_string(key) + ":"
+            for piece in _pieces(item, depth - 1):
+                yield piece
+        yield "}"
+    elif isinstance(value, list) and depth:
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            for piece in _pieces(item, depth - 1):
+                yield piece
+        yield "]"
+    else:
+        yield _COMPACT_OUT.encode(value)
 
 
 def _nested_deeper_than(value, limit):
@@ -3699,8 +3751,8 @@ def main(argv=None):
     diag = _Diagnostics(sys.stderr)
     out = _Output(sys.stdout)
     # A stop signal raises until the status is decided: a second one while the
-    # server is being stopped kills it at once. From then on, and while the
-    # interpreter exits, signals change nothing: no traceback, no death by signal.
+    # server is being stopped kills it at once. From then on, signals change
+    # nothing: no traceback, no death by signal.
     decided = []
 
     def on_signal(signum, frame):
@@ -3745,9 +3797,11 @@ def main(argv=None):
         for name, stand_in in closed:
             setattr(sys, name, None)
             stand_in.close()
-        if not program:  # called as a function: signals as they were found
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+        # The program exits with the status returned: it ignores stop signals from
+        # here on (the interpreter would put back their defaults while it exits).
+        # Called as a function, main leaves signals as it found them.
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_IGN if program else handler)
 
 
 def _utf8_argv(argv):

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import pytest
 
@@ -145,10 +146,12 @@ def test_framer_replaces_invalid_utf8_and_marks_the_message():
     assert [type(m).__name__ for m in got] == ["_Noise", "_BadUTF8", "dict", "dict"]
 
 
-def test_framer_unpacks_a_jsonrpc_batch_array():
+def test_framer_unpacks_a_jsonrpc_batch_array_after_a_marker_holding_it():
     framer = mcp_invoke._Framer(1000)
-    assert framer.feed(b'[{"id":1,"result":{}},{"id":2,"result":{}}]\n') == [
-        {"id": 1, "result": {}}, {"id": 2, "result": {}}]
+    got = framer.feed(b'[{"id":1,"result":{}},5,{"id":2,"result":{}}]\n')
+    assert got == ["", {"id": 1, "result": {}}, "5", {"id": 2, "result": {}}]
+    assert [type(m).__name__ for m in got] == ["_Batch", "dict", "_Noise", "dict"]
+    assert got[0].array == [{"id": 1, "result": {}}, 5, {"id": 2, "result": {}}]
 
 
 def test_encode_makes_exactly_one_ascii_line():
@@ -1065,6 +1068,28 @@ def test_library_arguments_of_the_wrong_kind_are_usage_errors_before_anything_st
         assert c._pending == {}
 
 
+def test_library_arguments_of_a_wrong_shape_are_usage_errors_naming_them(tmp_path):
+    started = tmp_path / "started"  # what the server would write if it ran
+    command = [sys.executable, "-S", "-c", "open(%r, 'w').close()" % str(started)]
+    bad = [("roots", dict(roots="/srv/data")), ("env", dict(env=[("A", "b")])),
+           ("trace", dict(trace=str(tmp_path / "t.jsonl"))), ("env", dict(env={"A=B": "x"})),
+           ("env", dict(env={"A\0B": "x"})), ("env", dict(env={"A": "x\0y"}))]
+    for name, kw in bad:
+        client = None
+        try:
+            with pytest.raises(mcp_invoke.UsageError) as info:
+                client = mcp_invoke.Client(command, timeout=5, shutdown_grace=0.2, **kw)
+                client.open()  # at construction or here, but before the server starts
+        finally:
+            if client is not None:
+                client.close()
+        assert name in str(info.value), kw
+    assert not started.exists()
+    with pytest.raises(mcp_invoke.UsageError) as info:
+        mcp_invoke.Client([123])
+    assert "command" in str(info.value)
+
+
 def test_roots_may_be_path_objects(tmp_path):
     with mcp_invoke.Client(fake(), roots=[tmp_path]) as c:
         assert c.roots == [{"uri": "file://" + str(tmp_path), "name": tmp_path.name}]
@@ -1460,6 +1485,41 @@ def test_batch_lines_that_cannot_be_sent_are_error_lines_and_the_rest_go_on(caps
         {"id": "last", "result": {}}]
 
 
+def test_batch_lines_whose_meta_is_not_an_object_are_error_lines_and_not_sent(capsys, tmp_path):
+    metas = [5, False, 0, "", []]
+    lines = [json.dumps({"id": "m%d" % i, "method": "ping", "params": {"_meta": meta}})
+             for i, meta in enumerate(metas)]
+    lines.append(json.dumps({"id": "call", "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "x"}, "_meta": 0}}))
+    lines.append('{"id": "ok", "method": "ping"}')
+    trace = tmp_path / "trace"
+    code, out, _ = run(capsys, "--trace", str(trace), "batch", "--", *SERVER,
+                       stdin="\n".join(lines) + "\n")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 2
+    assert [r["id"] for r in results] == ["m0", "m1", "m2", "m3", "m4", "call", "ok"]
+    for result in results[:-1]:
+        assert result["error"]["exit_code"] == 2 and "_meta" in result["error"]["message"]
+    assert results[-1] == {"id": "ok", "result": {}}
+    sent = [json.loads(line)["frame"] for line in trace.read_text().splitlines()
+            if json.loads(line)["dir"] == "send"]
+    assert [f.get("method") for f in sent if f.get("method") in ("ping", "tools/call")] == [
+        "ping"]
+    assert all(isinstance((f.get("params") or {}).get("_meta", {}), dict) for f in sent)
+
+
+def test_a_request_whose_meta_is_not_an_object_is_a_usage_error_and_not_sent():
+    trace = io.StringIO()
+    with mcp_invoke.Client(SERVER, timeout=5, trace=trace) as c:
+        for meta in ([1], 0):
+            with pytest.raises(mcp_invoke.UsageError):
+                c.request("ping", {"_meta": meta})
+        assert c.ping() == {}
+    sent = [json.loads(line)["frame"] for line in trace.getvalue().splitlines()
+            if json.loads(line)["dir"] == "send"]
+    assert [f.get("params") for f in sent if f.get("method") == "ping"] == [None]
+
+
 def test_bad_lines_before_and_after_a_request_keep_their_place(capsys):
     # Those before it are printed as they are read (nothing is in flight),
     # those after it once its answer is.
@@ -1649,6 +1709,61 @@ def test_initialize_error_exits_3(capsys):
     code, _, err = run(capsys, "ping", "--", *fake("error-init"))
     assert code == 3
     assert err == "mcp_invoke: server error -32603: init failed on purpose (initialize)\n"
+
+
+INVALID_QUERY = {"error": {"code": -32602, "message": "Invalid params", "data": {
+    "field": "query", "reason": "must be at most 10 characters"}}}
+
+
+def _holds(text, wanted):
+    """Whether some JSON value written in ``text`` is, or holds, ``wanted``."""
+    def walk(value):
+        if value == wanted:
+            return True
+        inside = (value.values() if isinstance(value, dict)
+                  else value if isinstance(value, list) else ())
+        return any(walk(v) for v in inside)
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[{\[]", text):
+        try:
+            value = decoder.raw_decode(text, match.start())[0]
+        except ValueError:
+            continue
+        if walk(value):
+            return True
+    return False
+
+
+def test_a_server_errors_data_is_shown_with_its_message(capsys):
+    server = fake("bad-frame", answer=json.dumps(INVALID_QUERY))
+    data = INVALID_QUERY["error"]["data"]
+    for options in ([], ["-v"]):
+        code, out, err = run(capsys, *(options + ["call", "echo", "text=x", "--"] + server))
+        lines = err.splitlines()
+        at = [i for i, line in enumerate(lines)
+              if line.startswith("mcp_invoke: server error -32602: Invalid params")]
+        assert (code, out, len(at)) == (3, "", 1)
+        assert "must be at most 10 characters" in "\n".join(lines[at[0]:at[0] + 2])
+    code, out, err = run(capsys, "--json", "call", "echo", "text=x", "--", *server)
+    assert code == 3 and _holds(out + "\n" + err, data)
+    code, out, _ = run(capsys, "batch", "--", *server, stdin=json.dumps({
+        "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}) + "\n")
+    assert (code, json.loads(out)["error"]["data"]) == (3, data)
+    with mcp_invoke.Client(server, timeout=5) as c:
+        with pytest.raises(mcp_invoke.ServerError) as info:
+            c.call_tool("echo", {"text": "x"})
+    assert (info.value.code, info.value.data) == (-32602, data)
+
+
+def test_a_server_errors_data_is_neutralised_and_cut_on_stderr(capsys):
+    for data, shown in (("\x1b[2Jwiped", "[2Jwiped"), ("d" * 100000, "d" * 100)):
+        answer = {"error": {"code": -32602, "message": "Invalid params", "data": data}}
+        server = fake("bad-frame", answer=json.dumps(answer))
+        for options in ([], ["--json"]):
+            code, out, err = run(capsys, *(options + ["call", "echo", "text=x", "--"] + server))
+            assert code == 3 and shown in out + err
+            assert "\x1b" not in out + err
+            assert max(len(line) for line in err.splitlines()) < 4100
 
 
 def test_server_exiting_before_the_handshake_reports_status_and_stderr(capsys):
@@ -1863,6 +1978,86 @@ def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, co
     call = [r for r in records(log) if r.get("method") == "tools/call"][0]
     assert {"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": call["id"], "reason": "interrupted"}} in records(log)
+
+
+def _hung_call(tmp_path, n):
+    """The real script hung in a tools/call; (its Popen, the server's process group)."""
+    log = tmp_path / ("rec%d" % n)
+    proc = _script(["--timeout", "60", "call", "echo", "text=x", "--"]
+                   + fake("hang-call", record=log))
+    try:
+        assert wait_for(lambda: any(r.get("method") == "tools/call" for r in records(log)))
+        servers = [pid for pid in _fake_servers()
+                   if pid != proc.pid and str(log) in _cmdline(pid)]
+        assert len(servers) == 1
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc, servers[0]  # started in a new session: its pid is its group's id
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return ""
+
+
+def _group_gone(pgid):
+    """True if no live (non-zombie) process is left in the process group."""
+    for name in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (IOError, OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return False
+    return True
+
+
+def _signal_until_gone(pid, sig, times, gap):
+    for _ in range(times):
+        try:
+            os.kill(pid, sig)  # a zombie takes it too: the pid is not reused before wait()
+        except ProcessLookupError:
+            return
+        time.sleep(gap)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_sigterm_repeated_during_shutdown_still_exits_143_and_stops_the_server(tmp_path):
+    for n in range(3):  # the race is intermittent
+        proc, server = _hung_call(tmp_path, n)
+        try:
+            _signal_until_gone(proc.pid, signal.SIGTERM, 400, 0.0005)
+            out, err = proc.communicate(timeout=10)
+        finally:
+            proc.kill()
+            proc.wait()
+        assert (proc.returncode, out) == (143, b"")
+        assert err.startswith(b"mcp_invoke: ")
+        assert b"Traceback" not in err and b"Exception ignored" not in err
+        assert _group_gone(server)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_a_second_ctrl_c_during_shutdown_still_exits_130_and_stops_the_server(tmp_path):
+    # Where shutdown ends moves with the machine: a few gaps around 25 ms cover it.
+    for n, gap in enumerate((0.005, 0.01, 0.015, 0.02, 0.025)):
+        proc, server = _hung_call(tmp_path, n)
+        try:
+            _signal_until_gone(proc.pid, signal.SIGINT, 2, gap)
+            out, err = proc.communicate(timeout=10)
+        finally:
+            proc.kill()
+            proc.wait()
+        assert (proc.returncode, out) == (130, b""), gap
+        assert err.startswith(b"mcp_invoke: ")
+        assert b"Traceback" not in err and b"Exception ignored" not in err
+        assert _group_gone(server)
 
 
 def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
@@ -2166,15 +2361,16 @@ def test_modern_requests_carry_meta_and_no_handshake_is_sent(capsys, tmp_path):
         assert "io.modelcontextprotocol/logLevel" not in meta
 
 
-def test_pinning_skips_the_probe_and_an_unsupported_version_is_retried(capsys, tmp_path):
+def test_pinning_skips_the_probe_and_a_refused_pin_is_not_retried(capsys, tmp_path):
     log = tmp_path / "rec"
-    code, out, _ = run(capsys, "--protocol-version", "2027-01-01", "info", "--",
-                       *era_server("modern", record=log))
-    assert code == 0
-    assert out.splitlines()[1] == "protocol: 2026-07-28 (modern era, pinned)"
+    code, out, err = run(capsys, "--protocol-version", "2027-01-01", "info", "--",
+                         *era_server("modern", record=log))
+    assert code == 4 and out == ""
+    assert "protocol version 2027-01-01, pinned with --protocol-version" in err
+    assert "it supports 2026-07-28" in err
     versions = [r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
                 for r in records(log)]
-    assert versions == ["2027-01-01", "2026-07-28"]
+    assert versions == ["2027-01-01"]
     code, out, _ = run(capsys, "--protocol-version", "2024-11-05", "info", "--",
                        *era_server("legacy"))
     assert out.splitlines()[1] == "protocol: 2024-11-05 (legacy era, pinned)"
@@ -2191,6 +2387,17 @@ def test_a_legacy_pin_against_a_modern_server_reports_its_refusal(capsys):
     code, _, err = run(capsys, "--protocol-version", "2025-11-25", "ping", "--",
                        *era_server("modern"))
     assert code == 3 and "this server speaks only 2026-07-28" in err
+
+
+@pytest.mark.parametrize("pinned, server", [
+    ("2024-11-05", fake("refuse-version", supported="2025-11-25")),
+    ("2026-07-28", era_server("dual", supported="2025-11-25")),
+], ids=["initialize", "discover"])
+def test_a_pinned_version_the_server_refuses_exits_4_naming_both(capsys, pinned, server):
+    code, out, err = run(capsys, "--protocol-version", pinned, "ping", "--", *server)
+    assert (code, out) == (4, "")
+    assert err.startswith("mcp_invoke: ") and err.count("\n") == 1
+    assert pinned in err and "2025-11-25" in err
 
 
 def test_a_legacy_server_answering_anything_with_an_empty_result_is_legacy(capsys):
@@ -2270,6 +2477,21 @@ def test_roots_and_sampling_are_declared_only_when_given(capsys, tmp_path, era):
                                 "roots: file://%s" % str(root).replace(" ", "%20")]
 
 
+@pytest.mark.parametrize("era", ERAS)
+def test_a_root_that_does_not_exist_here_is_offered_with_a_warning(capsys, tmp_path,
+                                                                    monkeypatch, era):
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "--root", "no-such-dir", "--root", "/nonexistent/mcp-root",
+                         "call", "ask_roots", "--", *era_server(era))
+    assert (code, out) == (0, "roots: file://%s file:///nonexistent/mcp-root\n"
+                           % urllib.parse.quote(str(tmp_path / "no-such-dir")))
+    warnings = err.splitlines()
+    assert len(warnings) == 2
+    assert all(w.startswith("mcp_invoke: warning: ") for w in warnings)
+    assert any("no-such-dir" in w for w in warnings)
+    assert any("/nonexistent/mcp-root" in w for w in warnings)
+
+
 def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys, tmp_path):
     failing = "%s -c 'import sys; sys.exit(3)'" % shlex.quote(sys.executable)
     code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
@@ -2295,6 +2517,19 @@ def test_a_server_that_asks_forever_fails_clearly(capsys):
     assert code == 4
     assert err == ("mcp_invoke: server still asked for input after 10 rounds "
                    "(during tools/call)\n")
+
+
+def test_a_server_asking_for_a_sample_forever_is_answered_ten_times(capsys, tmp_path):
+    runs = tmp_path / "runs"
+    script = ("import json, sys; json.load(sys.stdin); open(%r, 'a').write('run\\n'); "
+              "print(json.dumps({'role': 'assistant', 'model': 'stub', "
+              "'content': {'type': 'text', 'text': '4'}}))" % str(runs))
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", script])
+    code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_forever", "--",
+                         *era_server("modern", "sample-forever"))
+    assert (code, out) == (4, "")
+    assert "still asked for input after 10 rounds" in err
+    assert runs.read_text() == "run\n" * 10
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -2509,6 +2744,27 @@ def test_the_trace_and_warnings_keep_the_wire_order(capsys, tmp_path):
     assert received[0]["ts"] <= received[1]["ts"] <= received[2]["ts"]
 
 
+def test_a_batch_array_warns_of_members_that_are_not_objects_and_is_traced_whole(capsys,
+                                                                                 tmp_path):
+    answer = '{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"ok"}]}}'
+    code, out, bare = run(capsys, "call", "t", "--",
+                          *tiny(tmp_path, "\n".join(["5", '"junk"', answer])))
+    assert (code, out, len(bare.splitlines())) == (0, "ok\n", 2)  # what lines of them get
+    log = ('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+           '"data":"a"}}')
+    line = '[%s, 5, "junk", %s]' % (log, answer)
+    trace = tmp_path / "trace"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "t", "--",
+                         *tiny(tmp_path, line))
+    assert (code, out) == (0, "ok\n")
+    assert err == "[info] a\n" + bare
+    entries = [json.loads(text) for text in trace.read_text().splitlines()]
+    call = [i for i, e in enumerate(entries)
+            if e["dir"] == "send" and e["frame"].get("method") == "tools/call"][0]
+    sent = json.loads(line.replace("ID", json.dumps(entries[call]["frame"]["id"])))
+    assert [(e["dir"], e.get("frame")) for e in entries[call + 1:]] == [("recv", sent)]
+
+
 def test_a_pattern_python_cannot_compile_is_ignored_not_a_crash(capsys, tmp_path):
     pattern = {"type": "string", "pattern": "a{99999999999}"}
     tools = [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": pattern}},
@@ -2518,6 +2774,22 @@ def test_a_pattern_python_cannot_compile_is_ignored_not_a_crash(capsys, tmp_path
     code, out, err = run(capsys, "--strict", "call", "t", "a=x", "--",
                          *tiny(tmp_path, answer, tools))
     assert (code, out, err) == (0, "ok\n", "")
+
+
+def test_a_pattern_python_warns_about_prints_no_python_warning(tmp_path):
+    pattern = {"type": "string", "pattern": "^[[a-z]+$"}  # FutureWarning: Possible nested set
+    tools = [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": pattern}}}]
+    ok = '{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"ok"}]}}'
+    env = dict(os.environ)
+    env.pop("PYTHONWARNINGS", None)
+    for flags, extra in (([], {}), (["-W", "default"], {}), ([], {"PYTHONWARNINGS": "default"})):
+        proc = subprocess.Popen([sys.executable] + flags + [SCRIPT, "call", "t", "a=abc", "--"]
+                                + tiny(tmp_path, ok, tools), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=dict(env, **extra))
+        out, err = proc.communicate(timeout=20)
+        assert (proc.returncode, out) == (0, b"ok\n")
+        assert [line for line in err.decode().splitlines()
+                if not line.startswith("mcp_invoke:")] == [], flags or extra
 
 
 def test_listings_print_one_entry_a_line_whatever_the_names_hold(capsys, tmp_path):
@@ -2576,6 +2848,36 @@ def test_max_time_bounds_every_input_required_round_together(capsys):
     assert (code, out) == (124, "")
     assert err == "mcp_invoke: tools/call took longer than its time limit of 0.7s\n"
     assert time.monotonic() - started < 1.9
+
+
+SLOW_SAMPLER = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", (
+    "import json, sys, time; json.load(sys.stdin); time.sleep(0.3); "
+    "print(json.dumps({'role': 'assistant', 'model': 'stub', "
+    "'content': {'type': 'text', 'text': '4'}}))")])
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_max_time_bounds_a_burst_of_sampling_requests(capsys, era):
+    # 20 requests at once, each answered by a 0.3 s command: 6 s of answering,
+    # which counts against the call's 1 s like waiting for it does.
+    started = time.monotonic()
+    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "1", "--sampling-command",
+                         SLOW_SAMPLER, "call", "echo", "text=x", "--",
+                         *era_server(era, "sample-burst"))
+    assert (code, out) == (124, "")
+    assert err.splitlines()[-1].startswith("mcp_invoke: tools/call ")
+    assert time.monotonic() - started < 2.5
+
+
+def test_max_time_bounds_a_burst_of_elicitations_whose_schema_backtracks(capsys):
+    # 15 defaults, each checked against ^(a+)+$, which it fails only after
+    # exponential backtracking: each check alone may take its own time limit.
+    started = time.monotonic()
+    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "1", "--elicit", "defaults",
+                         "call", "echo", "text=x", "--", *fake("elicit-burst"))
+    assert (code, out) == (124, "")
+    assert err.splitlines()[-1].startswith("mcp_invoke: tools/call ")
+    assert time.monotonic() - started < 2.5
 
 
 def test_an_elicitation_requiring_fields_that_are_not_names_is_answered():
@@ -2758,3 +3060,36 @@ def test_a_short_timeout_does_not_cancel_the_probe_before_the_handshake(tmp_path
     methods = [r.get("method") for r in records(log)]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     assert "notifications/cancelled" not in methods
+
+
+@pytest.mark.parametrize("entry, field", [
+    ({"env": {"A=B": "x"}}, "env"),
+    ({"args": [FAKE, "a\0b"]}, "args"),
+    ({"env": {"A": "x\0y"}}, "env"),
+], ids=["env-name-with-equals", "nul-in-args", "nul-in-env-value"])
+def test_config_values_a_process_cannot_be_given_exit_2_naming_the_field(capsys, tmp_path,
+                                                                        entry, field):
+    server = {"command": sys.executable, "args": [FAKE]}
+    server.update(entry)
+    path = _config(tmp_path, {"s": server})
+    code, out, err = run(capsys, "--config", path, "--server", "s", "ping")
+    assert (code, out) == (2, "")
+    assert err.startswith("mcp_invoke: ") and err.count("\n") == 1
+    assert "internal error" not in err and field in err.replace(path, "")
+
+
+@pytest.mark.parametrize("argv", [["servers"], ["ping"], ["--root", ".", "ping", "--"] + SERVER],
+                         ids=["servers", "dot-mcp-json", "root-dot"])
+def test_a_current_directory_that_was_deleted_exits_2_saying_so(capsys, tmp_path, argv):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    here = os.getcwd()
+    os.chdir(str(gone))
+    try:
+        gone.rmdir()
+        code, out, err = run(capsys, *argv)
+    finally:
+        os.chdir(here)
+    assert (code, out) == (2, "")
+    assert err.startswith("mcp_invoke: ") and err.count("\n") == 1
+    assert "directory" in err and "internal error" not in err and "Traceback" not in err
