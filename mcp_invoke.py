@@ -50,6 +50,17 @@ The server gets only an allowlist of environment variables (PATH, HOME, USER,
 LOGNAME, SHELL, TERM, LANG, LC_*, TMPDIR, TZ) unless asked for more, runs in its
 own process group, and is always stopped and reaped: stdin closed, then
 SIGTERM, then SIGKILL to the whole group.
+
+The file, top to bottom (each part opens with a banner):
+
+    Constants        protocol versions, defaults, limits, each with its reason
+    Exceptions       MCPError and its leaves, each carrying its exit code
+    Wire helpers     JSON in and out, and the framer that splits stdout into messages
+    Transport        _StdioTransport: the server process and one selectors loop
+    Client           the protocol: eras, requests, batch, answers to the server
+    CLI helpers      output, diagnostics, JSON Schema, config files, arguments,
+                     elicitation and sampling, the commands, the parser
+    main             signals, exit codes, the run of one command
 """
 
 import argparse
