@@ -1939,11 +1939,12 @@ def test_help_and_version(capsys):
 # ---------------------------------------------------------------------------
 
 def _script(args, **kw):
-    def default_sigint():
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background job may ignore it
+    def default_signals():
+        for signum in (signal.SIGINT, signal.SIGQUIT):  # a background job ignores both
+            signal.signal(signum, signal.SIG_DFL)
     kw.setdefault("stdout", subprocess.PIPE)
     return subprocess.Popen([sys.executable, SCRIPT] + args, stderr=subprocess.PIPE,
-                            preexec_fn=default_sigint, **kw)
+                            preexec_fn=default_signals, **kw)
 
 
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
