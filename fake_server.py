@@ -119,6 +119,8 @@ Modes:
     refuse-version     answer initialize offering a version not in --supported
                        with error -32022 (data {supported, requested}), as a
                        dual-era server does, instead of offering its latest
+    answer-then-ask    (legacy era) answer tools/call, and in the same write
+                       ask for a sample, when nothing waits for an answer
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -149,7 +151,7 @@ MODES = (
     "error-init", "exit-early", "paginate", "cursor-cycle", "late", "stray",
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
     "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
-    "sample-burst", "elicit-burst", "sample-forever", "refuse-version",
+    "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -841,6 +843,13 @@ class _Server(object):
         for mode in sorted(BURSTS):
             if mode in self.modes:
                 return self.burst(mode)
+        if "answer-then-ask" in self.modes:
+            count, method, ask = BURSTS["sample-burst"]
+            self.write_line(_encode({"jsonrpc": "2.0", "id": request_id,
+                                     "result": self.run_tool(params)}) + b"\n"
+                            + _encode({"jsonrpc": "2.0", "id": "late-question",
+                                       "method": method, "params": ask}))
+            return _NO_REPLY
         return self.run_tool(params)
 
     def run_tool(self, params):

@@ -593,12 +593,13 @@ def _not_found(name, cwd, env):
     import shutil  # lazy: only when a command is not found
     path = name if os.sep in name else shutil.which(
         name, path=(os.environ if env is None else env).get("PATH", os.defpath))
-    if path is None or not os.path.isfile(os.path.join(cwd or "", path)):
+    cwd = os.fsdecode(cwd) if cwd is not None else ""
+    if path is None or not os.path.isfile(os.path.join(cwd, path)):
         return CommandNotFound("server command not found: %s (is it installed and on PATH?)"
                                % name)
     # The file is there, so what exec missed is what it names to run it.
     try:
-        with open(os.path.join(cwd or "", path), "rb") as f:
+        with open(os.path.join(cwd, path), "rb") as f:
             first = f.readline(256)
     except (IOError, OSError):
         first = b""
@@ -651,7 +652,8 @@ class _StdioTransport(object):
         self._lost_reason = None
         self._failure = None
         self._stderr = bytearray()
-        self._closed = False
+        self._closed = False  # close() has begun
+        self._reaped = False  # close() has ended: the server is reaped, the pipes released
         self.received = 0  # bytes read from the server's stdout
         self.unsent_answers = 0  # bytes of answers to the server not yet written
         self._next_check = 0.0  # when to look at the server process next
@@ -661,7 +663,7 @@ class _StdioTransport(object):
     def start(self):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
-        name = self.command[0]
+        name = os.fsdecode(self.command[0])  # for messages: it may be bytes or a path
         try:
             self._proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -862,36 +864,52 @@ class _StdioTransport(object):
 
     # -- shutdown ------------------------------------------------------------
 
-    def close(self):
+    def close(self, grace=None):
         """Stop the server in the spec's order and reap it (basic/lifecycle, "Shutdown").
 
         Close stdin, wait; SIGTERM the process group, wait; SIGKILL the group.
         A server that exits on EOF gets no signal, but what it left running in
-        its group does. Idempotent; interrupted, it kills at once and re-raises.
+        its group does. ``grace``: each wait, at most the transport's own.
+        Idempotent; interrupted, it kills at once and re-raises, and a close
+        that was interrupted before it could do so is finished by the next.
         """
-        if self._proc is None or self._closed:
+        if self._proc is None or self._reaped:
             return
+        if self._closed:
+            return self._kill()
         self._closed = True
+        grace = self.grace if grace is None else min(grace, self.grace)
         try:
-            deadline = time.monotonic() + min(self.grace, _LINGER)
+            deadline = time.monotonic() + min(grace, _LINGER)
             while self._outq and self._failure is None and time.monotonic() < deadline:
                 self._select(deadline - time.monotonic())
             self._set_writing(False)
             self._proc.stdin.close()
             pgid = self._proc.pid  # start_new_session: the pid is the process group id
-            if not self._gone(pgid, self.grace, leader_only=True) or _group_alive(pgid):
+            if not self._gone(pgid, grace, leader_only=True) or _group_alive(pgid):
                 _killpg(pgid, signal.SIGTERM)
-                if not self._gone(pgid, self.grace):
+                if not self._gone(pgid, grace):
                     _killpg(pgid, signal.SIGKILL)
-                    self._gone(pgid, self.grace)
+                    self._gone(pgid, grace)
         except BaseException:
-            _killpg(self._proc.pid, signal.SIGKILL)
-            self._proc.wait()
+            self._kill()
             raise
-        finally:
-            self._sel.close()
-            self._proc.stdout.close()
-            self._proc.stderr.close()
+        self._kill()
+
+    def abort(self):
+        """SIGKILL the server's process group now, if it may still run; safe to
+        call from a signal handler (``close`` then reaps it)."""
+        if self._proc is not None and not self._reaped:
+            _killpg(self._proc.pid, signal.SIGKILL)
+
+    def _kill(self):
+        """SIGKILL what is left of the group, reap the server, release the pipes."""
+        _killpg(self._proc.pid, signal.SIGKILL)
+        self._proc.wait()
+        self._reaped = True
+        self._sel.close()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            stream.close()
 
     def _gone(self, pgid, grace, leader_only=False):
         """Wait up to ``grace`` seconds for the server (and its group) to end.
@@ -947,6 +965,7 @@ def _within(seconds, function):
     except (ValueError, AttributeError):
         return function()
     started = time.monotonic()
+    seconds = min(seconds, _MAX_SECONDS)  # the timer takes no more (an infinite max_time)
     outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
     if 0 < outer < seconds:
         signal.setitimer(signal.ITIMER_REAL, outer)
@@ -981,9 +1000,12 @@ class _Call(object):
         self.done = False
 
 
-def _check_arguments(command, env, roots, trace, protocol_version, log_level, max_bytes,
-                     **seconds):
-    """UsageError for a Client argument of the wrong kind, before anything starts."""
+def _check_arguments(command, env, cwd, roots, trace, protocol_version, log_level, max_bytes,
+                     seconds, callbacks):
+    """UsageError for a Client argument of the wrong kind, before anything starts.
+
+    ``seconds`` and ``callbacks``: the arguments of those kinds, by name.
+    """
     if isinstance(command, (str, bytes)):
         raise UsageError("the server command is a list of arguments, not a string "
                          "(split it, e.g. with shlex.split)")
@@ -1004,11 +1026,15 @@ def _check_arguments(command, env, roots, trace, protocol_version, log_level, ma
     if env is not None and not hasattr(env, "items"):
         raise UsageError("env is a mapping of names to values, not %s" % _arg(env))
     for key, value in (env or {}).items():
-        name = key.encode("utf-8", "surrogateescape") if isinstance(key, str) else key
-        if (not isinstance(name, bytes) or not name or b"=" in name or b"\0" in name
-                or not _os_string(value)):
+        if (not isinstance(key, (str, bytes)) or not _os_string(key) or not key
+                or b"=" in os.fsencode(key) or not _os_string(value)):
             raise UsageError("env holds names without '=' and values, strings without NUL, "
                              "not %s=%s" % (_arg(key), _arg(value)))
+    if cwd is not None and not _os_string(cwd):
+        raise UsageError("cwd is a path, not %s" % _arg(cwd))
+    for name, value in sorted(callbacks.items()):
+        if value is not None and not callable(value):
+            raise UsageError("%s is a function, not %s" % (name, _arg(value)))
     if roots is not None and (isinstance(roots, (str, bytes)) or not hasattr(roots, "__iter__")):
         raise UsageError("roots is a list of paths or file:// URIs, not %s" % _arg(roots))
     if trace is not None and not hasattr(trace, "write"):
@@ -1022,11 +1048,12 @@ def _check_arguments(command, env, roots, trace, protocol_version, log_level, ma
 
 
 def _os_string(value):
-    """Whether ``value`` can be an argument or environment string: text, bytes or a
-    path, without NUL."""
-    value = os.fspath(value) if hasattr(value, "__fspath__") else value
-    return isinstance(value, (str, bytes)) and ("\0" if isinstance(value, str)
-                                                else b"\0") not in value
+    """Whether ``value`` can be an argument, path or environment string: text, bytes
+    or a path, that the file system encoding takes, without NUL."""
+    try:
+        return b"\0" not in os.fsencode(value)
+    except (TypeError, UnicodeError):  # not a string; a lone surrogate
+        return False
 
 
 class Client(object):
@@ -1077,9 +1104,11 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
-        _check_arguments(command, env, roots, trace, protocol_version, log_level, max_bytes,
-                         timeout=timeout, probe_timeout=probe_timeout,
-                         shutdown_grace=shutdown_grace, max_time=max_time)
+        _check_arguments(command, env, cwd, roots, trace, protocol_version, log_level,
+                         max_bytes, dict(timeout=timeout, probe_timeout=probe_timeout,
+                                         shutdown_grace=shutdown_grace, max_time=max_time),
+                         dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
+                              on_log=on_log, on_warning=on_warning))
         self.timeout = timeout
         self.max_time = max_time
         self.pinned_version = protocol_version
@@ -1100,6 +1129,7 @@ class Client(object):
         self._opened = False
         self._noise_count = 0
         self._batch_members = 0  # members of a traced batch still to come
+        self._unresponsive = False  # a request timed out
         self._utf8_warned = False
         self._backlog_warned = False
         self._answered_at = 0.0  # when the server last answered a request of ours
@@ -1147,9 +1177,14 @@ class Client(object):
             self.era = self.era_source = self.protocol_version = None  # not settled
             raise
 
+    def _abort(self):
+        """Kill the server at once (from a signal handler); ``close`` still reaps it."""
+        self._transport.abort()
+
     def close(self):
         """Stop and reap the server. Idempotent, bounded in time."""
-        self._transport.close()
+        # A server that let a request time out is not waited on for long.
+        self._transport.close(_LINGER if self._unresponsive else None)
 
     @property
     def pid(self):
@@ -1670,6 +1705,7 @@ class Client(object):
                         call.deadline = max(call.deadline, min(
                             self._answered_at + call.timeout, call.limit))
                     if not call.done and now >= call.deadline:
+                        self._unresponsive = True
                         self._expire(call, _overdue(call))
                     if not call.done:
                         waiting += 1
@@ -1700,10 +1736,14 @@ class Client(object):
 
     def _dispatch_until(self, inbox, calls):
         """Handle what arrived, leaving the rest once a waited call's time limit has
-        passed: a burst of server requests cannot stretch --max-time."""
+        passed (a burst of server requests cannot stretch --max-time), or once
+        every waited call is done (what follows is for the next wait, within its
+        limit)."""
         limit = min(call.limit for call in calls if not call.done)
         while inbox and time.monotonic() < limit:
             self._dispatch(inbox.popleft())
+            if all(call.done for call in calls):
+                return
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation)."""
@@ -1947,7 +1987,7 @@ def _seconds(value, name):
 
 def _time_cap(timeout, max_time):
     """Most seconds one request may take, progress or not."""
-    return max(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time)
+    return MAX_TIME_FACTOR * timeout if max_time is None else max_time
 
 
 def _overdue(call):
@@ -1968,12 +2008,16 @@ def _cwd():
                          "cd to one that does")
 
 
+def _is_file_uri(text):
+    return text[:7].lower() == "file://"  # schemes are case-insensitive (RFC 3986)
+
+
 def _root(path):
     """A roots/list entry for a path or file:// URI (client/roots)."""
     path = os.fspath(path) if hasattr(path, "__fspath__") else path
-    if not isinstance(path, str):
+    if not isinstance(path, str) or not path or _is_file_uri(path) and len(path) == 7:
         raise UsageError("a root is a path or a file:// URI, not %s" % _arg(path))
-    if path.startswith("file://"):
+    if _is_file_uri(path):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
         path = os.path.normpath(path if os.path.isabs(path) else os.path.join(_cwd(), path))
@@ -1987,8 +2031,9 @@ def _root(path):
 # ---------------------------------------------------------------------------
 
 # Terminal control characters a server could use to rewrite the user's screen:
-# C0 but tab and newline, DEL, C1, and the bidirectional overrides.
-_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+# C0 but tab and newline, DEL, C1, and the bidirectional overrides; and lone
+# surrogates (from JSON escapes), which no encoding can write.
+_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 # In --json output, JSON escapes C0 itself; these it would leave raw.
 _JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 # The same two sets within ASCII, as bytes: output is checked on its encoded
@@ -2110,11 +2155,11 @@ def _slices(text):
 def _escaped(piece, escape):
     """``piece`` escaped as ``escape`` says: its UTF-8 bytes when nothing needed it."""
     pattern, ascii_unsafe, function = escape
-    data = piece.encode("utf-8", "replace")
+    data = piece.encode("utf-8", "surrogatepass")  # a lone surrogate is not ASCII
     if len(data) == len(piece):  # ASCII: look at the bytes
         if len(data.translate(None, ascii_unsafe)) == len(data):
             return data
-    elif not re.search(pattern, piece):
+    elif not re.search(pattern, piece):  # both patterns take in lone surrogates
         return data
     return function(piece)
 
@@ -3449,11 +3494,9 @@ def _cmd_batch(client, args, ctx):
     # Lines go out when the next one is not ready yet: a reader sees each
     # result as soon as the server gives it, without a flush per line.
     for outcome in client.batch(requests(), on_wait=ctx.out.flush):
-        while waiting[0][1] is not None:
-            emit(*waiting.popleft())
         emit(waiting.popleft()[0], outcome)
-    for ident, problem in waiting:  # bad lines after the last request
-        emit(ident, problem)
+        while waiting and waiting[0][1] is not None:  # bad lines up to the next request
+            emit(*waiting.popleft())
     return status
 
 
@@ -3761,14 +3804,20 @@ def main(argv=None):
     closed = _stand_in_streams()
     diag = _Diagnostics(sys.stderr)
     out = _Output(sys.stdout)
-    # A stop signal raises until the status is decided: a second one while the
-    # server is being stopped kills it at once. From then on, signals change
-    # nothing: no traceback, no death by signal.
-    decided = []
+    # The first stop signal raises, and the server is stopped in the usual
+    # order. Any later one, or one once the status is decided, raises nothing
+    # (so no cleanup is cut short, and no traceback shows) but kills the server
+    # at once; and the servers started are closed again at the end, in case
+    # the first signal cut a close short.
+    stopping, started = [], []
 
     def on_signal(signum, frame):
-        if not decided:
-            raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
+        if stopping:
+            for client in started:
+                client._abort()
+            return
+        stopping.append(signum)
+        raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
 
     previous = {}
     try:
@@ -3779,28 +3828,30 @@ def main(argv=None):
     except ValueError:
         pass  # not the main thread: signals stay as they are
     try:
-        code = _run(argv, diag, out)
+        code = _run(argv, diag, out, started)
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code
     except MCPError as e:
-        decided.append(e)  # first, before any call that a signal could interrupt
+        stopping.append(e)  # first, before any call that a signal could interrupt
         diag.finish()
         diag.error(str(e))
         return e.exit_code
     except KeyboardInterrupt as e:
-        decided.append(e)
+        stopping.append(e)
         diag.finish()
         signum = getattr(e, "signum", None)
         diag.error("interrupted" if signum is None
                    else "stopped by %s" % signal.Signals(signum).name)
         return _EXIT_INTERRUPTED if signum is None else 128 + signum
     except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
-        decided.append(e)
+        stopping.append(e)
         diag.finish()
         diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
         return 1
     finally:
-        decided.append(None)
+        stopping.append(None)
+        for client in started:
+            client.close()
         try:
             out.flush()
         except MCPError:
@@ -3872,7 +3923,7 @@ def _within_limit(data, what):
     return data
 
 
-def _run(argv, diag, out):
+def _run(argv, diag, out, started):
     if argv == ["--version"]:  # alone, it needs no parser, which costs more to build
         out.write(_VERSION_LINE + "\n")
         return 0
@@ -3909,6 +3960,7 @@ def _run(argv, diag, out):
                         on_sample=_sampler(args.sampling_command, args.timeout),
                         on_stderr=diag.relay, on_log=diag.log,
                         on_warning=diag.client_warning, trace=trace)
+        started.append(client)  # for main, which stops it whatever happens
         with client:
             diag.debug("server %s %s, protocol %s (%s era, %s)" % (
                 client.server_info.get("name"), client.server_info.get("version", ""),
@@ -3987,7 +4039,7 @@ def _roots(paths, diag):
     container sees its own paths (``-v "$PWD:/workspace"``).
     """
     for path in paths:
-        if not path.startswith("file://") and not os.path.exists(path):
+        if path and not _is_file_uri(path) and not os.path.exists(path):
             diag.warning("--root %s: no such file or directory here; offered all the same"
                          % path)
     return paths or None

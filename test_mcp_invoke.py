@@ -3094,3 +3094,133 @@ def test_a_current_directory_that_was_deleted_exits_2_saying_so(capsys, tmp_path
     assert (code, out) == (2, "")
     assert err.startswith("mcp_invoke: ") and err.count("\n") == 1
     assert "directory" in err and "internal error" not in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------
+# Found by attacking the time limits, signals and output
+# ---------------------------------------------------------------------------
+
+def test_max_time_below_the_timeout_is_the_cap(capsys):
+    # --max-time alone, under the default 60 s timeout: progress keeps the call
+    # alive, and only the cap can end it.
+    started = time.monotonic()
+    code, out, err = run(capsys, "--max-time", "0.6", "call", "slow", "steps=20",
+                         "delay=0.1", "--", *fake())
+    assert (code, out) == (124, "")
+    assert err.splitlines()[-1] == ("mcp_invoke: tools/call took longer than its time "
+                                    "limit of 0.6s")
+    assert time.monotonic() - started < 1.8
+
+
+def test_a_server_that_let_a_request_time_out_is_not_waited_on_for_long(capsys):
+    # It ignores both the end of its input and SIGTERM: each shutdown step
+    # gets half a second, not the two seconds a working server gets.
+    started = time.monotonic()
+    code, _, _ = run(capsys, "--timeout", "0.3", "call", "echo", "text=x", "--",
+                     *fake("hang-call", "no-exit-on-eof", "ignore-sigterm"))
+    assert code == 124
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_close_cut_short_before_it_killed_is_finished_by_the_next(monkeypatch):
+    client = mcp_invoke.Client(fake("hang-call", "no-exit-on-eof", "ignore-sigterm"),
+                               timeout=5, shutdown_grace=0.2)
+    client.open()
+    transport, pgid = client._transport, client.pid
+    kill = transport._kill
+    cut = []
+
+    def signalled(*args, **kwargs):  # a stop signal in the wait, then in the kill
+        raise KeyboardInterrupt()
+
+    def kill_once_cut():
+        if not cut:
+            cut.append(1)
+            raise KeyboardInterrupt()
+        return kill()
+
+    monkeypatch.setattr(transport, "_gone", signalled)
+    monkeypatch.setattr(transport, "_kill", kill_once_cut)
+    with pytest.raises(KeyboardInterrupt):
+        client.close()
+    assert not _group_gone(pgid)  # cut short: the server still runs
+    client.close()
+    assert wait_for(lambda: _group_gone(pgid))
+    client.close()  # and a third time, nothing
+
+
+def test_lone_surrogates_are_escaped_not_replaced(capsys):
+    code, out, _ = run(capsys, "--json", "call", "echo", 'text:="a\\ud800b"', "--", *fake())
+    assert code == 0 and out == '{"content":[{"type":"text","text":"a\\ud800b"}]}\n'
+    code, out, _ = run(capsys, "call", "echo", 'text:="a\\ud800b"', "--", *fake())
+    assert code == 0 and out == "a\\ud800b\n"
+    code, out, _ = run(capsys, "batch", "--", *fake(),
+                       stdin='{"id": "\\udc00", "method": "ping"}\n')
+    assert code == 0 and out == '{"id":"\\udc00","result":{}}\n'
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_a_bad_batch_line_is_printed_as_soon_as_the_lines_before_it(tmp_path):
+    lines = ['{"method": "ping"}', "not json",
+             '{"method": "tools/call", "params": {"name": "echo", "arguments": {}}}']
+    proc = _script(["--timeout", "5", "batch", "--"] + fake("hang-call"),
+                   stdin=subprocess.PIPE)
+    try:
+        started = time.monotonic()
+        proc.stdin.write(("\n".join(lines) + "\n").encode())
+        proc.stdin.close()
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+        assert time.monotonic() - started < 3  # not at the third line's 5 s timeout
+        assert proc.poll() is None
+        assert json.loads(first.decode()) == {"id": 1, "result": {}}
+        assert json.loads(second.decode())["id"] == 2
+    finally:
+        proc.terminate()  # the client then stops its server
+        proc.stdout.read()
+        proc.stderr.read()
+        proc.wait(timeout=10)
+
+
+def test_a_server_request_arriving_with_the_last_answer_is_not_answered(tmp_path, capsys):
+    # Nothing waits for an answer any more, so nothing bounds a handler's time:
+    # the request is left for a next wait, which a finished command never has.
+    ran = tmp_path / "ran"
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", (
+        "import sys, time; open(%r, 'a').write('x'); time.sleep(5)" % str(ran))])
+    started = time.monotonic()
+    code, out, _ = run(capsys, "--sampling-command", sampler, "call", "echo", "text=hi",
+                       "--", *fake("answer-then-ask"))
+    assert (code, out) == (0, "hi\n")
+    assert not ran.exists()
+    assert time.monotonic() - started < 3
+
+
+@pytest.mark.parametrize("era", ("legacy", "modern"))
+def test_an_infinite_max_time_still_lets_handlers_answer(era):
+    def sample(params):
+        return {"role": "assistant", "model": "stub", "content": {"type": "text", "text": "4"}}
+    with mcp_invoke.Client(era_server(era), timeout=5, max_time=float("inf"),
+                           on_sample=sample) as c:
+        result = c.call_tool("ask_sample")
+    assert not result.get("isError")
+    assert "4" in json.dumps(result)
+
+
+def test_library_commands_and_directories_of_other_kinds(tmp_path):
+    for command in ([b"no-such-command-here"], [tmp_path / "no-such"]):
+        with pytest.raises(mcp_invoke.CommandNotFound):
+            mcp_invoke.Client(command, timeout=5).open()
+    bad = [dict(env={u"A\ud800": "x"}), dict(env={"A": u"x\ud800"}), dict(cwd=["/tmp"]),
+           dict(on_sample="not a function")]
+    for kw in bad:
+        with pytest.raises(mcp_invoke.UsageError):
+            mcp_invoke.Client(fake(), timeout=5, **kw)
+    with pytest.raises(mcp_invoke.UsageError):
+        mcp_invoke.Client([u"python\ud800"], timeout=5)
+
+
+def test_an_empty_root_is_refused_and_a_file_uri_scheme_is_any_case(capsys):
+    code, _, err = run(capsys, "--root", "", "ping", "--", *fake())
+    assert code == 2 and "a root is a path or a file:// URI" in err
+    code, out, err = run(capsys, "--root", "FILE:///srv/x", "call", "ask_roots", "--", *fake())
+    assert code == 0 and "FILE:///srv/x" in out and "warning" not in err
