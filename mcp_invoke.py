@@ -3821,13 +3821,13 @@ def main(argv=None):
 
     previous = {}
     try:
-        for signum in _STOP_SIGNALS:
-            handler = signal.getsignal(signum)
-            if handler not in (signal.SIG_IGN, None):  # nohup's ignored hangup stays so
-                previous[signum] = signal.signal(signum, on_signal)
-    except ValueError:
-        pass  # not the main thread: signals stay as they are
-    try:
+        try:  # inside: a signal may come while the handlers are being set
+            for signum in _STOP_SIGNALS:
+                handler = signal.getsignal(signum)
+                if handler not in (signal.SIG_IGN, None):  # nohup's ignored hangup stays so
+                    previous[signum] = signal.signal(signum, on_signal)
+        except ValueError:
+            pass  # not the main thread: signals stay as they are
         code = _run(argv, diag, out, started)
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code
@@ -3859,11 +3859,15 @@ def main(argv=None):
         for name, stand_in in closed:
             setattr(sys, name, None)
             stand_in.close()
-        # The program exits with the status returned: it ignores stop signals from
-        # here on (the interpreter would put back their defaults while it exits).
+        # The program exits with the status returned: it blocks stop signals from
+        # here on, as the interpreter puts back their defaults while it exits
+        # (ignoring them instead would race with one already on its way).
         # Called as a function, main leaves signals as it found them.
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_IGN if program else handler)
+        if program and previous:
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        elif not program:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _utf8_argv(argv):
