@@ -1240,8 +1240,7 @@ class Client(object):
                 return
             if initialize.done:
                 self._abandon(discover)
-                self._finish_handshake(self._result(initialize), LATEST_LEGACY_VERSION,
-                                       "probe fallback")
+                self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
                 return
 
     def _adopt(self, discover, how):
@@ -1289,10 +1288,22 @@ class Client(object):
         return {"protocolVersion": version, "capabilities": self.client_capabilities,
                 "clientInfo": _CLIENT_INFO}
 
-    def _handshake(self, version, how):
-        # 2025-11-25 basic/lifecycle, "Initialization": initialize, then initialized.
+    def _handshake(self, version, how, call=None):
+        """initialize (``call``: one already answered), then initialized (2025-11-25
+        basic/lifecycle, "Initialization"); a server refusing the version with
+        -32022 is offered the best one it names, once."""
         self.era, self.protocol_version = "legacy", version
-        result = self.request("initialize", self._initialize_params(version))
+        try:
+            result = (self._result(call) if call is not None
+                      else self.request("initialize", self._initialize_params(version)))
+        except ServerError as e:
+            if e.code != _UNSUPPORTED_VERSION or self.pinned_version is not None:
+                raise
+            version = _mutual_version(e, version)
+            if _is_modern(version):  # it answered server/discover as a legacy server would
+                raise
+            self.protocol_version = version
+            result = self.request("initialize", self._initialize_params(version))
         self._finish_handshake(result, version, how)
 
     def _finish_handshake(self, result, offered, how):
@@ -1954,6 +1965,9 @@ def _mutual_version(error, tried):
     """The best version both sides speak, from an UnsupportedProtocolVersionError."""
     supported = _dict(error.data).get("supported")
     supported = supported if isinstance(supported, list) else []
+    if supported == [tried]:
+        raise ProtocolError("server refused protocol version %s, the one version it "
+                            "names as supported" % tried, error.method)
     return _best_version([v for v in supported if v != tried], supported)
 
 

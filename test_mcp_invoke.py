@@ -3224,3 +3224,17 @@ def test_an_empty_root_is_refused_and_a_file_uri_scheme_is_any_case(capsys):
     assert code == 2 and "a root is a path or a file:// URI" in err
     code, out, err = run(capsys, "--root", "FILE:///srv/x", "call", "ask_roots", "--", *fake())
     assert code == 0 and "FILE:///srv/x" in out and "warning" not in err
+
+
+def test_a_legacy_server_refusing_the_offered_version_is_offered_one_it_names(capsys):
+    code, out, err = run(capsys, "info", "--", *fake("refuse-version", supported="2025-03-26"))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1] == "protocol: 2025-03-26 (legacy era, probe fallback)"
+
+
+def test_a_version_refused_though_the_server_names_it_is_a_protocol_error():
+    error = mcp_invoke.ServerError("Unsupported protocol version", "server/discover",
+                                   -32022, {"supported": ["2026-07-28"]})
+    with pytest.raises(mcp_invoke.ProtocolError) as info:
+        mcp_invoke._mutual_version(error, "2026-07-28")
+    assert "refused protocol version 2026-07-28, the one version it names" in str(info.value)
