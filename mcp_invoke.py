@@ -664,17 +664,26 @@ class _StdioTransport(object):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
         name = os.fsdecode(self.command[0])  # for messages: it may be bytes or a path
+        # Made in two steps: a signal while Popen waits for the exec (the child
+        # forked, the object not yet returned) must not leave the server running.
+        proc = subprocess.Popen.__new__(subprocess.Popen)
         try:
-            self._proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd,
-                close_fds=True, start_new_session=True)
+            proc.__init__(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd,
+                          close_fds=True, start_new_session=True)
         except FileNotFoundError:
             raise _not_found(name, self.cwd, self.env)
         except PermissionError:
             raise LaunchError("server command is not executable: %s" % name)
         except OSError as e:
             raise LaunchError("cannot start server command %s: %s" % (name, e.strerror or e))
+        except BaseException:
+            if getattr(proc, "pid", None) is not None:
+                os.kill(proc.pid, signal.SIGKILL)  # it may not lead its group yet
+                _killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            raise
+        self._proc = proc
         self._stdin_fd = self._proc.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
         self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
@@ -907,7 +916,8 @@ class _StdioTransport(object):
         _killpg(self._proc.pid, signal.SIGKILL)
         self._proc.wait()
         self._reaped = True
-        self._sel.close()
+        if self._sel is not None:  # None: interrupted while starting
+            self._sel.close()
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             stream.close()
 

@@ -3238,3 +3238,20 @@ def test_a_version_refused_though_the_server_names_it_is_a_protocol_error():
     with pytest.raises(mcp_invoke.ProtocolError) as info:
         mcp_invoke._mutual_version(error, "2026-07-28")
     assert "refused protocol version 2026-07-28, the one version it names" in str(info.value)
+
+
+def test_a_signal_while_the_server_starts_leaves_no_server(monkeypatch):
+    # Popen forked the server, then a signal came while it waited for the exec.
+    real = subprocess.Popen._execute_child
+    started = []
+
+    def interrupted(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        started.append(self.pid)
+        raise KeyboardInterrupt()
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", interrupted)
+    client = mcp_invoke.Client(fake(), timeout=5)
+    with pytest.raises(KeyboardInterrupt):
+        client.open()
+    assert started and not _alive(started[0])
