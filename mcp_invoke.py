@@ -554,6 +554,26 @@ def _child_env(env=None, inherit_env=False, base=None):
     return result
 
 
+def _spawn(argv, **options):
+    """subprocess.Popen in a session (and process group) of its own.
+
+    Made in two steps: a signal while Popen waits for the exec (the child
+    forked, the object not yet returned) must not leave the child running.
+    """
+    proc = subprocess.Popen.__new__(subprocess.Popen)
+    try:
+        proc.__init__(argv, close_fds=True, start_new_session=True, **options)
+    except OSError:
+        raise
+    except BaseException:
+        if getattr(proc, "pid", None) is not None:
+            os.kill(proc.pid, signal.SIGKILL)  # it may not lead its group yet
+            _killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
+    return proc
+
+
 def _killpg(pgid, sig):
     try:
         os.killpg(pgid, sig)
@@ -664,26 +684,15 @@ class _StdioTransport(object):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
         name = os.fsdecode(self.command[0])  # for messages: it may be bytes or a path
-        # Made in two steps: a signal while Popen waits for the exec (the child
-        # forked, the object not yet returned) must not leave the server running.
-        proc = subprocess.Popen.__new__(subprocess.Popen)
         try:
-            proc.__init__(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd,
-                          close_fds=True, start_new_session=True)
+            self._proc = _spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd)
         except FileNotFoundError:
             raise _not_found(name, self.cwd, self.env)
         except PermissionError:
             raise LaunchError("server command is not executable: %s" % name)
         except OSError as e:
             raise LaunchError("cannot start server command %s: %s" % (name, e.strerror or e))
-        except BaseException:
-            if getattr(proc, "pid", None) is not None:
-                os.kill(proc.pid, signal.SIGKILL)  # it may not lead its group yet
-                _killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            raise
-        self._proc = proc
         self._stdin_fd = self._proc.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
         self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
@@ -3285,18 +3294,18 @@ def _run_json_command(argv, payload, timeout, what):
     """
     import tempfile  # lazy: only with --sampling-command
     with tempfile.TemporaryFile() as out:
+        proc = None
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
-                                    start_new_session=True)
+            proc = _spawn(argv, stdin=subprocess.PIPE, stdout=out)
+            proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
         except OSError as e:  # our configuration, not the server: usage
             raise UsageError("cannot run %s %s: %s" % (what, argv[0], e.strerror or e))
-        try:
-            proc.communicate(json.dumps(payload).encode("utf-8"), timeout)
         except subprocess.TimeoutExpired:
             raise RequestTimeout("%s timed out after %gs" % (what, timeout), timeout=timeout)
         finally:
-            _killpg(proc.pid, signal.SIGKILL)  # its group: the command and its children
-            proc.wait()
+            if proc is not None:  # its group: the command and what it started
+                _killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         out.seek(0)
         data = out.read(DEFAULT_MAX_BYTES)
     if proc.returncode != 0:
