@@ -1011,7 +1011,7 @@ class _Call(object):
         # ``limit``: a later round of one request keeps the first round's.
         self.cap = _time_cap(timeout, max_time)
         self.limit = now + self.cap if limit is None else limit
-        self.deadline = now + timeout if limit is None else min(now + timeout, limit)
+        self.deadline = min(now + timeout, self.limit)
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
@@ -1019,8 +1019,8 @@ class _Call(object):
         self.done = False
 
 
-def _check_arguments(command, env, cwd, roots, trace, protocol_version, log_level, max_bytes,
-                     seconds, callbacks):
+def _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_version,
+                     log_level, max_bytes, seconds, callbacks):
     """UsageError for a Client argument of the wrong kind, before anything starts.
 
     ``seconds`` and ``callbacks``: the arguments of those kinds, by name.
@@ -1056,8 +1056,13 @@ def _check_arguments(command, env, cwd, roots, trace, protocol_version, log_leve
             raise UsageError("%s is a function, not %s" % (name, _arg(value)))
     if roots is not None and (isinstance(roots, (str, bytes)) or not hasattr(roots, "__iter__")):
         raise UsageError("roots is a list of paths or file:// URIs, not %s" % _arg(roots))
-    if trace is not None and not hasattr(trace, "write"):
+    try:
+        if trace is not None:
+            trace.write("")  # a binary, closed or read-only file fails here
+    except (AttributeError, TypeError, ValueError, OSError):
         raise UsageError("trace is a text file open for writing, not %s" % _arg(trace))
+    if not isinstance(inherit_env, bool):
+        raise UsageError("inherit_env is True or False, not %s" % _arg(inherit_env))
     if protocol_version is not None and not _is_date(protocol_version):
         raise UsageError("protocol version %r is not a date like %s"
                          % (protocol_version, LATEST_PROTOCOL_VERSION))
@@ -1123,8 +1128,8 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
-        _check_arguments(command, env, cwd, roots, trace, protocol_version, log_level,
-                         max_bytes, dict(timeout=timeout, probe_timeout=probe_timeout,
+        _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_version,
+                         log_level, max_bytes, dict(timeout=timeout, probe_timeout=probe_timeout,
                                          shutdown_grace=shutdown_grace, max_time=max_time),
                          dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
                               on_log=on_log, on_warning=on_warning))
@@ -1327,6 +1332,10 @@ class Client(object):
 
     def _finish_handshake(self, result, offered, how):
         version = result.get("protocolVersion")
+        if self.pinned_version is not None and version != offered:
+            raise ProtocolError(
+                "server answered initialize with protocol version %s to the %s pinned with "
+                "--protocol-version" % (_cut(json.dumps(version)), offered), "initialize")
         if version not in LEGACY_PROTOCOL_VERSIONS + (offered,):
             raise ProtocolError(
                 "server answered initialize with protocol version %s to our %s; the "
@@ -1514,6 +1523,7 @@ class Client(object):
         limit, start = time.monotonic() + cap, self._transport.received
 
         def overdue():
+            self._unresponsive = True
             return RequestTimeout("%s took longer than its time limit of %gs over %d pages"
                                   % (method, cap, len(seen) + 1), method,
                                   self._transport.stderr_tail, timeout)
@@ -2012,8 +2022,12 @@ def _best_version(candidates, named=None):
 
 
 def _seconds(value, name):
-    """``value`` if it is a number of seconds (0 or less: at once); UsageError if not."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    """``value`` if it is a number of seconds (0 or less: at once; infinity: no
+    limit); UsageError if not, or if a float cannot hold it (10**400)."""
+    try:
+        if isinstance(value, bool) or float(value) != value:  # NaN; not a number
+            raise TypeError()
+    except (TypeError, ValueError, OverflowError):
         raise UsageError("%s is a number of seconds, not %s" % (name, _arg(value)))
     return value
 
@@ -2047,15 +2061,17 @@ def _is_file_uri(text):
 
 def _root(path):
     """A roots/list entry for a path or file:// URI (client/roots)."""
-    path = os.fspath(path) if hasattr(path, "__fspath__") else path
-    if not isinstance(path, str) or not path or _is_file_uri(path) and len(path) == 7:
+    text = os.fsdecode(path) if _os_string(path) else None  # text, bytes or a path, no NUL
+    if not text or _is_file_uri(text) and len(text) == 7:
         raise UsageError("a root is a path or a file:// URI, not %s" % _arg(path))
+    path = text
     if _is_file_uri(path):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
         path = os.path.normpath(path if os.path.isabs(path) else os.path.join(_cwd(), path))
         import urllib.parse  # lazy: only with roots
-        uri, name = "file://" + urllib.parse.quote(path), os.path.basename(path) or path
+        uri = "file://" + urllib.parse.quote(os.fsencode(path))  # any bytes, percent-encoded
+        name = os.path.basename(path) or path
     return {"uri": uri, "name": name}
 
 

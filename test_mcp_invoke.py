@@ -3255,3 +3255,49 @@ def test_a_signal_while_the_server_starts_leaves_no_server(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         client.open()
     assert started and not _alive(started[0])
+
+
+def test_max_time_caps_a_request_that_gets_no_answer_whatever_the_timeout(capsys):
+    started = time.monotonic()
+    code, _, err = run(capsys, "--timeout", "10", "--max-time", "0.5", "call", "echo",
+                       "text=x", "--", *fake("hang-call"))
+    assert code == 124 and "time limit of 0.5s" in err
+    assert time.monotonic() - started < 2.5
+    for timeout in (10, float("inf")):
+        with mcp_invoke.Client(fake("hang-call"), timeout=timeout, max_time=0.5,
+                               shutdown_grace=0.2) as c:
+            started = time.monotonic()
+            with pytest.raises(mcp_invoke.RequestTimeout):
+                c.call_tool("echo", {"text": "x"})
+            assert time.monotonic() - started < 1.5
+
+
+def test_pages_past_max_time_shorten_the_shutdown_too(capsys):
+    # Each page comes after a pause, within its own timeout: the pages
+    # together pass the limit, and the server ignores SIGTERM.
+    started = time.monotonic()
+    code, _, err = run(capsys, "--max-time", "1", "--timeout", "3", "tools", "--",
+                       *fake("endless-pages", "ignore-sigterm"))
+    assert code == 124 and "over 2 pages" in err
+    assert time.monotonic() - started < 3.5
+
+
+def test_a_pinned_legacy_version_answered_with_another_exits_4(capsys):
+    code, out, err = run(capsys, "--protocol-version", "2025-06-18", "info", "--",
+                         *fake(supported="2025-11-25"))
+    assert (code, out) == (4, "")
+    assert err == ('mcp_invoke: server answered initialize with protocol version "2025-11-25" '
+                   'to the 2025-06-18 pinned with --protocol-version\n')
+
+
+def test_library_traces_times_roots_and_flags_of_the_wrong_kind(tmp_path):
+    closed = open(str(tmp_path / "t"), "w")
+    closed.close()
+    bad = [dict(trace=io.BytesIO()), dict(trace=closed), dict(timeout=10 ** 400),
+           dict(max_time=10 ** 400), dict(roots=[u"/tmp/\ud800"]), dict(roots=["/tmp\0x"]),
+           dict(inherit_env="no")]
+    for kw in bad:
+        with pytest.raises(mcp_invoke.UsageError):
+            mcp_invoke.Client(fake(), **kw)
+    with mcp_invoke.Client(fake(), timeout=5, roots=[b"/tmp/a b"]) as c:
+        assert c.roots == [{"uri": "file:///tmp/a%20b", "name": "a b"}]
