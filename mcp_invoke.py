@@ -1011,7 +1011,8 @@ class _Call(object):
         # ``limit``: a later round of one request keeps the first round's.
         self.cap = _time_cap(timeout, max_time)
         self.limit = now + self.cap if limit is None else limit
-        self.deadline = min(now + timeout, self.limit)
+        deadline = now + timeout
+        self.deadline = deadline if deadline < self.limit else self.limit
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
