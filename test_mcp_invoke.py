@@ -3278,8 +3278,8 @@ def test_pages_past_max_time_shorten_the_shutdown_too(capsys):
     started = time.monotonic()
     code, _, err = run(capsys, "--max-time", "1", "--timeout", "3", "tools", "--",
                        *fake("endless-pages", "ignore-sigterm"))
-    assert code == 124 and "over 2 pages" in err
-    assert time.monotonic() - started < 3.5
+    assert code == 124 and "time limit of 1s over" in err
+    assert time.monotonic() - started < 4.2  # 2 s steps would take 5 s
 
 
 def test_a_pinned_legacy_version_answered_with_another_exits_4(capsys):
