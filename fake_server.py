@@ -121,6 +121,20 @@ Modes:
                        dual-era server does, instead of offering its latest
     answer-then-ask    (legacy era) answer tools/call, and in the same write
                        ask for a sample, when nothing waits for an answer
+    bad-ids            on tools/call, first send pings whose ids are null,
+                       1.5, true and {"a":1}; in the legacy era then a ping
+                       with id "ok", whose answer it waits for
+    modern-asks        on tools/call, first send requests as a legacy server
+                       would (ping twice, roots/list, elicitation/create,
+                       sampling/createMessage), waiting for no answer
+    telepathy          ask for the name in elicitation mode "telepathy"
+    forgetful          declare no capabilities ({}), yet serve everything
+    toolless           declare no capabilities, and answer tools/list and
+                       tools/call with -32601
+    formats            the name form also asks for email (format email) and
+                       birthday (format date), both optional
+    punycode-url       ask_url's URL is https://xn--80ak6aa92e.com/login?next=
+                       https://bank.example.com/
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -152,6 +166,8 @@ MODES = (
     "bad-frame", "huge-stderr-line", "silent-discover", "slow-start",
     "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
+    "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
+    "punycode-url",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -399,19 +415,26 @@ def _argument_problem(schema, arguments):
 # Input from the client: what to ask, and how to describe the answers
 # ---------------------------------------------------------------------------
 
-def _input_request(key, legacy):
+def _input_request(key, legacy, modes=frozenset()):
     """The (method, params) that asks the client for one input key."""
     if key == "name":
+        properties = {
+            "name": {"type": "string", "description": "Your name"},
+            "age": {"type": "integer", "default": 30},
+            "color": {"type": "string", "enum": ["red", "green"],
+                      "default": "green"}}
+        if "formats" in modes:
+            properties.update(email={"type": "string", "format": "email"},
+                              birthday={"type": "string", "format": "date"})
         return "elicitation/create", {
-            "mode": "form", "message": "Who are you?",
-            "requestedSchema": {"type": "object", "properties": {
-                "name": {"type": "string", "description": "Your name"},
-                "age": {"type": "integer", "default": 30},
-                "color": {"type": "string", "enum": ["red", "green"],
-                          "default": "green"}}, "required": ["name"]}}
+            "mode": "telepathy" if "telepathy" in modes else "form",
+            "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": properties,
+                                "required": ["name"]}}
     if key == "login":
-        params = {"mode": "url", "message": "Sign in",
-                  "url": "https://example.com/login"}
+        url = ("https://xn--80ak6aa92e.com/login?next=https://bank.example.com/"
+               if "punycode-url" in modes else "https://example.com/login")
+        params = {"mode": "url", "message": "Sign in", "url": url}
         if legacy:
             params["elicitationId"] = "e1"  # 2025-11-25 only; gone in 2026
         return "elicitation/create", params
@@ -770,6 +793,8 @@ class _Server(object):
         server_capabilities = {"tools": {"listChanged": False},
                                "resources": {}, "prompts": {}, "logging": {},
                                "completions": {}}
+        if self.modes & {"forgetful", "toolless"}:
+            server_capabilities = {}
         return {
             "protocolVersion": version,
             "capabilities": server_capabilities,
@@ -780,6 +805,8 @@ class _Server(object):
     def discover(self, request_id, params):
         capabilities = {"tools": {}, "resources": {}, "prompts": {},
                         "logging": {}, "completions": {}}
+        if self.modes & {"forgetful", "toolless"}:
+            capabilities = {}
         return {"supportedVersions": self.supported,
                 "capabilities": capabilities, "instructions": INSTRUCTIONS,
                 "ttlMs": TTL_MS, "cacheScope": "public"}
@@ -797,6 +824,8 @@ class _Server(object):
     # -- tools ----------------------------------------------------------
 
     def tools_list(self, request_id, params):
+        if "toolless" in self.modes:
+            raise _RpcError(METHOD_NOT_FOUND, "Method not found: tools/list")
         tools = _tools()
         if "cursor-cycle" in self.modes:
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "again"}
@@ -810,8 +839,18 @@ class _Server(object):
 
     def tools_call(self, request_id, params):
         """Run a tool, unless a mode intervenes first."""
+        if "toolless" in self.modes:
+            raise _RpcError(METHOD_NOT_FOUND, "Method not found: tools/call")
         if "hang-call" in self.modes:
             return _NO_REPLY
+        if "bad-ids" in self.modes:
+            self.send_bad_ids()
+        if "modern-asks" in self.modes:
+            for n, method in enumerate(("ping", "ping", "roots/list", "elicitation/create",
+                                        "sampling/createMessage"), 1):
+                self.send({"jsonrpc": "2.0", "id": "m%d" % n, "method": method,
+                           "params": BURSTS["sample-burst"][2]
+                           if method.startswith("sampling") else {}})
         if "late" in self.modes:
             time.sleep(self.delay)
         if "crash-call" in self.modes:
@@ -1065,7 +1104,7 @@ class _Server(object):
         asks = []
         for key in supported:
             self.asked += 1
-            method, params = _input_request(key, legacy=True)
+            method, params = _input_request(key, True, self.modes)
             asks.append(("q%d" % self.asked, method, params))
         responses = self.ask(asks)
         answers = {}
@@ -1096,7 +1135,7 @@ class _Server(object):
             missing, answers = supported, {}
         if missing or forever:
             raise _InputRequired(_input_required(request, missing, answers,
-                                                 round_ + 1))
+                                                 round_ + 1, self.modes))
         return answers
 
     def ask(self, asks):
@@ -1146,6 +1185,13 @@ class _Server(object):
                 lines.append("%s: result %s" % (
                     method, _encode(answer.get("result")).decode("ascii")))
         return "\n".join(lines)
+
+    def send_bad_ids(self):
+        """Pings with ids no client can answer; then, legacy, one it can."""
+        for bad in (None, 1.5, True, {"a": 1}):
+            self.send({"jsonrpc": "2.0", "id": bad, "method": "ping"})
+        if not self.current.modern:
+            self.ask([("ok", "ping", {})])
 
     def burst(self, mode):
         """Ask the client for many things at once; the call is never answered."""
@@ -1204,13 +1250,13 @@ class _Server(object):
 # Helpers outside the server
 # ---------------------------------------------------------------------------
 
-def _input_required(request, keys, answers, round_):
+def _input_required(request, keys, answers, round_, modes=frozenset()):
     """An InputRequiredResult asking for keys (basic/patterns/mrtr)."""
     result = {"resultType": "input_required"}
     if keys:  # none when the client can give nothing: state alone, retry
         result["inputRequests"] = {}
         for key in keys:
-            method, params = _input_request(key, legacy=False)
+            method, params = _input_request(key, False, modes)
             result["inputRequests"][key] = {"method": method, "params": params}
     result["requestState"] = _encode_state(
         {"request": request, "round": round_, "answers": answers})

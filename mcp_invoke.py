@@ -121,8 +121,27 @@ _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 # caches it, so importing the module (and --version) compiles none of them.
 _VERSION_FORMAT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z"
 _UNSUPPORTED_VERSION = -32022
+_METHOD_NOT_FOUND = -32601
 # Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
 _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
+# The resultType values of the core protocol; any other is invalid (2026-07-28
+# basic/index, "ResultType"), until an extension we declare adds one.
+_RESULT_TYPES = ("complete", "input_required")
+# The server capability a request needs (basic/lifecycle, "Capability
+# Negotiation": only capabilities both sides declared are used).
+_CAPABILITY_OF = {
+    "tools/list": "tools", "tools/call": "tools", "resources/list": "resources",
+    "resources/templates/list": "resources", "resources/read": "resources",
+    "resources/subscribe": "resources", "resources/unsubscribe": "resources",
+    "prompts/list": "prompts", "prompts/get": "prompts",
+    "completion/complete": "completions", "logging/setLevel": "logging",
+}
+# Elicitation modes this client declares and answers (client/elicitation).
+_ELICITATION_MODES = ("form", "url")
+_ELICIT_ACTIONS = ("accept", "decline", "cancel")
+# The list requests, each with the key of its items (server/utilities/pagination).
+_LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+          "resources/templates/list": "resourceTemplates"}
 # Logging levels, least severe first (server/utilities/logging).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -266,13 +285,28 @@ class ServerError(MCPError):
 
 
 class ProtocolError(MCPError):
-    """The server broke the protocol: bad frames, versions, oversized messages."""
+    """The server broke the protocol: bad frames, versions, oversized messages.
+
+    Attribute ``result``: the result the server sent, when the violation is
+    in one (the command line still shows it), else None.
+    """
 
     exit_code = 4
+
+    def __init__(self, message, method=None, stderr_tail="", result=None):
+        MCPError.__init__(self, message, method, stderr_tail)
+        self.result = result
 
 
 class _BadErrorObject(ProtocolError):
     """An error answer that is not a JSON-RPC error object: exit 4, yet to the probe an error."""
+
+
+class _Unanswerable(ProtocolError):
+    """A server request the client refuses: a JSON-RPC error ``code`` in answer
+    to a legacy request, this ProtocolError for a modern input request."""
+
+    code = -32602
 
 
 class ConnectionLost(MCPError):
@@ -1112,11 +1146,18 @@ class Client(object):
       on_log: called with the params of each ``notifications/message``.
       on_warning: called as ``on_warning(kind, text)`` for recoverable oddities;
         kind is "noise" (non-JSON output skipped), "utf8" (invalid UTF-8
-        replaced), "stray" (a response or message nobody waits for) or
-        "server" (the server refused an optional request).
+        replaced), "stray" (a response or message nobody waits for),
+        "server" (the server refused an optional request, or a handler's
+        answer could not be sent as it was) or "violation" (the server broke
+        a rule the session survives: a request with an invalid id, or one a
+        2026-07-28 server may not send).
       trace: a text file; every frame in both directions is written to it
         as one JSON line ``{"ts", "dir", "frame"}`` (``"raw"`` for non-JSON).
       shutdown_grace: seconds each shutdown step waits.
+      strict: refuse (ProtocolError) to send a request that the server's
+        declared capabilities do not cover; by default it is sent, as many
+        servers forget to declare, and a "method not found" answer to it
+        says which capability is missing.
 
     After ``open()``: ``era`` ("legacy" or "modern"), ``era_source``
     ("discover", "probe fallback" or "pinned"), ``protocol_version``,
@@ -1128,7 +1169,7 @@ class Client(object):
                  env=None, inherit_env=False, cwd=None, protocol_version=None,
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
-                 on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE):
+                 on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False):
         _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_version,
                          log_level, max_bytes, dict(timeout=timeout, probe_timeout=probe_timeout,
                                          shutdown_grace=shutdown_grace, max_time=max_time),
@@ -1145,6 +1186,7 @@ class Client(object):
         self.on_log = on_log
         self.on_warning = on_warning
         self.trace = trace
+        self.strict = bool(strict)
         self._transport = _StdioTransport(
             command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
             on_stderr=on_stderr, shutdown_grace=shutdown_grace)
@@ -1158,6 +1200,7 @@ class Client(object):
         self._utf8_warned = False
         self._backlog_warned = False
         self._answered_at = 0.0  # when the server last answered a request of ours
+        self._unanswered = set()  # methods a modern server asked for as requests
         self._meta = None
         self.era = None
         self.era_source = None
@@ -1388,18 +1431,36 @@ class Client(object):
         self._send(message)
 
     def ping(self, timeout=None):
-        """Check the server answers; returns {}.
+        """Check the server answers; returns the empty result of the era.
 
-        Legacy servers get ``ping``; 2026-07-28 removed it, so modern ones get
-        ``server/discover``, the cheapest request they must serve.
+        Legacy servers get ``ping`` ({} back); 2026-07-28 removed it, so modern
+        ones get ``server/discover``, the cheapest request they must serve, and
+        the result is 2026-07-28's empty result, ``{"resultType": "complete"}``.
         """
         self._ensure_open()
-        self.request("server/discover" if self.era == "modern" else "ping", None, timeout)
-        return {}
+        if self.era != "modern":
+            self.request("ping", None, timeout)
+            return {}
+        self.request("server/discover", None, timeout)
+        return {"resultType": "complete"}
+
+    def list_all(self, method, timeout=None):
+        """A list request followed through every page, as one result.
+
+        ``method`` is tools/list, prompts/list, resources/list or
+        resources/templates/list. The result holds every page's items under
+        the list's key and the last page's other fields (resultType, ttlMs,
+        cacheScope, _meta), without nextCursor. Raises what ``request`` does,
+        and ProtocolError for pages that loop, never end, or together exceed
+        max_bytes.
+        """
+        if method not in _LISTS:
+            raise UsageError("list_all takes %s, not %s" % (", ".join(_LISTS), _arg(method)))
+        return self._paginate(method, _LISTS[method], timeout)
 
     def list_tools(self, timeout=None):
         """Every tool the server offers, all pages, as a list of Tool dicts."""
-        return self._paginate("tools/list", "tools", timeout)
+        return self.list_all("tools/list", timeout)["tools"]
 
     def call_tool(self, name, arguments=None, timeout=None, on_progress=None):
         """Call a tool; returns the CallToolResult dict (check its ``isError``).
@@ -1412,11 +1473,11 @@ class Client(object):
 
     def list_resources(self, timeout=None):
         """Every resource, all pages, as a list of Resource dicts."""
-        return self._paginate("resources/list", "resources", timeout)
+        return self.list_all("resources/list", timeout)["resources"]
 
     def list_resource_templates(self, timeout=None):
         """Every resource template, all pages, as a list of ResourceTemplate dicts."""
-        return self._paginate("resources/templates/list", "resourceTemplates", timeout)
+        return self.list_all("resources/templates/list", timeout)["resourceTemplates"]
 
     def read_resource(self, uri, timeout=None):
         """Read a resource; returns the ReadResourceResult dict."""
@@ -1424,7 +1485,7 @@ class Client(object):
 
     def list_prompts(self, timeout=None):
         """Every prompt, all pages, as a list of Prompt dicts."""
-        return self._paginate("prompts/list", "prompts", timeout)
+        return self.list_all("prompts/list", timeout)["prompts"]
 
     def get_prompt(self, name, arguments=None, timeout=None):
         """Get a prompt filled with ``arguments`` (str to str); the GetPromptResult dict."""
@@ -1549,7 +1610,10 @@ class Client(object):
             items.extend(page)
             cursor = result.get("nextCursor")
             if cursor is None:
-                return items
+                result = dict(result)
+                result.pop("nextCursor", None)  # null: the last page
+                result[key] = items
+                return result
             if not isinstance(cursor, str):
                 raise ProtocolError("%s answered a nextCursor that is not a string: %s"
                                     % (method, _show(cursor)), method)
@@ -1581,6 +1645,9 @@ class Client(object):
             try:
                 result = self._result(done)
             except ServerError as e:
+                if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
+                    raise ServerError(_not_offered(self._undeclared(method)), method, e.code,
+                                      e.data)
                 if e.code == _UNSUPPORTED_VERSION and self.pinned_version is not None:
                     raise _refused_pin(e, self.pinned_version)
                 # 2026-07-28 basic/versioning: retry once with a mutually supported version.
@@ -1591,8 +1658,12 @@ class Client(object):
                     raise
                 self.protocol_version, version_retried = version, True
                 continue
-            if not _needs_input(result):
-                return result
+            kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
+            if kind == "complete" or self.era != "modern":
+                return result  # resultType means nothing before 2026-07-28
+            if kind not in _RESULT_TYPES:
+                raise ProtocolError("%s answered resultType %s, which this client does not "
+                                    "recognise" % (method, _show(kind)), method, result=result)
             if method not in _MRTR_METHODS:
                 raise ProtocolError("%s answered input_required, which only tools/call, "
                                     "prompts/get and resources/read may" % method, method)
@@ -1642,17 +1713,24 @@ class Client(object):
         if method == "roots/list" and self.roots is not None:
             return {"roots": list(self.roots)}
         if method == "sampling/createMessage" and self.on_sample is not None:
-            handler, args = self.on_sample, (params,)
+            def respond():
+                return _sampled(self.on_sample(params))
         elif method == "elicitation/create" and self.on_elicit is not None:
-            handler, args = self.on_elicit, (params, key)
+            mode = params.get("mode", "form")  # 2025-06-18 had forms only, and no mode
+            if mode not in _ELICITATION_MODES:  # client/elicitation, "Error Handling"
+                raise _Unanswerable("server asked for elicitation in mode %s, which this "
+                                    "client did not declare" % _show(mode))
+
+            def respond():
+                return self._elicited(params, self.on_elicit(params, key))
         else:
             return None
         if limit is None:
-            return handler(*args)
+            return respond()
         left = limit - time.monotonic()
         if left <= 0:
             raise _Overtime()
-        answer = _within(left, lambda: handler(*args))
+        answer = _within(left, respond)
         if time.monotonic() >= limit:  # the handler caught the alarm, or outlasted it
             raise _Overtime()
         return answer
@@ -1666,6 +1744,9 @@ class Client(object):
         if timeout is not None:
             _seconds(timeout, "timeout")
         self._ensure_open()
+        if self.strict and self._undeclared(method):
+            raise ProtocolError("%s, so %s is not sent in strict mode"
+                                % (_not_offered(self._undeclared(method)), method), method)
         self._next_id += 1
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
                      self.max_time, progress, on_progress, limit)
@@ -1688,6 +1769,15 @@ class Client(object):
             del self._pending[call.id]
             raise _for_method(e, method)
         return call
+
+    def _undeclared(self, method):
+        """The capability ``method`` needs and the server did not declare, or None."""
+        needed = _CAPABILITY_OF.get(method)
+        if needed is None or needed in self.capabilities:
+            return None
+        if needed == "completions" and self.protocol_version == "2024-11-05":
+            return None  # completion/complete came before its capability (2025-03-26)
+        return needed
 
     def _modern_meta(self):
         # 2026-07-28 basic/index, "_meta": what every modern request carries.
@@ -1819,10 +1909,17 @@ class Client(object):
             self._record("recv", frame=message)
         method = message.get("method")
         if isinstance(method, str):
-            if "id" in message:
-                self._answer(message["id"], method, message.get("params"))
-            else:
+            if "id" not in message:
                 self._notified(method, _dict(message.get("params")))
+            elif not _is_id(message["id"]):
+                # basic, "Requests": an id is a string or an integer, never null.
+                self._warn("violation", "ignored the server's %s request: its id %s is not a "
+                           "string or an integer" % (_cut(method, _SHOW_CHARS),
+                                                     _show(message["id"])))
+            elif self.era == "modern":
+                self._unanswered_request(method)
+            else:
+                self._answer(message["id"], method, message.get("params"))
         elif _is_id(message.get("id")):
             self._response(message)
         else:
@@ -1848,6 +1945,16 @@ class Client(object):
                 call.method, "both result and error" if "result" in message
                 else "neither result nor error"), call.method)
 
+    def _unanswered_request(self, method):
+        """2026-07-28 basic/transports/stdio: the client MUST NOT write responses
+        (a modern server asks through input_required results); one warning a method."""
+        if method in self._unanswered or len(self._unanswered) > _NOISE_WARNINGS:
+            return
+        self._unanswered.add(method)
+        self._warn("violation", "did not answer the server's %s request: a 2026-07-28 server "
+                   "asks for input in its results, and gets no responses"
+                   % _cut(method, _SHOW_CHARS))
+
     def _answer(self, ident, method, params):
         """Answer a request from a legacy server: a result, or a JSON-RPC error."""
         if self._transport.unsent_answers > self._transport.max_bytes:
@@ -1867,7 +1974,8 @@ class Client(object):
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params), None, limit)
             if result is None:
-                message["error"] = {"code": -32601, "message": "Method not found: %s" % method}
+                message["error"] = {"code": _METHOD_NOT_FOUND,
+                                    "message": "Method not found: %s" % method}
             else:
                 message["result"] = result
             frame = _encode(message)  # an answer JSON cannot carry fails here, not unsent
@@ -1875,6 +1983,11 @@ class Client(object):
             message = {"jsonrpc": "2.0", "id": ident, "error": {
                 "code": -32603, "message": "the client's time limit for its requests has passed"}}
             frame = _encode(message)
+        except _Unanswerable as e:
+            message = {"jsonrpc": "2.0", "id": ident, "error": {"code": e.code,
+                                                                "message": e.message}}
+            frame = _encode(message)
+            self._warn("violation", "refused the server's %s: %s" % (method, e.message))
         except Exception as e:  # a handler's failure is the server's answer, not ours
             message.pop("result", None)
             message["error"] = {"code": -32603, "message": str(e)}
@@ -1902,6 +2015,25 @@ class Client(object):
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
+
+    def _elicited(self, params, answer):
+        """A handler's ElicitResult, checked: an accepted form that breaks the
+        requested schema is declined, with a warning naming the field
+        (client/elicitation, "Form Mode Security": clients SHOULD validate)."""
+        if not isinstance(answer, dict) or answer.get("action") not in _ELICIT_ACTIONS:
+            raise UsageError("the answer to elicitation/create is not an ElicitResult (an "
+                             "object whose action is accept, decline or cancel): %s"
+                             % _show(answer))
+        if answer["action"] != "accept" or params.get("mode", "form") != "form":
+            return answer
+        content = answer.get("content", {})
+        problem = _schema_problem(content, _dict(params.get("requestedSchema")),
+                                  where="answer")
+        if problem:
+            self._warn("server", "declined the server's question %s: %s"
+                       % (_show(params.get("message", "")), problem))
+            return {"action": "decline"}
+        return answer
 
     # -- oddities --------------------------------------------------------------
 
@@ -1966,6 +2098,33 @@ def _for_method(error, method):
     return error
 
 
+def _not_offered(capability):
+    return "the server does not offer %s (it declares no %s capability)" % (capability,
+                                                                          capability)
+
+
+def _sampled(answer):
+    """A handler's CreateMessageResult, checked (client/sampling); UsageError if it is not one."""
+    problem = None
+    if not isinstance(answer, dict):
+        problem = "it is not a JSON object"
+    elif [k for k in ("role", "content", "model") if k not in answer]:
+        problem = "it has no %s" % ", ".join(k for k in ("role", "content", "model")
+                                             if k not in answer)
+    elif answer["role"] not in ("user", "assistant"):
+        problem = "its role %s is neither user nor assistant" % _show(answer["role"])
+    elif not isinstance(answer["model"], str):
+        problem = "its model %s is not a string" % _show(answer["model"])
+    else:
+        blocks = answer["content"] if isinstance(answer["content"], list) else [answer["content"]]
+        if not blocks or not all(isinstance(_dict(b).get("type"), str) for b in blocks):
+            problem = "its content is not a content block (an object with a type)"
+    if problem:
+        raise UsageError("the answer to sampling/createMessage is not a CreateMessageResult: "
+                         "%s" % problem)
+    return answer
+
+
 def _is_date(version):
     """Protocol versions are dates, YYYY-MM-DD (basic/versioning)."""
     if not re.match(_VERSION_FORMAT, str(version)):
@@ -1980,11 +2139,6 @@ def _is_date(version):
 def _is_modern(version):
     """Per-request-metadata revisions are 2026-07-28 and later (basic/versioning)."""
     return version in MODERN_PROTOCOL_VERSIONS or str(version) > LATEST_LEGACY_VERSION
-
-
-def _needs_input(result):
-    # Results without resultType are complete (2026-07-28 changelog, major change 8).
-    return result.get("resultType", "complete") == "input_required"
 
 
 def _is_discover_result(result):
@@ -2321,9 +2475,14 @@ class _Diagnostics(object):
         if not self.quiet:
             self._write("mcp_invoke: %s\n" % _one_line(text))
 
-    def prompt(self, text):
-        """A question for the person at the terminal (never suppressed)."""
-        self._write(_neutralise(text))
+    def prompt(self, text, marked=None):
+        """A question for the person at the terminal (never suppressed); the
+        first ``marked`` part of it in bold and underlined on a terminal."""
+        text = _neutralise(text)
+        if marked and self.tty:
+            marked = _neutralise(marked)
+            text = text.replace(marked, "\x1b[1;4m%s\x1b[0m" % marked, 1)
+        self._write(text)
 
     def debug(self, text):
         if self.verbose and not self.quiet:
@@ -3133,8 +3292,10 @@ class _Saver(object):
 class _Elicitor(object):
     """--elicit: how the command line answers an elicitation (client/elicitation).
 
-    Form requests follow the mode; URL requests print the URL and wait for
-    Enter on a terminal, and are declined otherwise.
+    Form requests follow the mode; URL requests show the URL and its host on
+    a terminal and wait for the person there, and are declined without one.
+    Questions name the server that asks ("Security Considerations"); the
+    Client checks accepted answers against the requested schema.
     """
 
     def __init__(self, spec, diag, stdin):
@@ -3143,6 +3304,7 @@ class _Elicitor(object):
         self.tty = _isatty(stdin) and diag.tty
         self.mode = spec[0] if spec else ("interactive" if self.tty else "cancel")
         self.answers = _load_answers(spec[1]) if self.mode == "answers" else None
+        self.server = "the server"  # its name, once it is known
 
     def __call__(self, params, key=None):
         if self.mode in ("decline", "cancel"):
@@ -3162,28 +3324,40 @@ class _Elicitor(object):
             source = self.answers
             if key is not None and isinstance(source.get(key), dict):
                 source = source[key]
-            if source.get("action") in ("accept", "decline", "cancel"):
+            if source.get("action") in _ELICIT_ACTIONS:
                 return source
             content = dict((n, source[n]) for n in fields if n in source)
         missing = [n for n in required if n not in content]
-        problem = (("no %s for %s" % (self.mode, ", ".join(missing))) if missing
-                   else _schema_problem(content, schema, where="answer"))
-        if problem:
-            self.diag.warning("declined the server's question %s: %s"
-                              % (_show(params.get("message", "")), problem))
+        if missing:
+            self.diag.warning("declined the server's question %s: no %s for %s"
+                              % (_show(params.get("message", "")), self.mode,
+                                 ", ".join(missing)))
             return {"action": "decline"}
         return {"action": "accept", "content": content}
 
     def _url(self, params):
+        """client/elicitation, "Safe URL Handling": the whole URL, then its host
+        marked, with a warning when the host may imitate another."""
+        url = params.get("url")
+        url = url if isinstance(url, str) else json.dumps(url)
         if not self.tty:
-            self.diag.warning("declined to open %s: no terminal to confirm on" % params.get("url"))
+            self.diag.warning("declined to open %s: no terminal to confirm on" % url)
             return {"action": "decline"}
-        self.diag.prompt("%s\nOpen this URL, then press Enter (Ctrl-D declines): %s\n"
-                         % (params.get("message", ""), params.get("url")))
-        return {"action": "accept" if self.stdin.readline() else "decline"}
+        host, doubts = _url_host(url)
+        self.diag.prompt("%s asks: %s\n  URL:  %s\n" % (self.server, params.get("message", ""),
+                                                        url))
+        self.diag.prompt("  host: %s\n" % host, marked=host)
+        for doubt in doubts:
+            self.diag.warning(doubt)
+        if doubts:
+            answer = self._line("Type yes once you have opened it, if you trust it "
+                                "(anything else declines): ")
+            return {"action": "accept" if answer == "yes" else "decline"}
+        answer = self._line("Open it in your browser, then press Enter (Ctrl-D declines): ")
+        return {"action": "decline" if answer is None else "accept"}
 
     def _interactive(self, params, fields, required):
-        self.diag.prompt("The server asks: %s\n" % params.get("message", ""))
+        self.diag.prompt("%s asks: %s\n" % (self.server, params.get("message", "")))
         content = {}
         for name, field in fields.items():
             value = self._ask(name, _dict(field), name in required)
@@ -3191,29 +3365,61 @@ class _Elicitor(object):
                 return {"action": "cancel"}
             if value is not _SKIPPED:
                 content[name] = value
-        answer = self._line("Send these answers? [Y]es, [n]o (decline), [c]ancel: ")
-        if answer is None or answer.lower().startswith("c"):
-            return {"action": "cancel"}
-        if answer.lower().startswith("n"):
-            return {"action": "decline"}
-        return {"action": "accept", "content": content}
+        return self._review(fields, required, content)
 
-    def _ask(self, name, field, required):
+    def _review(self, fields, required, content):
+        """The answers shown, to send, change, decline or cancel ("User
+        Interaction Model": users review and may modify them before sending)."""
+        while True:
+            self.diag.prompt("Your answers to %s:\n%s" % (self.server, "".join(
+                "  %s: %s\n" % (n, json.dumps(content[n]) if n in content else "(none)")
+                for n in fields)))
+            choice = self._line("[A]ccept and send, [e]dit an answer, [d]ecline, [c]ancel: ")
+            choice = "c" if choice is None else choice.lower()[:1]
+            if choice in ("", "a", "y"):
+                return {"action": "accept", "content": content}
+            if choice in ("d", "n", "c"):
+                return {"action": "cancel" if choice == "c" else "decline"}
+            if choice != "e":
+                continue
+            name = self._field(fields)
+            if name is None:
+                return {"action": "cancel"}
+            value = self._ask(name, _dict(fields[name]), name in required, content.get(name))
+            if value is _CANCELLED:
+                return {"action": "cancel"}
+            content.pop(name, None)
+            if value is not _SKIPPED:
+                content[name] = value
+
+    def _field(self, fields):
+        """The field to change: the only one, or the one named; None on Ctrl-D."""
+        names = list(fields)
+        while len(names) > 1:
+            text = self._line("Which answer (%s)? " % ", ".join(names))
+            if text is None:
+                return None
+            if text in fields:
+                return text
+        return names[0] if names else None
+
+    def _ask(self, name, field, required, current=None):
         choices = _choices(field)
         label = "%s%s" % (field.get("title") or name, "" if required else " (optional)")
         if field.get("description"):
             label += " - %s" % field["description"]
         if choices:
             label += " [%s]" % "/".join(str(c) for c in choices)
-        if "default" in field:
-            label += " (default %s)" % json.dumps(field["default"])
+        default = field.get("default") if current is None else current
+        if default is not None:
+            label += " (%s %s)" % ("default" if current is None else "now", json.dumps(default))
         for _ in range(5):
             text = self._line(label + ": ")
             if text is None:
                 return _CANCELLED
             if not text:
-                if "default" in field:
-                    return field["default"]
+                if default is not None:
+                    return default
                 if not required:
                     return _SKIPPED
                 self.diag.prompt("  an answer is needed\n")
@@ -3228,6 +3434,34 @@ class _Elicitor(object):
         self.diag.prompt(prompt)
         line = self.stdin.readline()
         return line.strip() if line else None
+
+
+def _url_host(url):
+    """A URL's host as a person should see it, and the reasons to doubt it."""
+    import unicodedata  # lazy, these two: only for a URL elicitation
+    import urllib.parse
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        parts, host = None, ""
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        return host or "(none)", ["the URL is not an http or https address with a host"]
+    doubts, shown = [], host
+    if any(label.startswith("xn--") for label in host.split(".")):
+        try:
+            shown = host.encode("ascii").decode("idna")
+        except UnicodeError:
+            shown = "(not valid Punycode)"
+        doubts.append("the host %s is Punycode (xn--); it reads as %s, which may imitate "
+                      "another name" % (host, shown))
+    for label in shown.split("."):  # a name in one script per label is the usual kind
+        scripts = set(unicodedata.name(c, "?").split(" ")[0] for c in label if c.isalpha())
+        if len(scripts) > 1:
+            doubts.append("the host %s mixes scripts (%s), which may imitate another name"
+                          % (shown, ", ".join(sorted(scripts)).lower()))
+            break
+    return host, doubts
 
 
 _CANCELLED = object()
@@ -3339,10 +3573,9 @@ def _run_json_command(argv, payload, timeout, what):
 # -- commands -------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
-    tools = client.list_tools()
     if args.json:
-        return ctx.emit({"tools": tools})
-    return ctx.entries(tools, _signature)
+        return ctx.emit(client.list_all("tools/list"))
+    return ctx.entries(client.list_tools(), _signature)
 
 
 def _cmd_call(client, args, ctx):
@@ -3405,17 +3638,16 @@ def _suggest(name, names):
 
 
 def _cmd_resources(client, args, ctx):
-    resources = client.list_resources()
     if args.json:
-        return ctx.emit({"resources": resources})
-    return ctx.entries(resources, lambda r: _listing(r.get("uri"), r))
+        return ctx.emit(client.list_all("resources/list"))
+    return ctx.entries(client.list_resources(), lambda r: _listing(r.get("uri"), r))
 
 
 def _cmd_templates(client, args, ctx):
-    templates = client.list_resource_templates()
     if args.json:
-        return ctx.emit({"resourceTemplates": templates})
-    return ctx.entries(templates, lambda t: _listing(t.get("uriTemplate"), t))
+        return ctx.emit(client.list_all("resources/templates/list"))
+    return ctx.entries(client.list_resource_templates(),
+                       lambda t: _listing(t.get("uriTemplate"), t))
 
 
 def _listing(uri, item):
@@ -3432,10 +3664,9 @@ def _cmd_read(client, args, ctx):
 
 
 def _cmd_prompts(client, args, ctx):
-    prompts = client.list_prompts()
     if args.json:
-        return ctx.emit({"prompts": prompts})
-    return ctx.entries(prompts, _prompt_line)
+        return ctx.emit(client.list_all("prompts/list"))
+    return ctx.entries(client.list_prompts(), _prompt_line)
 
 
 def _prompt_line(prompt):
@@ -3597,6 +3828,8 @@ def _error_object(error):
             obj["code"] = error.code
         if error.data is not None:
             obj["data"] = error.data
+    if getattr(error, "result", None) is not None:  # a result that breaks the protocol
+        obj["result"] = error.result
     return obj
 
 
@@ -3781,7 +4014,8 @@ def _build_parser(out=None):
         help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
     add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
     add("--strict", action="store_true",
-        help="structuredContent that fails the tool's outputSchema exits 4")
+        help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
+             "request the server's capabilities do not cover (not sent)")
     add("--no-validate", action="store_true",
         help="send arguments without checking them against the tool's inputSchema")
     add("--trace", metavar="FILE", help="write every frame, both ways, to FILE as JSON Lines")
@@ -4005,17 +4239,21 @@ def _run(argv, diag, out, started):
         diag.warning("--env %s: not set here, so not passed to the server" % name)
     config_env.update(env)
     trace = _open_trace(args.trace)
+    elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
         client = Client(command, timeout=args.timeout, max_time=args.max_time,
                         max_bytes=args.max_bytes, env=config_env, inherit_env=args.inherit_env,
                         cwd=args.cwd or config_cwd, protocol_version=args.protocol_version,
                         log_level=args.log_level, roots=_roots(args.root, diag),
-                        on_elicit=_Elicitor(args.elicit, diag, sys.stdin),
+                        on_elicit=elicitor,
                         on_sample=_sampler(args.sampling_command, args.timeout),
                         on_stderr=diag.relay, on_log=diag.log,
-                        on_warning=diag.client_warning, trace=trace)
+                        on_warning=diag.client_warning, trace=trace, strict=args.strict)
         started.append(client)  # for main, which stops it whatever happens
         with client:
+            name = client.server_info.get("name")
+            if isinstance(name, str) and name.strip():  # who asks, in every question
+                elicitor.server = _cut(name, _SHOW_CHARS)
             diag.debug("server %s %s, protocol %s (%s era, %s)" % (
                 client.server_info.get("name"), client.server_info.get("version", ""),
                 client.protocol_version, client.era, client.era_source))
@@ -4024,6 +4262,10 @@ def _run(argv, diag, out, started):
             except ServerError as e:
                 if args.json and e.code is not None:  # the server's error object, whole
                     ctx.emit({"error": _error_object(e)})
+                raise
+            except ProtocolError as e:
+                if e.result is not None:  # a result that breaks the protocol, still shown
+                    ctx.emit(e.result)
                 raise
     finally:
         if trace is not None:

@@ -1026,8 +1026,8 @@ def test_messages_read_with_one_a_callback_failed_on_are_still_delivered():
 def test_an_answer_json_cannot_carry_never_leaves_the_server_waiting(era, bad):
     warnings = []
     with mcp_invoke.Client(era_server(era), timeout=5,
-                           on_elicit=lambda params, key: {"action": "accept",
-                                                          "content": {"name": bad}},
+                           on_elicit=lambda params, key: {"action": "accept", "content": {
+                               "name": "Ada", "extra": bad}},  # the schema allows extras
                            on_warning=lambda kind, text: warnings.append(text)) as c:
         if era == "legacy":  # the server is told the client failed, and goes on
             result = c.call_tool("ask_name")
@@ -2424,7 +2424,7 @@ def test_a_slow_starting_server_is_not_misjudged(era, expected):
     with mcp_invoke.Client(era_server(era, "slow-start", delay=0.6), probe_timeout=0.2,
                            timeout=10) as c:
         assert (c.era, c.era_source) == (era, expected)
-        assert c.ping() == {}
+        assert c.ping() == ({"resultType": "complete"} if era == "modern" else {})
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -2585,7 +2585,7 @@ def test_structured_content_breaking_the_output_schema_warns_or_exits_4(capsys, 
 
 def test_modern_ping_and_batch_with_input(capsys, tmp_path):
     code, out, _ = run(capsys, "--json", "ping", "--", *era_server("modern"))
-    assert code == 0 and out == "{}\n"
+    assert code == 0 and out == '{"resultType":"complete"}\n'  # 2026-07-28's EmptyResult
     path = answers_file(tmp_path, {"name": "Ada"})
     stdin = ('{"method": "tools/call", "params": {"name": "ask_name"}}\n'
              '{"method": "tools/list"}\n')
@@ -2617,15 +2617,23 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
     os.close(slave)
     seen = [""]
     try:
-        _expect(master, "The server asks: Who are you?", seen)
+        _expect(master, "fake-server asks: Who are you?", seen)
+        review = "[A]ccept and send, [e]dit an answer, [d]ecline, [c]ancel: "
         for question, answer in [
                 ("name - Your name: ", b"\n"),  # required: asked again
                 ("an answer is needed", b"Ada\n"),
                 ("age (optional) (default 30): ", b"old\n"),
                 ("expected an integer", b"\n"),
                 ('color (optional) [red/green] (default "green"): ', b"red\n"),
-                ("Send these answers? [Y]es, [n]o (decline), [c]ancel: ", b"y\n"),
-                ("https://example.com/login", b"\n")]:
+                ('Your answers to fake-server:\r\n  name: "Ada"\r\n  age: 30\r\n'
+                 '  color: "red"\r\n' + review, b"e\n"),
+                ("Which answer (name, age, color)? ", b"age\n"),
+                ("age (optional) (now 30): ", b"31\n"),
+                ("  age: 31\r\n", b""),
+                (review, b"\n"),
+                ("fake-server asks: Sign in\r\n  URL:  https://example.com/login\r\n"
+                 "  host: \x1b[1;4mexample.com\x1b[0m\r\n", b""),
+                ("Open it in your browser, then press Enter (Ctrl-D declines): ", b"\n")]:
             _expect(master, question, seen)
             os.write(master, answer)
         out = proc.stdout.read()
@@ -2636,7 +2644,7 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
         proc.stdout.close()
         os.close(master)
     assert proc.returncode == 0
-    assert out.decode().splitlines()[:2] == ['name: accept {"age":30,"color":"red","name":"Ada"}',
+    assert out.decode().splitlines()[:2] == ['name: accept {"age":31,"color":"red","name":"Ada"}',
                                              "login: accept"]
 
 
@@ -3301,3 +3309,209 @@ def test_library_traces_times_roots_and_flags_of_the_wrong_kind(tmp_path):
             mcp_invoke.Client(fake(), **kw)
     with mcp_invoke.Client(fake(), timeout=5, roots=[b"/tmp/a b"]) as c:
         assert c.roots == [{"uri": "file:///tmp/a%20b", "name": "a b"}]
+
+
+# ---------------------------------------------------------------------------
+# Client-side rules of both revisions
+# ---------------------------------------------------------------------------
+
+def client_lines(path):
+    """The JSON-RPC responses the client wrote to the server (--record)."""
+    return [r for r in records(path) if "result" in r or "error" in r]
+
+
+def test_a_modern_server_asking_by_request_gets_no_answer_and_one_warning_a_method(
+        capsys, tmp_path):
+    log, ran = tmp_path / "rec", tmp_path / "sampled"
+    sampler = " ".join(shlex.quote(a) for a in [
+        sys.executable, "-c", "open(%r, 'w').write('ran')" % str(ran)])
+    code, out, err = run(capsys, "--root", str(tmp_path), "--sampling-command", sampler,
+                         "--elicit", "decline", "call", "echo", "text=hi", "--",
+                         *era_server("modern", "modern-asks", record=log))
+    assert (code, out) == (0, "hi\n")
+    assert err.splitlines() == [
+        "mcp_invoke: warning: did not answer the server's %s request: a 2026-07-28 server "
+        "asks for input in its results, and gets no responses" % method
+        for method in ("ping", "roots/list", "elicitation/create", "sampling/createMessage")]
+    assert client_lines(log) == [] and not ran.exists()
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_requests_with_invalid_ids_are_dropped_with_a_warning(capsys, tmp_path, era):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "call", "echo", "text=hi", "--",
+                         *era_server(era, "bad-ids", record=log))
+    assert (code, out) == (0, "hi\n")
+    assert err.splitlines() == [
+        "mcp_invoke: warning: ignored the server's ping request: its id %s is not a string "
+        "or an integer" % shown for shown in ("null", "1.5", "true", '{"a": 1}')]
+    expected = [{"jsonrpc": "2.0", "id": "ok", "result": {}}] if era == "legacy" else []
+    assert client_lines(log) == expected
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_unrecognised_result_type_is_shown_then_exit_4_in_the_modern_era(capsys, era):
+    result = {"resultType": "task", "content": [{"type": "text", "text": "x"}]}
+    server = fake("bad-frame", era=era, answer=json.dumps({"result": result}))
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *server)
+    if era == "legacy":  # resultType means nothing before 2026-07-28
+        assert (code, out, err) == (0, "x\n", "")
+        return
+    assert (code, json.loads(out)) == (4, result)
+    assert err == ('mcp_invoke: tools/call answered resultType "task", which this client '
+                   'does not recognise\n')
+    code, out, _ = run(capsys, "batch", "--", *server,
+                       stdin='{"method": "tools/call", "params": {"name": "echo"}}\n')
+    line = json.loads(out)
+    assert code == 4 and line["error"]["result"] == result and line["error"]["exit_code"] == 4
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_elicitation_mode_the_client_did_not_declare_is_refused(capsys, tmp_path, era):
+    path = answers_file(tmp_path, {"name": "Ada"})
+    code, out, err = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                         *era_server(era, "telepathy"))
+    why = ('server asked for elicitation in mode "telepathy", which this client did not '
+           'declare')
+    if era == "legacy":  # client/elicitation, "Error Handling": -32602
+        assert (code, out) == (0, "name: error -32602\n")
+        assert err == "mcp_invoke: warning: refused the server's elicitation/create: %s\n" % why
+    else:
+        assert (code, out, err) == (4, "", "mcp_invoke: %s\n" % why)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_json_lists_keep_every_field_of_the_last_page(capsys, era):
+    code, out, _ = run(capsys, "--json", "resources", "--", *era_server(era))
+    listed = json.loads(out)
+    assert code == 0 and len(listed["resources"]) == 5 and "nextCursor" not in listed
+    if era == "legacy":
+        assert sorted(listed) == ["resources"]
+        return
+    assert (listed["resultType"], listed["ttlMs"], listed["cacheScope"]) == (
+        "complete", 60000, "public")
+    for command, key in (("tools", "tools"), ("templates", "resourceTemplates"),
+                         ("prompts", "prompts")):
+        code, out, _ = run(capsys, "--json", command, "--", *era_server(era))
+        listed = json.loads(out)
+        assert sorted(listed) == sorted(["_meta", "cacheScope", "resultType", "ttlMs", key])
+    with mcp_invoke.Client(era_server(era), timeout=5) as c:
+        assert c.list_all("resources/list")["resources"] == c.list_resources()
+        with pytest.raises(mcp_invoke.UsageError, match="list_all takes tools/list"):
+            c.list_all("tools/call")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_server_declaring_no_capabilities_is_asked_anyway_but_not_under_strict(
+        capsys, tmp_path, era):
+    code, out, _ = run(capsys, "call", "echo", "text=hi", "--", *era_server(era, "forgetful"))
+    assert (code, out) == (0, "hi\n")  # servers forget to declare; it still works
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "--strict", "call", "echo", "text=hi", "--",
+                         *era_server(era, "forgetful", record=log))
+    assert (code, out) == (4, "")
+    assert err == ("mcp_invoke: the server does not offer tools (it declares no tools "
+                   "capability), so tools/list is not sent in strict mode\n")
+    assert not [r for r in records(log) if r.get("method", "").startswith("tools/")]
+    code, out, err = run(capsys, "tools", "--", *era_server(era, "toolless"))
+    assert (code, out) == (3, "")
+    assert err == ("mcp_invoke: server error -32601: the server does not offer tools (it "
+                   "declares no tools capability) (tools/list)\n")
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("answers, problem", [
+    ({"name": "Ada", "email": "not an email"}, "answer 'email'"),
+    ({"name": "Ada", "birthday": "yesterday-ish"}, "answer 'birthday'"),
+    ({"action": "accept", "content": {"name": 5}}, "answer 'name': expected string, got 5"),
+    ({"name": "Ada", "email": "ada@example.com", "birthday": "1815-12-10"}, None),
+])
+def test_accepted_elicitation_answers_are_checked_formats_included(capsys, tmp_path, era,
+                                                                   answers, problem):
+    path = answers_file(tmp_path, answers)
+    code, out, err = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                         *era_server(era, "formats"))
+    assert code == 0
+    if problem is None:
+        assert out.startswith("name: accept ") and err == ""
+    else:
+        assert out == "name: decline -\n"
+        assert err.startswith("mcp_invoke: warning: declined the server's question "
+                              '"Who are you?": ') and problem in err
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_sampling_answer_that_is_not_a_create_message_result_is_refused(capsys, era):
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", "print('{\"foo\": 1}')"])
+    code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
+                         *era_server(era))
+    why = ("the answer to sampling/createMessage is not a CreateMessageResult: it has no "
+           "role, content, model")
+    if era == "legacy":
+        assert (code, out) == (0, "sample: error -32603\n")
+        assert err == ("mcp_invoke: warning: could not answer the server's "
+                       "sampling/createMessage: %s\n" % why)
+    else:
+        assert (code, out, err) == (2, "", "mcp_invoke: %s\n" % why)
+
+
+def test_a_url_host_is_shown_and_doubted_when_it_may_imitate_another():
+    assert mcp_invoke._url_host("https://Example.com:8443/a?b") == ("example.com", [])
+    host, doubts = mcp_invoke._url_host("https://xn--80ak6aa92e.com/login")
+    assert host == "xn--80ak6aa92e.com"
+    assert doubts == [u"the host xn--80ak6aa92e.com is Punycode (xn--); it reads as "
+                      u"\u0430\u0440\u0440\u04cf\u0435.com, which may imitate another name"]
+    host, doubts = mcp_invoke._url_host(u"https://\u0440\u0430ypal.com/")
+    assert doubts == [u"the host \u0440\u0430ypal.com mixes scripts (cyrillic, latin), which "
+                      u"may imitate another name"]
+    for url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "http://[::1"):
+        assert mcp_invoke._url_host(url)[1] == [
+            "the URL is not an http or https address with a host"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("typed, answer", [
+    ("Ada\n\n\n\n", {"action": "accept", "content": {"name": "Ada", "age": 30,
+                                                     "color": "green"}}),
+    ("Ada\n\n\nd\n", {"action": "decline"}),
+    ("Ada\n\n\nc\n", {"action": "cancel"}),
+    ("Ada\n\n\n", {"action": "cancel"}),  # Ctrl-D at the review
+    ("Ada\n\n\ne\nname\n\n\n", {"action": "accept", "content": {"name": "Ada", "age": 30,
+                                                              "color": "green"}}),
+    ("Ada\n\n\ne\nnope\ncolor\nblue\nred\n\n", {"action": "accept", "content": {
+        "name": "Ada", "age": 30, "color": "red"}}),
+])
+def test_an_interactive_form_is_reviewed_before_it_is_sent(typed, answer):
+    terminal = _Terminal()
+    diag = mcp_invoke._Diagnostics(terminal)
+    elicitor = mcp_invoke._Elicitor(["interactive"], diag, io.StringIO(typed))
+    elicitor.server = "fake-server"
+    params = dict(fake_server_form())
+    assert elicitor(params) == answer
+    shown = terminal.getvalue()
+    assert shown.startswith("fake-server asks: Who are you?\n")
+    assert "Your answers to fake-server:\n" in shown
+
+
+def fake_server_form():
+    import fake_server
+    return fake_server._input_request("name", False)[1]
+
+
+def test_a_punycode_url_needs_yes_typed_and_names_its_host(capsys):
+    terminal = _Terminal()
+    diag = mcp_invoke._Diagnostics(terminal)
+    url = "https://xn--80ak6aa92e.com/login?next=https://bank.example.com/"
+    for typed, action in (("\n", "decline"), ("y\n", "decline"), ("yes\n", "accept")):
+        elicitor = mcp_invoke._Elicitor(["interactive"], diag, _Terminal(typed))
+        elicitor.server = "fake-server"
+        assert elicitor({"mode": "url", "message": "Sign in", "url": url}) == {"action": action}
+    shown = terminal.getvalue()
+    assert shown.startswith("fake-server asks: Sign in\n  URL:  %s\n  host: "
+                            "\x1b[1;4mxn--80ak6aa92e.com\x1b[0m\n" % url)
+    assert "warning: the host xn--80ak6aa92e.com is Punycode" in shown
+    assert "Type yes once you have opened it" in shown
