@@ -209,6 +209,15 @@ _MAX_SECONDS = 365 * 24 * 3600
 _INPUT_LIMIT = DEFAULT_MAX_BYTES
 # Enum members listed in a message; a long list of time zones helps nobody.
 _SHOW_ENUM = 10
+# JSON Schema dialects a $schema may name (basic, "JSON Schema Usage"), as the URI
+# without its scheme and final "#", and the year or draft number that orders them.
+_DIALECTS = (
+    ("json-schema.org/draft/2020-12/schema", 2020),
+    ("json-schema.org/draft/2019-09/schema", 2019),
+    ("json-schema.org/draft-07/schema", 7),
+    ("json-schema.org/draft-06/schema", 6),
+    ("json-schema.org/draft-04/schema", 4),
+)
 # Config `type` values meaning the server is reached over HTTP (Streamable HTTP or SSE).
 _HTTP_TYPES = ("http", "sse", "streamable-http", "streamableHttp")
 # VS Code's predefined ${name} variables: they name editor state, not environment variables.
@@ -2559,20 +2568,24 @@ def _num(value):
     return str(value)
 
 
-# -- JSON Schema, the part tool schemas use (draft 2020-12 keywords) ---------
+# -- JSON Schema: draft 2020-12, and the older dialects a $schema may name ----
 
-def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS):
+def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS,
+                    formats=False):
     """The first way ``value`` breaks ``schema``, as one line naming the field, or None.
 
-    ``where`` names fields in messages: "argument" for a tool's arguments,
-    "structuredContent" for its result. ``$ref`` resolves against ``root``
-    (default: ``schema``). Unknown keywords and ``format`` are ignored. The
-    schema comes from the server: a check that takes longer than
+    Draft 2020-12, or the 2019-09, draft-07, -06 or -04 that the root's
+    ``$schema`` names; any other dialect is the problem (basic, "JSON Schema
+    Usage"). ``where`` names fields: "argument", "structuredContent", "answer".
+    ``$ref`` resolves within ``root`` (default: ``schema``) and its ``$id``s;
+    nothing is fetched, and a value that reaches another reference is refused.
+    ``format`` is checked only with ``formats``; unknown keywords are ignored.
+    The schema comes from the server: a check that takes longer than
     ``seconds`` (a backtracking pattern, $ref fan-out) is itself the problem.
     """
-    check = _SchemaCheck(schema if root is None else root, where)
+    check = _SchemaCheck(schema if root is None else root, where, formats)
     try:
-        return _within(seconds, lambda: check.problem(value, schema, "", 0))
+        return _within(seconds, lambda: check.run(value, schema))
     except _Overtime:
         return "%s: could not be checked against the schema within %gs" % (
             check.name(""), seconds)
@@ -2580,112 +2593,276 @@ def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_S
         return "%s: could not be checked against a schema nested this deeply" % check.name("")
 
 
+class _Unresolved(Exception):
+    """A $ref the document does not define: the check cannot be finished."""
+
+
 # Keywords through which a schema can lead back to itself or fan out.
 _REFERRING = frozenset(("$ref", "anyOf", "oneOf", "allOf"))
+# Where subschemas sit (2020-12 core §10, §11): alone, in a list, as an object's values.
+_ONE_SCHEMA = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
+               "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
+# Nothing evaluated: what a failed or non-container check reports.
+_NOTHING = frozenset()
 
 
 class _SchemaCheck(object):
-    """One validation: the document $ref points into and the noun for fields."""
+    """One validation: the document, its dialect and identifiers, the noun for fields."""
 
-    def __init__(self, root, where):
+    def __init__(self, root, where, formats):
         self.root = root
         self.where = where
-        self.seen = {}  # (value, schema, path) -> its problem; None while being checked
+        self.formats = formats
+        self.dialect = 2020
+        self.base = ""  # the root's URI, from its $id
+        self.ids = {"": root}  # absolute URI (no fragment) -> the resource it names
+        self.anchors = {}  # (URI, $anchor) -> node
+        self.bases = {}  # id(node with a $ref) -> the URI that $ref is relative to
+        self.shapes = {}  # id(node) -> the node in 2020-12 terms (older dialects)
+        self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
+        self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
 
     def name(self, path):
         if path:
             return "%s '%s'" % (self.where, path)
         return "the arguments" if self.where == "argument" else self.where
 
-    def problem(self, value, schema, path, depth):
+    def run(self, value, schema):
+        declared = _dict(self.root).get("$schema")
+        self.dialect = _dialect(declared)
+        if self.dialect is None:
+            return "%s: the schema's dialect %s is not supported (only %s)" % (
+                self.name(""), _cut(declared, _SHOW_CHARS),
+                ", ".join(uri.split("/")[-2] for uri, _ in _DIALECTS))
+        self.index()
+        try:
+            return self.check(value, schema, "", 0)[0]
+        except _Unresolved as unresolved:
+            return str(unresolved)
+
+    def shape(self, schema):
+        """The schema in 2020-12 terms, made once per node."""
+        if self.dialect == 2020 or not isinstance(schema, dict):
+            return schema
+        if id(schema) not in self.shapes:
+            self.shapes[id(schema)] = _upgrade(schema, self.dialect)
+        return self.shapes[id(schema)]
+
+    def index(self):
+        """Note each $id and $anchor, and the base URI of each $ref (2020-12 core §8.2)."""
+        stack, done = [(self.root, "")], set()
+        while stack:
+            raw, base = stack.pop()
+            node = self.shape(raw)
+            if not isinstance(node, dict) or id(node) in done:
+                continue
+            done.add(id(node))
+            if isinstance(node.get("$id"), str):
+                base = _locate(base, node["$id"])[0]
+                self.ids.setdefault(base, raw)
+            for key in ("$anchor", "$dynamicAnchor"):  # both name a plain fragment
+                if isinstance(node.get(key), str):
+                    self.anchors.setdefault((base, node[key]), raw)
+            if raw is self.root:
+                self.base = base
+            if "$ref" in node:
+                self.bases[id(node)] = base
+            stack.extend((sub, base) for sub in _subschemas(node))
+
+    def resolve(self, schema):
+        """The node a schema's $ref names and None, or None and why there is none."""
+        ref = schema["$ref"]
+        if not isinstance(ref, str):
+            return True, None  # not a reference at all: the server's fault, not the caller's
+        uri, fragment = _locate(self.bases.get(id(schema), self.base), ref)
+        if uri not in self.ids:  # never fetched (basic, "$ref Resolution")
+            return None, "the schema refers to %s, which is not fetched" % _cut(ref, _SHOW_CHARS)
+        if fragment and not fragment.startswith("/"):
+            node = self.anchors.get((uri, fragment))
+        else:
+            node = _pointer(self.ids[uri], "#" + fragment)
+        if node is None:
+            return None, "the schema refers to %s, which it does not define" % _cut(
+                ref, _SHOW_CHARS)
+        return node, None
+
+    def check(self, value, schema, path, depth):
+        """The first problem or None, and the keys or indices of value evaluated (core §11)."""
         # Each value meets each schema once: $refs can make a small schema a
-        # huge tree, or a cycle, which adds nothing when met again (so passes,
-        # like any schema the client cannot make sense of).
+        # huge tree, or a cycle, which adds nothing when met again (so passes).
+        schema = self.shape(schema)
         if not isinstance(schema, dict) or not _REFERRING.intersection(schema):
-            return self.first_problem(value, schema, path, depth)  # no way back to a node
+            return self.evaluate(value, schema, path, depth)  # no way back to a node
         key = (id(value), id(schema), path)
         if key not in self.seen:
-            self.seen[key] = None
-            self.seen[key] = self.first_problem(value, schema, path, depth)
+            self.seen[key] = (None, _NOTHING)
+            self.seen[key] = self.evaluate(value, schema, path, depth)
         return self.seen[key]
 
-    def first_problem(self, value, schema, path, depth):
+    def evaluate(self, value, schema, path, depth):
         if schema is False:
-            return "%s: not allowed" % self.name(path)
+            return "%s: not allowed" % self.name(path), _NOTHING
         if not isinstance(schema, dict):
-            return None  # `true`, or not a schema at all: the server's fault, not the caller's
-        if "$ref" in schema:
-            if depth >= _MAX_REF_DEPTH:
-                return None
-            found = self.problem(value, self.resolve(schema["$ref"]), path, depth + 1)
-            if found:
-                return found
-        message = (_kind_problem(value, schema) or _number_problem(value, schema)
-                   or _string_problem(value, schema) or _length_problem(value, schema))
-        if message:
-            return "%s: %s" % (self.name(path), message)
-        return (self.items_problem(value, schema, path, depth)
-                or self.object_problem(value, schema, path, depth)
-                or self.combined_problem(value, schema, path, depth))
+            return None, _NOTHING  # `true`, or not a schema at all: the server's fault
+        seen = set()
+        problem = (self.ref_problem(value, schema, path, depth, seen)
+                   or self.value_problem(value, schema, path)
+                   or self.array_problem(value, schema, path, depth, seen)
+                   or self.object_problem(value, schema, path, depth, seen)
+                   or self.combined_problem(value, schema, path, depth, seen)
+                   or self.conditional_problem(value, schema, path, depth, seen)
+                   or self.unevaluated_problem(value, schema, path, depth, seen))
+        return (problem, _NOTHING) if problem else (None, seen)
 
-    def resolve(self, ref):
-        """What a $ref points to; anything unresolvable accepts all."""
-        node = _pointer(self.root, ref)
-        return True if node is None else node
-
-    def items_problem(self, value, schema, path, depth):
-        items = schema.get("items")
-        if not isinstance(value, list) or not isinstance(items, (dict, bool)):
+    def ref_problem(self, value, schema, path, depth, seen):
+        if "$ref" not in schema or depth >= _MAX_REF_DEPTH:
             return None
+        target, missing = self.resolve(schema)
+        if missing:  # refused, not passed (basic, "$ref Resolution")
+            raise _Unresolved("%s: %s" % (self.name(path), missing))
+        problem, evaluated = self.check(value, target, path, depth + 1)
+        seen.update(evaluated)
+        return problem
+
+    def value_problem(self, value, schema, path):
+        """The keywords that look at the value alone (2020-12 validation §6)."""
+        message = (_kind_problem(value, schema) or _number_problem(value, schema)
+                   or self.string_problem(value, schema) or _length_problem(value, schema)
+                   or _unique_problem(value, schema))
+        return "%s: %s" % (self.name(path), message) if message else None
+
+    def string_problem(self, value, schema):
+        pattern = schema.get("pattern")
+        if not isinstance(value, str):
+            return None
+        if isinstance(pattern, str) and self.search(pattern, value) is False:
+            return "%s does not match the pattern %s" % (_show(value), _cut(pattern))
+        return _format_problem(value, schema.get("format")) if self.formats else None
+
+    def search(self, pattern, text):
+        """Whether pattern matches anywhere in text; None if Python cannot compile it."""
+        if pattern not in self.regexes:
+            self.regexes[pattern] = _compile(pattern)
+        regex = self.regexes[pattern]
+        return None if regex is None else regex.search(text) is not None
+
+    def array_problem(self, value, schema, path, depth, seen):
+        """prefixItems, items, then contains (2020-12 core §10.3.1)."""
+        if not isinstance(value, list):
+            return None
+        prefix, rest = _list(schema.get("prefixItems")), schema.get("items")
         for i, item in enumerate(value):
-            found = self.problem(item, items, "%s[%d]" % (path, i), depth)
-            if found:
-                return found
+            sub = prefix[i] if i < len(prefix) else rest
+            if not isinstance(sub, (dict, bool)):
+                break
+            problem = self.check(item, sub, _at(path, i), depth)[0]
+            if problem:
+                return problem
+            seen.add(i)
+        if "contains" not in schema:
+            return None
+        found = [i for i, item in enumerate(value)
+                 if not self.check(item, schema["contains"], _at(path, i), depth)[0]]
+        seen.update(found)
+        low, high = schema.get("minContains", 1), schema.get("maxContains")
+        if _is_number(low) and len(found) < low:
+            return "%s: expected at least %s matching the contains schema, got %d" % (
+                self.name(path), _count(low, "item", "items"), len(found))
+        if _is_number(high) and len(found) > high:
+            return "%s: expected at most %s matching the contains schema, got %d" % (
+                self.name(path), _count(high, "item", "items"), len(found))
         return None
 
-    def object_problem(self, value, schema, path, depth):
+    def object_problem(self, value, schema, path, depth, seen):
+        """The object keywords, names the schema does not take first (core §10.3.2)."""
         if not isinstance(value, dict):
             return None
         properties = _dict(schema.get("properties"))
-        extra = schema.get("additionalProperties", True)
+        patterns = _dict(schema.get("patternProperties"))
+        extra = schema.get("additionalProperties")
         for key in value:
-            if key in properties:
-                continue
+            if (extra is None or key in properties
+                    or any(self.search(p, key) is not False for p in patterns)):
+                continue  # a pattern Python cannot compile may have matched
             if extra is False:
-                takes = "the tool takes" if self.where == "argument" else "the schema allows"
-                return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
-                                                   ", ".join(properties) or "nothing")
-            found = self.problem(value[key], extra, _join(path, key), depth)
-            if found:
-                return found
-        required = schema.get("required")
-        for key in required if isinstance(required, list) else ():
-            if isinstance(key, str) and key not in value:
-                return "missing required %s" % self.name(_join(path, key))
+                return self.unexpected(path, key, list(properties), list(patterns))
+            problem = self.check(value[key], extra, _join(path, key), depth)[0]
+            if problem:
+                return problem
+            seen.add(key)
+        problem = self.required_problem(value, schema, path)
+        if problem:
+            return problem
         for key, sub in properties.items():
             if key in value:
-                found = self.problem(value[key], sub, _join(path, key), depth)
-                if found:
-                    return found
+                problem = self.check(value[key], sub, _join(path, key), depth)[0]
+                if problem:
+                    return problem
+                seen.add(key)
+        for pattern, sub in patterns.items():
+            for key in value:
+                matched = self.search(pattern, key)
+                problem = matched and self.check(value[key], sub, _join(path, key), depth)[0]
+                if problem:
+                    return problem
+                if matched is not False:
+                    seen.add(key)
+        return self.names_problem(value, schema, path, depth)
+
+    def required_problem(self, value, schema, path):
+        """required, and dependentRequired (validation §6.5.3, §6.5.4)."""
+        for key in _list(schema.get("required")):
+            if isinstance(key, str) and key not in value:
+                return "missing required %s" % self.name(_join(path, key))
+        for key, needs in _dict(schema.get("dependentRequired")).items():
+            for need in _list(needs) if key in value else ():
+                if isinstance(need, str) and need not in value:
+                    return "missing required %s (required with '%s')" % (
+                        self.name(_join(path, need)), key)
         return None
 
-    def combined_problem(self, value, schema, path, depth):
+    def names_problem(self, value, schema, path, depth):
+        names = schema.get("propertyNames")
+        if names is None:
+            return None
+        for key in value:
+            if self.check(key, names, _join(path, key), depth)[0]:
+                return "%s: the name %s is not allowed" % (self.name(path), _show(key))
+        return None
+
+    def unexpected(self, path, key, names, patterns):
+        takes = "the tool takes" if self.where == "argument" else "the schema allows"
+        names = names + ["names matching %s" % _cut(p, _SHOW_CHARS) for p in patterns]
+        return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
+                                           ", ".join(names) or "nothing")
+
+    def combined_problem(self, value, schema, path, depth, seen):
+        """allOf, anyOf, oneOf (core §10.2.1), keeping what the passing ones evaluated."""
         for sub in _list(schema.get("allOf")):
-            found = self.problem(value, sub, path, depth)
-            if found:
-                return found
+            problem, evaluated = self.check(value, sub, path, depth)
+            if problem:
+                return problem
+            seen.update(evaluated)
         for key in ("anyOf", "oneOf"):
             subs = _list(schema.get(key))
-            problems = [self.problem(value, sub, path, depth) for sub in subs]
-            if subs and None not in problems:
-                return self.best_problem(value, subs, problems, path)
-            if key == "oneOf" and problems.count(None) > 1:
+            if not subs:
+                continue
+            results = [self.check(value, sub, path, depth) for sub in subs]
+            passed = [evaluated for problem, evaluated in results if problem is None]
+            if not passed:
+                return self.best_problem(value, subs, [p for p, _ in results], path)
+            if key == "oneOf" and len(passed) > 1:
                 return "%s: matches more than one allowed schema" % self.name(path)
+            for evaluated in passed:
+                seen.update(evaluated)
         return None
 
     def best_problem(self, value, subs, problems, path):
         """Why no branch matched: the one branch of the right type, or the types allowed."""
-        kinds = [_declared_types(self.resolve(s["$ref"]) if "$ref" in _dict(s) else s)
+        subs = [self.shape(s) for s in subs]
+        kinds = [_declared_types(self.shape(self.resolve(s)[0]) if "$ref" in _dict(s) else s)
                  for s in subs]
         fits = [p for p, k in zip(problems, kinds)
                 if k is None or any(_has_type(value, t) for t in k)]
@@ -2698,6 +2875,133 @@ class _SchemaCheck(object):
             return "%s: expected %s, got %s" % (self.name(path), " or ".join(allowed),
                                                 _show(value))
         return "%s: does not match any allowed schema" % self.name(path)
+
+    def conditional_problem(self, value, schema, path, depth, seen):
+        """not, if/then/else, dependentSchemas (core §10.2.1, §10.2.2)."""
+        if "not" in schema and self.check(value, schema["not"], path, depth)[0] is None:
+            return "%s: matches a schema it must not match" % self.name(path)
+        if "if" in schema:
+            problem, evaluated = self.check(value, schema["if"], path, depth)
+            seen.update(evaluated)
+            branch = "then" if problem is None else "else"
+            problem, evaluated = self.check(value, schema.get(branch, True), path, depth)
+            if problem:
+                return problem
+            seen.update(evaluated)
+        for key, sub in _dict(schema.get("dependentSchemas")).items():
+            if isinstance(value, dict) and key in value:
+                problem, evaluated = self.check(value, sub, path, depth)
+                if problem:
+                    return problem
+                seen.update(evaluated)
+        return None
+
+    def unevaluated_problem(self, value, schema, path, depth, seen):
+        """unevaluatedItems/Properties: what nothing that passed looked at (core §11)."""
+        if isinstance(value, list) and "unevaluatedItems" in schema:
+            sub, keys = schema["unevaluatedItems"], range(len(value))
+        elif isinstance(value, dict) and "unevaluatedProperties" in schema:
+            sub, keys = schema["unevaluatedProperties"], list(value)
+        else:
+            return None
+        for key in keys:
+            if key in seen:
+                continue
+            if sub is False and isinstance(value, dict):
+                names, patterns = self.declared(schema)
+                if key in names:  # a branch that failed takes it
+                    return "%s: no part of the schema that matched takes it" % self.name(
+                        _join(path, key))
+                return self.unexpected(path, key, names, patterns)
+            problem = self.check(value[key], sub, _at(path, key), depth)[0]
+            if problem:
+                return problem
+        seen.update(keys)
+        return None
+
+    def declared(self, schema):
+        """The property names and patterns a schema and its in-place subschemas declare."""
+        names, patterns, queue, done = [], [], [schema], set()
+        for node in queue:  # grows while read: breadth first, each node once
+            node = self.shape(node)
+            if not isinstance(node, dict) or id(node) in done:
+                continue
+            done.add(id(node))
+            names.extend(n for n in _dict(node.get("properties")) if n not in names)
+            patterns.extend(p for p in _dict(node.get("patternProperties")) if p not in patterns)
+            for key in ("allOf", "anyOf", "oneOf"):
+                queue.extend(_list(node.get(key)))
+            queue.extend(node[key] for key in ("if", "then", "else") if key in node)
+            queue.extend(_dict(node.get("dependentSchemas")).values())
+            if "$ref" in node:
+                queue.append(self.resolve(node)[0])
+        return names, patterns
+
+
+def _dialect(uri):
+    """The dialect a $schema names, as its year or draft number; None if unsupported."""
+    if not isinstance(uri, str):
+        return 2020  # no $schema: 2020-12 (basic, "JSON Schema Usage")
+    key = re.sub(r"\Ahttps?://", "", uri)
+    return dict(_DIALECTS).get(key[:-1] if key.endswith("#") else key)
+
+
+# Keywords older dialects lack, with the dialect that brought each.
+_SINCE = (("const", 6), ("contains", 6), ("propertyNames", 6), ("if", 7), ("then", 7),
+          ("else", 7), ("$anchor", 2019), ("dependentRequired", 2019),
+          ("dependentSchemas", 2019), ("minContains", 2019), ("maxContains", 2019),
+          ("unevaluatedItems", 2019), ("unevaluatedProperties", 2019), ("prefixItems", 2020))
+
+
+def _upgrade(schema, dialect):
+    """A schema of an older dialect in 2020-12 terms, so one check serves them all."""
+    if dialect <= 7 and "$ref" in schema:  # draft-07 §8.3: $ref overrides its siblings
+        return dict((k, v) for k, v in schema.items() if k in ("$ref", "$defs", "definitions"))
+    since = dict(_SINCE)
+    shaped = dict((k, v) for k, v in schema.items() if since.get(k, 0) <= dialect)
+    if dialect == 4:  # `id` then; exclusive bounds were flags on minimum/maximum
+        shaped.pop("$id", None)
+        if "id" in schema:
+            shaped["$id"] = schema["id"]
+        for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if shaped.pop(flag, None) is True and bound in shaped:
+                shaped[flag] = shaped.pop(bound)
+    ident = shaped.get("$id")
+    if dialect <= 7 and isinstance(ident, str) and ident.startswith("#"):
+        shaped["$anchor"] = shaped.pop("$id")[1:]  # draft-07 §8.2.3: a plain-name $id
+    if isinstance(schema.get("items"), list):  # the array form, and what follows it
+        shaped["prefixItems"] = schema["items"]
+        shaped.pop("items")
+        if "additionalItems" in schema:
+            shaped["items"] = schema["additionalItems"]
+    depends = schema.get("dependencies")
+    if dialect <= 7 and isinstance(depends, dict):
+        shaped["dependentRequired"] = dict((k, v) for k, v in depends.items()
+                                           if isinstance(v, list))
+        shaped["dependentSchemas"] = dict((k, v) for k, v in depends.items()
+                                          if isinstance(v, (dict, bool)))
+    return shaped
+
+
+def _subschemas(schema):
+    for key in _ONE_SCHEMA:
+        if key in schema:
+            yield schema[key]
+    for key in _SCHEMA_LISTS:
+        for sub in _list(schema.get(key)):
+            yield sub
+    for key in _SCHEMA_MAPS:
+        for sub in _dict(schema.get(key)).values():
+            yield sub
+
+
+def _locate(base, ref):
+    """``ref`` resolved against ``base`` (RFC 3986 §5): its URI and decoded fragment."""
+    from urllib.parse import unquote, urljoin  # lazy: only schemas with $ref or $id
+    # urljoin leaves a fragment alone against a base it does not know (urn:).
+    uri = base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
+    uri, _, fragment = uri.partition("#")
+    return uri, unquote(fragment)
 
 
 def _pointer(root, ref):
@@ -2718,6 +3022,11 @@ def _pointer(root, ref):
 
 def _join(path, key):
     return "%s.%s" % (path, key) if path else key
+
+
+def _at(path, key):
+    """The path of an array item (an index) or an object member (a name)."""
+    return "%s[%d]" % (path, key) if isinstance(key, int) else _join(path, key)
 
 
 def _list(value):
@@ -2754,13 +3063,18 @@ def _declared_types(schema):
 
 def _same(a, b):
     """JSON equality: 1 equals 1.0, true is not 1, key order does not matter."""
-    if _is_number(a) and _is_number(b):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(value):
+    """A hashable form of a JSON value, equal for equal values (validation §4.2.2)."""
+    if isinstance(value, bool) or not _is_number(value):
+        if isinstance(value, list):
+            return ("array", tuple(_canonical(v) for v in value))
+        if isinstance(value, dict):
+            return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
+        return (type(value).__name__, value)
+    return ("number", value)  # 1 == 1.0 in Python, and they hash alike
 
 
 def _kind_problem(value, schema):
@@ -2793,40 +3107,113 @@ def _number_problem(value, schema):
         bound = schema.get(key)
         if _is_number(bound) and breaks(value, bound):
             return text % (_show(value), _show(bound))
+    factor = schema.get("multipleOf")
+    if _is_number(factor) and factor > 0 and not _divides(factor, value):
+        return "%s is not a multiple of %s" % (_show(value), _show(factor))
     return None
 
 
-def _string_problem(value, schema):
-    pattern = schema.get("pattern")
-    if not isinstance(value, str) or not isinstance(pattern, str):
-        return None
+def _divides(factor, value):
+    """Whether value is factor times an integer, exactly: 0.3 is a multiple of 0.1 here."""
+    if isinstance(value, int) and isinstance(factor, int):
+        return value % factor == 0
+    from fractions import Fraction  # lazy: only for multipleOf with a fraction
+    try:  # a float's repr is the decimal number it was written as
+        quotient = (Fraction(repr(value) if isinstance(value, float) else value)
+                    / Fraction(repr(factor) if isinstance(factor, float) else factor))
+    except (ValueError, OverflowError):  # inf or nan: no multiple of anything to speak of
+        return True
+    return quotient.denominator == 1
+
+
+def _compile(pattern):
+    """The pattern compiled, or None: one Python cannot compile is the schema's fault."""
     try:
         with warnings.catch_warnings():  # "Possible nested set" and the like: not ours to say
             warnings.simplefilter("ignore")
-            matched = re.search(pattern, value)
+            return re.compile(pattern)
     except (re.error, OverflowError, RecursionError):  # a{99999999999}, deep nesting
-        return None  # a pattern Python cannot compile is the schema's fault
-    return None if matched else "%s does not match the pattern %s" % (_show(value),
-                                                                     _cut(pattern))
+        return None
 
 
 def _length_problem(value, schema):
-    """minLength/maxLength (in code points, as len() counts) and minItems/maxItems."""
+    """min/maxLength (in code points, as len() counts), min/maxItems, min/maxProperties."""
     if isinstance(value, str):
-        low, high, unit = schema.get("minLength"), schema.get("maxLength"), "character"
+        low, high, units = schema.get("minLength"), schema.get("maxLength"), (
+            "character", "characters")
     elif isinstance(value, list):
-        low, high, unit = schema.get("minItems"), schema.get("maxItems"), "item"
+        low, high, units = schema.get("minItems"), schema.get("maxItems"), ("item", "items")
+    elif isinstance(value, dict):
+        low, high, units = schema.get("minProperties"), schema.get("maxProperties"), (
+            "property", "properties")
     else:
         return None
     if _is_number(low) and len(value) < low:
-        return "expected at least %s, got %d" % (_count(low, unit), len(value))
+        return "expected at least %s, got %d" % (_count(low, *units), len(value))
     if _is_number(high) and len(value) > high:
-        return "expected at most %s, got %d" % (_count(high, unit), len(value))
+        return "expected at most %s, got %d" % (_count(high, *units), len(value))
     return None
 
 
-def _count(number, unit):
-    return "%s %s%s" % (_show(number), unit, "" if number == 1 else "s")
+def _count(number, one, many):
+    return "%s %s" % (_show(number), one if number == 1 else many)
+
+
+def _unique_problem(value, schema):
+    if schema.get("uniqueItems") is not True or not isinstance(value, list):
+        return None
+    first = {}
+    for i, item in enumerate(value):
+        j = first.setdefault(_canonical(item), i)
+        if j != i:
+            return "items %d and %d are equal" % (j, i)
+    return None
+
+
+# The formats MCP elicitation offers (client/elicitation, "Requested Schema"):
+# RFC 3339 §5.6 dates and date-times; an address whose local part is dotted
+# words or quoted (RFC 5321 §4.1.2) and whose domain has a dot or is a literal;
+# an absolute URI (RFC 3986 §4.3) of the characters §2 allows.
+_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_TIME = r"[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([-+])([0-9]{2}):([0-9]{2}))"
+_LABEL = r"[^\W_](?:[\w-]*[^\W_])?"
+_EMAIL = r'(?:[^\s@".]+(?:\.[^\s@".]+)*|"(?:[^"\\\r\n]|\\.)+")@(?:%s(?:\.%s)+|\[[^\[\]\s]+\])\Z' % (
+    _LABEL, _LABEL)
+_URI = r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*\Z"
+
+
+def _format_problem(value, kind):
+    """``format`` as an assertion (validation §7.2.2), for the formats above; others pass."""
+    if kind == "email":
+        valid = re.match(_EMAIL, value)
+    elif kind == "uri":
+        valid = re.match(_URI, value)
+    elif kind in ("date", "date-time"):
+        valid = _is_date_time(value, kind == "date")
+    else:
+        return None
+    return None if valid else "%s is not a valid %s" % (_show(value), kind)
+
+
+def _is_date_time(text, date_only):
+    found = re.match(_DATE + (r"\Z" if date_only else _TIME + r"\Z"), text)
+    if not found:
+        return False
+    year, month, day = (int(n) for n in found.groups()[:3])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1 <= month <= 12 and 1 <= day <= days[month - 1]):
+        return False
+    if date_only:
+        return True
+    hour, minute, second, sign, zone_hour, zone_minute = found.groups()[3:]
+    offset = 0 if sign is None else (int(zone_hour) * 60 + int(zone_minute)) * int(sign + "1")
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 60 or abs(offset) >= 24 * 60:
+        return False
+    if sign and int(zone_minute) > 59:
+        return False
+    # A leap second is 23:59:60 in UTC (RFC 3339 §5.7), wherever the offset puts it.
+    return second != "60" or (int(hour) * 60 + int(minute) - offset) % (24 * 60) == 24 * 60 - 1
 
 
 # -- Config files: JSONC, mcpServers / servers, ${VAR} -----------------------

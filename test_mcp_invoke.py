@@ -607,10 +607,13 @@ def test_ref_siblings_also_apply():
     assert check(5, schema) == "the arguments: 5 is above the maximum 3"
 
 
-def test_unresolvable_and_remote_refs_accept_anything():
-    assert check(1, {"$ref": "#/$defs/Missing"}) is None
-    assert check(1, {"$ref": "https://example.com/schema.json"}) is None
-    assert check(1, {"$ref": "#anchor"}) is None
+def test_unresolvable_and_remote_refs_are_named_not_passed():
+    assert check(1, {"$ref": "#/$defs/Missing"}) == \
+        "the arguments: the schema refers to #/$defs/Missing, which it does not define"
+    assert check(1, {"$ref": "https://example.com/schema.json"}) == \
+        "the arguments: the schema refers to https://example.com/schema.json, which is not fetched"
+    assert check(1, {"$ref": "#anchor"}) == \
+        "the arguments: the schema refers to #anchor, which it does not define"
 
 
 def test_recursive_refs_validate_trees():
