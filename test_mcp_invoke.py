@@ -641,6 +641,205 @@ def test_malformed_schema_parts_are_ignored():
     assert check(1, "not a schema") is None
 
 
+# -- draft 2020-12: applicators and annotations --------------------------------
+
+def test_pattern_properties_are_not_additional():
+    schema = tool({"name": {}}, patternProperties={"^x-": {"type": "integer"}},
+                  additionalProperties=False)
+    assert check({"name": "n", "x-a": 1}, schema) is None
+    assert check({"name": "n", "x-a": "s"}, schema) == "argument 'x-a': expected integer, got \"s\""
+    assert check({"y": 1}, schema) == \
+        "unexpected argument 'y' (the tool takes: name, names matching ^x-)"
+
+
+def test_items_after_prefix_items_check_only_the_rest():
+    schema = {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}}
+    assert check(["a", 1, 2], schema) is None
+    assert check(["a", 1, "b"], schema) == "argument '[2]': expected integer, got \"b\""
+
+
+def test_unevaluated_properties_see_through_all_of_and_ref():
+    schema = {"allOf": [{"$ref": "#/$defs/base"}], "unevaluatedProperties": False,
+              "$defs": {"base": {"properties": {"a": {}, "c": {}}}}}
+    assert check({"a": 1, "c": 2}, schema) is None
+    assert check({"a": 1, "x-b": 2}, schema) == \
+        "unexpected argument 'x-b' (the tool takes: a, c)"
+
+
+def test_unevaluated_properties_ignore_branches_that_failed():
+    schema = {"anyOf": [{"properties": {"a": {"type": "string"}}}, {"required": ["b"]}],
+              "unevaluatedProperties": False}
+    assert check({"a": "x"}, schema) is None
+    assert check({"a": 1, "b": 1}, schema) == \
+        "argument 'a': no part of the schema that matched takes it"
+    assert check({"c": 1, "b": 1}, schema) == "unexpected argument 'c' (the tool takes: a)"
+
+
+def test_unevaluated_items_see_contains_and_prefix_items():
+    schema = {"prefixItems": [{"type": "integer"}], "contains": {"type": "string"},
+              "unevaluatedItems": False}
+    assert check([1, "a", "b"], schema) is None
+    assert check([1, "a", None], schema) == "argument '[2]': not allowed"
+
+
+def test_if_then_else_picks_the_branch():
+    schema = {"if": {"properties": {"kind": {"const": "card"}}},
+              "then": {"required": ["number"]}, "else": {"required": ["iban"]}}
+    assert check({"kind": "card", "number": 1}, schema) is None
+    assert check({"kind": "card"}, schema) == "missing required argument 'number'"
+    assert check({"kind": "bank"}, schema) == "missing required argument 'iban'"
+
+
+def test_dependent_required_names_both_fields():
+    schema = tool({"opts": {"dependentRequired": {"card": ["billing"]}}})
+    assert check({"opts": {"billing": 1}}, schema) is None
+    assert check({"opts": {"card": 1}}, schema) == \
+        "missing required argument 'opts.billing' (required with 'card')"
+
+
+def test_dependent_schemas_apply_when_the_field_is_there():
+    schema = {"dependentSchemas": {"card": {"properties": {"cvc": {"type": "integer"}}}}}
+    assert check({"cvc": "x"}, schema) is None
+    assert check({"card": 1, "cvc": "x"}, schema) == "argument 'cvc': expected integer, got \"x\""
+
+
+def test_not_rejects_what_its_schema_accepts():
+    assert check("a", {"not": {"type": "integer"}}) is None
+    assert check(1, {"not": {"type": "integer"}}) == \
+        "the arguments: matches a schema it must not match"
+
+
+def test_contains_counts_matching_items():
+    schema = tool({"tags": {"contains": {"type": "integer"}, "maxContains": 2}})
+    assert check({"tags": [1, "a", 2]}, schema) is None
+    assert check({"tags": [1, 2, 3]}, schema) == \
+        "argument 'tags': expected at most 2 items matching the contains schema, got 3"
+    assert check({"tags": ["a"]}, schema) == \
+        "argument 'tags': expected at least 1 item matching the contains schema, got 0"
+    assert check({"tags": []}, tool({"tags": {"contains": False, "minContains": 0}})) is None
+
+
+def test_property_names_and_counts():
+    assert check({"ab": 1}, {"propertyNames": {"maxLength": 1}}) == \
+        "the arguments: the name \"ab\" is not allowed"
+    assert check({"a": 1}, {"minProperties": 2}) == \
+        "the arguments: expected at least 2 properties, got 1"
+    assert check({"a": 1, "b": 2}, {"maxProperties": 1}) == \
+        "the arguments: expected at most 1 property, got 2"
+
+
+# -- draft 2020-12: values -----------------------------------------------------
+
+def test_unique_items_compare_as_json_does():
+    schema = tool({"tags": {"uniqueItems": True}})
+    assert check({"tags": ["a", "b", "a"]}, schema) == "argument 'tags': items 0 and 2 are equal"
+    assert check({"tags": [1, 1.0]}, schema) == "argument 'tags': items 0 and 1 are equal"
+    assert check({"tags": [{"a": 1, "b": 2}, {"b": 2, "a": 1}]}, schema) is not None
+    assert check({"tags": [1, True, [0], [False], {"a": 0}, {"a": False}]}, schema) is None
+
+
+def test_multiple_of_is_exact_for_decimal_fractions():
+    assert check(0.3, {"multipleOf": 0.1}) is None
+    assert check(4.35, {"multipleOf": 0.01}) is None
+    assert check(0.35, {"multipleOf": 0.1}) == "the arguments: 0.35 is not a multiple of 0.1"
+    assert check(3, {"multipleOf": 2}) == "the arguments: 3 is not a multiple of 2"
+    assert check(1e308, {"multipleOf": 1e-308}) is None  # a huge quotient
+    assert check(10 ** 400, {"multipleOf": 0.5}) is None
+    assert check(float("inf"), {"multipleOf": 3}) is None
+
+
+def test_formats_are_annotations_unless_asked_for():
+    assert check("2024-02-30", {"format": "date"}) is None
+    assert check("2024-02-30", {"format": "date"}, formats=True) == \
+        "the arguments: \"2024-02-30\" is not a valid date"
+    assert check("2024-02-29", {"format": "date"}, formats=True) is None
+    assert check("2024-02-29T23:59:60-01:00", {"format": "date-time"}, formats=True) is not None
+    assert check("2016-12-31T23:59:60Z", {"format": "date-time"}, formats=True) is None
+    assert check("2024-01-01 10:00:00Z", {"format": "date-time"}, formats=True) == \
+        "the arguments: \"2024-01-01 10:00:00Z\" is not a valid date-time"
+    assert check("ada@example.org", {"format": "email"}, formats=True) is None
+    assert check("ada@example", {"format": "email"}, formats=True) == \
+        "the arguments: \"ada@example\" is not a valid email"
+    assert check("urn:isbn:0451450523", {"format": "uri"}, formats=True) is None
+    assert check("/relative/path", {"format": "uri"}, formats=True) == \
+        "the arguments: \"/relative/path\" is not a valid uri"
+    assert check("anything", {"format": "hostname"}, formats=True) is None
+
+
+# -- references and dialects ---------------------------------------------------
+
+def test_an_external_ref_is_named_when_a_value_reaches_it():
+    schema = tool({"x": {"$ref": "https://example.com/s.json"}})
+    assert check({"x": 1}, schema) == \
+        "argument 'x': the schema refers to https://example.com/s.json, which is not fetched"
+    assert check({"y": 1}, schema) is None
+    # Not a failure that `not` could turn into a pass: the check cannot be finished.
+    assert check(1, {"not": {"$ref": "other.json"}}) == \
+        "the arguments: the schema refers to other.json, which is not fetched"
+
+
+def test_refs_resolve_through_ids_anchors_and_escapes():
+    schema = {"$id": "https://example.com/root.json",
+              "properties": {"a": {"$ref": "other.json#/$defs/n"}, "b": {"$ref": "#small"},
+                             "c": {"$ref": "urn:example:s"}, "d": {"$ref": "#/$defs/a%25b"}},
+              "$defs": {"other": {"$id": "other.json", "$defs": {"n": {"type": "integer"}}},
+                        "small": {"$anchor": "small", "maximum": 3},
+                        "s": {"$id": "urn:example:s", "type": "string"},
+                        "a%b": {"type": "null"}}}
+    assert check({"a": 1, "b": 2, "c": "x", "d": None}, schema) is None
+    assert check({"a": "x"}, schema) == "argument 'a': expected integer, got \"x\""
+    assert check({"b": 4}, schema) == "argument 'b': 4 is above the maximum 3"
+    assert check({"c": 1}, schema) == "argument 'c': expected string, got 1"
+    assert check({"d": 1}, schema) == "argument 'd': expected null, got 1"
+
+
+def test_a_schema_that_refers_to_itself_forever_ends():
+    assert check(1, {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}) is None
+    loop = {"$ref": "#", "unevaluatedProperties": False}
+    assert check({"a": 1}, loop) == "unexpected argument 'a' (the tool takes: nothing)"
+
+
+def test_an_unsupported_dialect_is_the_problem():
+    schema = {"$schema": "http://json-schema.org/draft-03/schema#", "type": "integer"}
+    assert check(1, schema) == (
+        "the arguments: the schema's dialect http://json-schema.org/draft-03/schema# is not "
+        "supported (only 2020-12, 2019-09, draft-07, draft-06, draft-04)")
+    for uri in ("https://json-schema.org/draft/2020-12/schema#",
+                "http://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft-07/schema"):
+        assert check(1, {"$schema": uri, "type": "integer"}) is None
+
+
+def test_draft_07_definitions_array_items_and_ref_overriding_siblings():
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#",
+              "properties": {"pair": {"$ref": "#/definitions/pair", "maxItems": 0}},
+              "definitions": {"pair": {"items": [{"type": "integer"}, {"type": "integer"}],
+                                       "additionalItems": False}}}
+    assert check({"pair": [1, 2]}, schema) is None
+    assert check({"pair": [1, "x"]}, schema) == "argument 'pair[1]': expected integer, got \"x\""
+    assert check({"pair": [1, 2, 3]}, schema) == "argument 'pair[2]': not allowed"
+
+
+def test_draft_04_exclusive_bounds_are_flags_and_dependencies_are_read():
+    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 10,
+              "exclusiveMaximum": True, "dependencies": {"a": ["b"]}}
+    assert check(9, schema) is None
+    assert check(10, schema) == "the arguments: 10 is not below the exclusive maximum 10"
+    assert check({"a": 1}, schema) == "missing required argument 'b' (required with 'a')"
+
+
+def test_keywords_not_implemented_never_refuse():
+    schema = {"$dynamicRef": "#meta", "$vocabulary": {"x": True}, "x-custom": {"type": "null"},
+              "dependencies": {"a": ["b"]}, "additionalItems": False, "items": [True]}
+    assert check({"a": 1}, schema) is None
+    assert check([1, 2], schema) is None
+
+
+def test_a_catastrophic_pattern_property_hits_the_time_bound():
+    schema = {"patternProperties": {"^(a|aa)+$": {}}, "additionalProperties": False}
+    assert check({"a" * 40 + "!": 1}, schema, seconds=0.2) == \
+        "the arguments: could not be checked against the schema within 0.2s"
+
+
 # -- JSONC ---------------------------------------------------------------------
 
 def test_jsonc_strips_line_and_block_comments():
