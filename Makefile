@@ -3,6 +3,8 @@
 #   make compat   run the suite with every CPython 3.6-3.13 on this machine
 #   make bench    run the benchmark
 #   make check    design card, then byte-compile with every CPython 3.6-3.13
+#   make schema-suite  the official JSON Schema tests (draft 2020-12) against
+#                 the validator; downloads jsonschema's sdist once, not in CI
 #   make clean    remove caches
 
 PYTHON ?= python3
@@ -27,7 +29,7 @@ PYTHONS = $(shell \
 	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
 	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
 
-.PHONY: test compat bench check clean
+.PHONY: test compat bench check schema-suite clean
 
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
@@ -75,6 +77,18 @@ check:
 	done; \
 	[ $$found -eq 1 ] || { echo "check: no CPython 3.6-3.13 found"; exit 1; }; \
 	exit $$status
+
+# The suite ships in the jsonschema sdist; pinned, so the counts stay comparable.
+# Downloading it needs a pip that can prepare its metadata (Python 3.9+, the
+# default python3 here); once it is in .cache, any $(PYTHON) runs the suite.
+JSONSCHEMA_SDIST ?= jsonschema==4.26.0
+SUITE_CACHE = .cache/jsonschema-sdist
+
+schema-suite:
+	@ls $(SUITE_CACHE)/jsonschema-*.tar.gz >/dev/null 2>&1 || \
+	  $(PYTHON) -m pip download --isolated --quiet --disable-pip-version-check \
+	    --no-deps --no-binary :all: --dest $(SUITE_CACHE) "$(JSONSCHEMA_SDIST)"
+	$(PYTHON) schema_suite.py $(SUITE_CACHE)
 
 clean:
 	rm -rf .cache __pycache__ .pytest_cache
