@@ -2037,7 +2037,7 @@ class Client(object):
             return answer
         content = answer.get("content", {})
         problem = _schema_problem(content, _dict(params.get("requestedSchema")),
-                                  where="answer")
+                                  where="answer", formats=True)
         if problem:
             self._warn("server", "declined the server's question %s: %s"
                        % (_show(params.get("message", "")), problem))
@@ -3890,11 +3890,11 @@ def _parse_answer(text, field, choices):
         if not re.match(pattern, text):
             return None, "expected %s" % ("an integer" if kind == "integer" else "a number")
         value = int(text) if re.match(_INTEGER, text) else float(text)
-        problem = _schema_problem(value, field, where="answer")
+        problem = _schema_problem(value, field, where="answer", formats=True)
         return (None, problem) if problem else (value, None)
     if choices and text not in choices:
         return None, "choose one of: %s" % ", ".join(str(c) for c in choices)
-    problem = _schema_problem(text, field, where="answer")
+    problem = _schema_problem(text, field, where="answer", formats=True)
     return (None, problem) if problem else (text, None)
 
 
