@@ -9,7 +9,7 @@
 
 PYTHON ?= python3
 
-SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py
+SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py
 DESIGN_CARD = ../shared/tools/check_design_card.py
 
 # Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.

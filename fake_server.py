@@ -135,6 +135,8 @@ Modes:
                        birthday (format date), both optional
     punycode-url       ask_url's URL is https://xn--80ak6aa92e.com/login?next=
                        https://bank.example.com/
+    remote-ref         echo's text argument is listed as {"$ref":
+                       "https://example.com/text.json"}, a schema elsewhere
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -167,7 +169,7 @@ MODES = (
     "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
-    "punycode-url",
+    "punycode-url", "remote-ref",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -827,6 +829,9 @@ class _Server(object):
         if "toolless" in self.modes:
             raise _RpcError(METHOD_NOT_FOUND, "Method not found: tools/list")
         tools = _tools()
+        if "remote-ref" in self.modes:
+            tools[0]["inputSchema"]["properties"]["text"] = {
+                "$ref": "https://example.com/text.json"}
         if "cursor-cycle" in self.modes:
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "again"}
         if "endless-pages" in self.modes:

@@ -2943,7 +2943,10 @@ def _dialect(uri):
     if not isinstance(uri, str):
         return 2020  # no $schema: 2020-12 (basic, "JSON Schema Usage")
     key = re.sub(r"\Ahttps?://", "", uri)
-    return dict(_DIALECTS).get(key[:-1] if key.endswith("#") else key)
+    key = key[:-1] if key.endswith("#") else key
+    if key == "json-schema.org/schema":  # "the latest", which 2020-12 is here
+        return 2020
+    return dict(_DIALECTS).get(key)
 
 
 # Keywords older dialects lack, with the dialect that brought each.

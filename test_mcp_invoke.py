@@ -3717,3 +3717,14 @@ def test_a_punycode_url_needs_yes_typed_and_names_its_host(capsys):
                             "\x1b[1;4mxn--80ak6aa92e.com\x1b[0m\n" % url)
     assert "warning: the host xn--80ak6aa92e.com is Punycode" in shown
     assert "Type yes once you have opened it" in shown
+
+
+def test_arguments_whose_schema_refers_elsewhere_exit_2_naming_it_unless_not_validated(capsys):
+    server = fake("remote-ref")
+    code, out, err = run(capsys, "call", "echo", "text=hi", "--", *server)
+    assert (code, out) == (2, "")
+    assert err == ("mcp_invoke: argument 'text': the schema refers to "
+                   "https://example.com/text.json, which is not fetched (--no-validate sends "
+                   "it anyway)\n")
+    code, out, err = run(capsys, "--no-validate", "call", "echo", "text=hi", "--", *server)
+    assert (code, out, err) == (0, "hi\n", "")
