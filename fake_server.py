@@ -137,6 +137,11 @@ Modes:
                        https://bank.example.com/
     remote-ref         echo's text argument is listed as {"$ref":
                        "https://example.com/text.json"}, a schema elsewhere
+    ping-first         at startup, send a ping (id "p0"); in the legacy era
+                       wait for its answer before reading anything else
+    odd-discover       answer server/discover with resultType "task"
+    odd-page           (modern era) the last page of a paginated tools/list
+                       has resultType "task"
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -169,7 +174,7 @@ MODES = (
     "lenient-discover", "reverse", "endless-pages", "ping-flood", "die-holding-pipes",
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
-    "punycode-url", "remote-ref",
+    "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -809,6 +814,9 @@ class _Server(object):
                         "logging": {}, "completions": {}}
         if self.modes & {"forgetful", "toolless"}:
             capabilities = {}
+        if "odd-discover" in self.modes:
+            return {"resultType": "task", "supportedVersions": self.supported,
+                    "capabilities": capabilities}
         return {"supportedVersions": self.supported,
                 "capabilities": capabilities, "instructions": INSTRUCTIONS,
                 "ttlMs": TTL_MS, "cacheScope": "public"}
@@ -839,7 +847,10 @@ class _Server(object):
             self.pages_sent += 1
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "page%d" % self.pages_sent}
         if "paginate" in self.modes:
-            return _paginate(tools, "tools", params.get("cursor"))
+            page = _paginate(tools, "tools", params.get("cursor"))
+            if "odd-page" in self.modes and "nextCursor" not in page:
+                page["resultType"] = "task"
+            return page
         return {"tools": tools}
 
     def tools_call(self, request_id, params):
@@ -1404,6 +1415,11 @@ def main(argv=None):
         server.write_line(b"{not json")
         for i in range(server.size or 0):
             server.write_line(b"noise %d" % i)
+    if "ping-first" in server.modes:
+        if server.era == "legacy":
+            server.ask([("p0", "ping", {})])
+        else:
+            server.send({"jsonrpc": "2.0", "id": "p0", "method": "ping"})
     if "write-before-read" in server.modes:
         server.write_before_read()
     server.serve()

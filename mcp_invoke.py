@@ -174,8 +174,11 @@ _QUIET_CHECK = 1.0
 _READ_SIZE = 64 * 1024
 # Frames given to one os.writev: POSIX allows at least 16, Linux and the BSDs 1024.
 _IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
-# Non-JSON stdout lines reported before the rest are suppressed.
+# Warnings of one kind (non-JSON lines, invalid ids, ...) reported before the rest are not.
 _NOISE_WARNINGS = 10
+_ENOUGH = {"noise": "server wrote more non-JSON lines to stdout; no longer reporting them"}
+# Server requests held while the probe has not settled the era; more are dropped.
+_DEFERRED_MAX = 64
 # Lines of server stderr quoted in an error message.
 _TAIL_LINES = 3
 # JSON nested deeper than this is printed compact even on a terminal: indenting
@@ -1203,7 +1206,8 @@ class Client(object):
         self._pending = {}
         self._abandoned = set()
         self._opened = False
-        self._noise_count = 0
+        self._warned = {}  # warnings given, by kind
+        self._deferred = []  # server requests that came while the era was unsettled
         self._batch_members = 0  # members of a traced batch still to come
         self._unresponsive = False  # a request timed out
         self._utf8_warned = False
@@ -1305,6 +1309,7 @@ class Client(object):
         self.era = None
         initialize = self._start("initialize", self._initialize_params(LATEST_LEGACY_VERSION),
                                  None)
+        self._settle_deferred()
         # A late DiscoverResult still counts, for as long as initialize may take.
         discover.deadline = max(discover.deadline, initialize.deadline)
         discover.limit = max(discover.limit, initialize.limit)
@@ -1354,12 +1359,16 @@ class Client(object):
         self._use_discover(self.request("server/discover"), how)
 
     def _use_discover(self, result, how):
+        kind = result.get("resultType", "complete")
+        if kind != "complete":  # the probe reads it without _complete
+            raise _unusable("server/discover", kind, result)
         self.era_source = how
         self.discover_result = result
         meta = _dict(result.get("_meta"))
         self.server_info = _dict(meta.get("io.modelcontextprotocol/serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
         self.instructions = result.get("instructions")
+        self._settle_deferred()
 
     def _initialize_params(self, version):
         return {"protocolVersion": version, "capabilities": self.client_capabilities,
@@ -1370,6 +1379,7 @@ class Client(object):
         basic/lifecycle, "Initialization"); a server refusing the version with
         -32022 is offered the best one it names, once."""
         self.era, self.protocol_version = "legacy", version
+        self._settle_deferred()
         try:
             result = (self._result(call) if call is not None
                       else self.request("initialize", self._initialize_params(version)))
@@ -1463,7 +1473,7 @@ class Client(object):
         and ProtocolError for pages that loop, never end, or together exceed
         max_bytes.
         """
-        if method not in _LISTS:
+        if not isinstance(method, str) or method not in _LISTS:
             raise UsageError("list_all takes %s, not %s" % (", ".join(_LISTS), _arg(method)))
         return self._paginate(method, _LISTS[method], timeout)
 
@@ -1609,9 +1619,14 @@ class Client(object):
                 if left < timeout:  # the time limit ran out, not this page's own timeout
                     raise overdue()
                 raise
+            except ProtocolError as e:
+                if e.result is not None:  # with the pages before it: nothing is lost
+                    e.result = _pages(items, e.result, key)
+                raise
             page = result.get(key)
             if not isinstance(page, list):
-                raise ProtocolError("%s result has no %r list" % (method, key), method)
+                raise ProtocolError("%s result has no %r list" % (method, key), method,
+                                    result=_pages(items, result, key))
             if seen and self._transport.received - start > self._transport.max_bytes:
                 raise ProtocolError("%s pages came to over %d bytes together (raise "
                                     "--max-bytes to allow it)"
@@ -1655,8 +1670,8 @@ class Client(object):
                 result = self._result(done)
             except ServerError as e:
                 if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
-                    raise ServerError(_not_offered(self._undeclared(method)), method, e.code,
-                                      e.data)
+                    raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
+                                                  e.message), method, e.code, e.data)
                 if e.code == _UNSUPPORTED_VERSION and self.pinned_version is not None:
                     raise _refused_pin(e, self.pinned_version)
                 # 2026-07-28 basic/versioning: retry once with a mutually supported version.
@@ -1670,12 +1685,8 @@ class Client(object):
             kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
             if kind == "complete" or self.era != "modern":
                 return result  # resultType means nothing before 2026-07-28
-            if kind not in _RESULT_TYPES:
-                raise ProtocolError("%s answered resultType %s, which this client does not "
-                                    "recognise" % (method, _show(kind)), method, result=result)
-            if method not in _MRTR_METHODS:
-                raise ProtocolError("%s answered input_required, which only tools/call, "
-                                    "prompts/get and resources/read may" % method, method)
+            if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
+                raise _unusable(method, kind, result)
             if rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
                 raise ProtocolError("server still asked for input after %d rounds"
                                     % MAX_INPUT_ROUNDS, method)
@@ -1782,7 +1793,7 @@ class Client(object):
     def _undeclared(self, method):
         """The capability ``method`` needs and the server did not declare, or None."""
         needed = _CAPABILITY_OF.get(method)
-        if needed is None or needed in self.capabilities:
+        if needed is None or isinstance(self.capabilities.get(needed), dict):
             return None
         if needed == "completions" and self.protocol_version == "2024-11-05":
             return None  # completion/complete came before its capability (2025-03-26)
@@ -1826,7 +1837,8 @@ class Client(object):
         if call.error is not None:
             raise call.error
         if not isinstance(call.result, dict):
-            raise ProtocolError("%s result is not a JSON object" % call.method, call.method)
+            raise ProtocolError("%s result is not a JSON object" % call.method, call.method,
+                                result=call.result)
         return call.result
 
     def _wait(self, calls, until=None, first=False):
@@ -1925,10 +1937,13 @@ class Client(object):
                 self._warn("violation", "ignored the server's %s request: its id %s is not a "
                            "string or an integer" % (_cut(method, _SHOW_CHARS),
                                                      _show(message["id"])))
-            elif self.era == "modern":
-                self._unanswered_request(method)
-            else:
+            elif self.era != "modern":
                 self._answer(message["id"], method, message.get("params"))
+            elif self.era_source is None:  # probing: a legacy server may ping first
+                if len(self._deferred) < _DEFERRED_MAX:
+                    self._deferred.append((message["id"], method, message.get("params")))
+            else:
+                self._unanswered_request(method)
         elif _is_id(message.get("id")):
             self._response(message)
         else:
@@ -1953,6 +1968,17 @@ class Client(object):
             call.error = ProtocolError("answer to %s has %s" % (
                 call.method, "both result and error" if "result" in message
                 else "neither result nor error"), call.method)
+
+    def _settle_deferred(self):
+        """Answer what came while probing, now that the era is known (or initialize
+        goes out): a legacy server may ping before its handshake (2025-11-25
+        basic/lifecycle); a modern one gets no answer."""
+        deferred, self._deferred = self._deferred, []
+        for ident, method, params in deferred:
+            if self.era == "modern" and self.era_source is not None:
+                self._unanswered_request(method)
+            else:
+                self._answer(ident, method, params)
 
     def _unanswered_request(self, method):
         """2026-07-28 basic/transports/stdio: the client MUST NOT write responses
@@ -2026,29 +2052,39 @@ class Client(object):
                 self.on_log(params)
 
     def _elicited(self, params, answer):
-        """A handler's ElicitResult, checked: an accepted form that breaks the
-        requested schema is declined, with a warning naming the field
-        (client/elicitation, "Form Mode Security": clients SHOULD validate)."""
+        """A handler's ElicitResult, made to the spec's shape and checked: an
+        accepted form whose content breaks the requested schema, or is not a
+        flat object of strings, numbers, booleans and lists of strings, is
+        declined with a warning naming the field (client/elicitation, "Form Mode
+        Security": clients SHOULD validate)."""
         if not isinstance(answer, dict) or answer.get("action") not in _ELICIT_ACTIONS:
             raise UsageError("the answer to elicitation/create is not an ElicitResult (an "
                              "object whose action is accept, decline or cancel): %s"
                              % _show(answer))
+        shaped = dict((k, answer[k]) for k in ("action", "_meta") if k in answer)
         if answer["action"] != "accept" or params.get("mode", "form") != "form":
-            return answer
+            return shaped  # content only with an accepted form
         content = answer.get("content", {})
         problem = _schema_problem(content, _dict(params.get("requestedSchema")),
-                                  where="answer", formats=True)
+                                  where="answer", formats=True) or _flat_problem(content)
         if problem:
             self._warn("server", "declined the server's question %s: %s"
                        % (_show(params.get("message", "")), problem))
             return {"action": "decline"}
-        return answer
+        shaped["content"] = content
+        return shaped
 
     # -- oddities --------------------------------------------------------------
 
     def _warn(self, kind, text):
-        if self.on_warning is not None:
-            self.on_warning(kind, text)
+        # A server can repeat any oddity without end: each kind is reported
+        # _NOISE_WARNINGS times, then once more to say the rest are not.
+        count = self._warned[kind] = self._warned.get(kind, 0) + 1
+        if count > _NOISE_WARNINGS + 1 or self.on_warning is None:
+            return
+        if count > _NOISE_WARNINGS:
+            text = _ENOUGH.get(kind, "more warnings like the last; no longer reporting them")
+        self.on_warning(kind, text)
 
     def _noise(self, text):
         if isinstance(text, _BadUTF8):
@@ -2060,12 +2096,7 @@ class Client(object):
             return
         if self.trace is not None:
             self._record("recv", raw=text)
-        self._noise_count += 1
-        if self._noise_count <= _NOISE_WARNINGS:
-            self._warn("noise", "ignored non-JSON line on server stdout: %r" % text[:80])
-        elif self._noise_count == _NOISE_WARNINGS + 1:
-            self._warn("noise", "server wrote more non-JSON lines to stdout; "
-                       "no longer reporting them")
+        self._warn("noise", "ignored non-JSON line on server stdout: %r" % text[:80])
 
     def _invalid_utf8(self):
         if not self._utf8_warned:
@@ -2107,6 +2138,28 @@ def _for_method(error, method):
     return error
 
 
+def _unusable(method, kind, result):
+    """The ProtocolError for a result neither complete nor input required of a method
+    that may ask (2026-07-28 basic/index, "ResultType"; basic/patterns/mrtr)."""
+    if kind in _RESULT_TYPES:
+        return ProtocolError("%s answered input_required, which only tools/call, prompts/get "
+                             "and resources/read may" % method, method, result=result)
+    return ProtocolError("%s answered resultType %s, which this client does not recognise"
+                         % (method, _show(kind)), method, result=result)
+
+
+def _pages(items, last, key):
+    """A list's pages up to one that broke the protocol: the items of those
+    before it, then that page as it came."""
+    if not items:
+        return last
+    if not isinstance(last, dict):
+        return {key: items}
+    merged = dict(last)
+    merged[key] = items + last[key] if isinstance(last.get(key), list) else items
+    return merged
+
+
 def _not_offered(capability):
     return "the server does not offer %s (it declares no %s capability)" % (capability,
                                                                           capability)
@@ -2115,23 +2168,57 @@ def _not_offered(capability):
 def _sampled(answer):
     """A handler's CreateMessageResult, checked (client/sampling); UsageError if it is not one."""
     problem = None
+    missing = [k for k in ("role", "content", "model") if k not in _dict(answer)]
     if not isinstance(answer, dict):
         problem = "it is not a JSON object"
-    elif [k for k in ("role", "content", "model") if k not in answer]:
-        problem = "it has no %s" % ", ".join(k for k in ("role", "content", "model")
-                                             if k not in answer)
+    elif missing:
+        problem = "it has no %s" % ", ".join(missing)
     elif answer["role"] not in ("user", "assistant"):
         problem = "its role %s is neither user nor assistant" % _show(answer["role"])
     elif not isinstance(answer["model"], str):
         problem = "its model %s is not a string" % _show(answer["model"])
+    elif not isinstance(answer.get("stopReason", ""), str):
+        problem = "its stopReason %s is not a string" % _show(answer["stopReason"])
     else:
         blocks = answer["content"] if isinstance(answer["content"], list) else [answer["content"]]
-        if not blocks or not all(isinstance(_dict(b).get("type"), str) for b in blocks):
-            problem = "its content is not a content block (an object with a type)"
+        problem = "its content has no blocks" if not blocks else next(
+            (p for p in map(_block_problem, blocks) if p), None)
     if problem:
         raise UsageError("the answer to sampling/createMessage is not a CreateMessageResult: "
                          "%s" % problem)
     return answer
+
+
+# What each kind of sampled content block must hold (client/sampling, the schema's
+# TextContent ... ToolResultContent), the first three as strings.
+_BLOCK_FIELDS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
+                 "tool_use": ("id", "name", "input"), "tool_result": ("toolUseId", "content")}
+
+
+def _block_problem(block):
+    kind = _dict(block).get("type")
+    if not isinstance(kind, str) or kind not in _BLOCK_FIELDS:
+        return "its content holds %s, not a text, image, audio, tool_use or tool_result " \
+               "block" % _show(block)
+    for field in _BLOCK_FIELDS[kind]:
+        if field not in block or kind in ("text", "image", "audio") and not isinstance(
+                block[field], str):
+            return "its %s block has no %s string" % (kind, field) if kind in (
+                "text", "image", "audio") else "its %s block has no %s" % (kind, field)
+    return None
+
+
+def _flat_problem(content):
+    """What keeps form content from the ElicitResult shape: an object of strings,
+    numbers, booleans and lists of strings."""
+    if not isinstance(content, dict):
+        return "the answers are %s, not an object" % _show(content)
+    for name, value in content.items():
+        if not (isinstance(value, (str, int, float)) or isinstance(value, list)
+                and all(isinstance(v, str) for v in value)):
+            return "answer '%s' is %s, not a string, number, boolean or list of strings" % (
+                name, _show(value))
+    return None
 
 
 def _is_date(version):
@@ -2262,6 +2349,13 @@ def _neutralise(text):
     text = text.replace("\r\n", "\n")
     return re.sub(_CONTROL, lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
                   else "\\u%04x" % ord(m.group()), text)
+
+
+def _flat(text):
+    """A server's text within a line of ours: a line break in it shows as \\n, so it
+    cannot forge a line of its own (the rest is neutralised where it is written)."""
+    text = text if isinstance(text, str) else json.dumps(text)
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _json_safe(text):
@@ -2484,14 +2578,13 @@ class _Diagnostics(object):
         if not self.quiet:
             self._write("mcp_invoke: %s\n" % _one_line(text))
 
-    def prompt(self, text, marked=None):
-        """A question for the person at the terminal (never suppressed); the
-        first ``marked`` part of it in bold and underlined on a terminal."""
-        text = _neutralise(text)
+    def prompt(self, text, marked="", after=""):
+        """A question for the person at the terminal (never suppressed): text,
+        then ``marked`` (bold and underlined on a terminal), then ``after``."""
+        marked = _neutralise(marked)
         if marked and self.tty:
-            marked = _neutralise(marked)
-            text = text.replace(marked, "\x1b[1;4m%s\x1b[0m" % marked, 1)
-        self._write(text)
+            marked = "\x1b[1;4m%s\x1b[0m" % marked
+        self._write(_neutralise(text) + marked + _neutralise(after))
 
     def debug(self, text):
         if self.verbose and not self.quiet:
@@ -3727,18 +3820,17 @@ class _Elicitor(object):
 
     def _url(self, params):
         """client/elicitation, "Safe URL Handling": the whole URL, then its host
-        marked, with a warning when the host may imitate another."""
-        url = params.get("url")
-        url = url if isinstance(url, str) else json.dumps(url)
+        marked, with the reasons to doubt it; a doubtful one needs "yes"."""
+        url = _flat(params.get("url"))
         if not self.tty:
             self.diag.warning("declined to open %s: no terminal to confirm on" % url)
             return {"action": "decline"}
-        host, doubts = _url_host(url)
-        self.diag.prompt("%s asks: %s\n  URL:  %s\n" % (self.server, params.get("message", ""),
-                                                        url))
-        self.diag.prompt("  host: %s\n" % host, marked=host)
-        for doubt in doubts:
-            self.diag.warning(doubt)
+        host, doubts = _url_host(params.get("url"))
+        self.diag.prompt("%s asks: %s\n  URL:  %s\n" % (self.server,
+                                                        _flat(params.get("message", "")), url))
+        self.diag.prompt("  host: ", marked=_flat(host), after="\n")
+        for doubt in doubts:  # part of the question: shown even with --quiet
+            self.diag.prompt("  warning: %s\n" % _flat(doubt))
         if doubts:
             answer = self._line("Type yes once you have opened it, if you trust it "
                                 "(anything else declines): ")
@@ -3747,7 +3839,7 @@ class _Elicitor(object):
         return {"action": "decline" if answer is None else "accept"}
 
     def _interactive(self, params, fields, required):
-        self.diag.prompt("%s asks: %s\n" % (self.server, params.get("message", "")))
+        self.diag.prompt("%s asks: %s\n" % (self.server, _flat(params.get("message", ""))))
         content = {}
         for name, field in fields.items():
             value = self._ask(name, _dict(field), name in required)
@@ -3755,24 +3847,30 @@ class _Elicitor(object):
                 return {"action": "cancel"}
             if value is not _SKIPPED:
                 content[name] = value
-        return self._review(fields, required, content)
+        return self._review(_dict(params.get("requestedSchema")), fields, required, content)
 
-    def _review(self, fields, required, content):
+    def _review(self, schema, fields, required, content):
         """The answers shown, to send, change, decline or cancel ("User
-        Interaction Model": users review and may modify them before sending)."""
+        Interaction Model": users review and may modify them before sending);
+        answers the schema refuses as a whole cannot be sent."""
+        names = list(fields)
         while True:
-            self.diag.prompt("Your answers to %s:\n%s" % (self.server, "".join(
-                "  %s: %s\n" % (n, json.dumps(content[n]) if n in content else "(none)")
-                for n in fields)))
-            choice = self._line("[A]ccept and send, [e]dit an answer, [d]ecline, [c]ancel: ")
+            problem = _schema_problem(content, schema, where="answer", formats=True)
+            self.diag.prompt("Your answers to %s:\n%s%s" % (self.server, "".join(
+                "  %d %s: %s\n" % (n, _flat(name), _flat(json.dumps(content[name]))
+                                   if name in content else "(none)")
+                for n, name in enumerate(names, 1)), "  problem: %s\n" % _flat(problem)
+                if problem else ""))
+            choice = self._line("%s[e]dit an answer, [d]ecline, [c]ancel: " % (
+                "" if problem else "[A]ccept and send, "))
             choice = "c" if choice is None else choice.lower()[:1]
-            if choice in ("", "a", "y"):
+            if choice in ("", "a", "y") and not problem:
                 return {"action": "accept", "content": content}
             if choice in ("d", "n", "c"):
                 return {"action": "cancel" if choice == "c" else "decline"}
-            if choice != "e":
+            if choice != "e" or not names:
                 continue
-            name = self._field(fields)
+            name = self._field(names)
             if name is None:
                 return {"action": "cancel"}
             value = self._ask(name, _dict(fields[name]), name in required, content.get(name))
@@ -3782,31 +3880,37 @@ class _Elicitor(object):
             if value is not _SKIPPED:
                 content[name] = value
 
-    def _field(self, fields):
-        """The field to change: the only one, or the one named; None on Ctrl-D."""
-        names = list(fields)
+    def _field(self, names):
+        """The answer to change: the only one, or the one numbered; None on Ctrl-D."""
         while len(names) > 1:
-            text = self._line("Which answer (%s)? " % ", ".join(names))
+            text = self._line("Which answer (1-%d)? " % len(names))
             if text is None:
                 return None
-            if text in fields:
-                return text
-        return names[0] if names else None
+            if text.isdigit() and 1 <= int(text) <= len(names):
+                return names[int(text) - 1]
+        return names[0]
 
     def _ask(self, name, field, required, current=None):
+        """One field's answer; Enter takes the default or keeps the current
+        answer, and "-" clears an optional one."""
         choices = _choices(field)
-        label = "%s%s" % (field.get("title") or name, "" if required else " (optional)")
+        label = "%s%s" % (_flat(field.get("title") or name), "" if required else " (optional)")
         if field.get("description"):
-            label += " - %s" % field["description"]
+            label += " - %s" % _flat(field["description"])
         if choices:
-            label += " [%s]" % "/".join(str(c) for c in choices)
+            label += " [%s]" % "/".join(_flat(c) for c in choices)
         default = field.get("default") if current is None else current
         if default is not None:
-            label += " (%s %s)" % ("default" if current is None else "now", json.dumps(default))
+            label += " (%s %s)" % ("default" if current is None else "now",
+                                   _flat(json.dumps(default)))
+        if current is not None and not required:
+            label += " (- clears it)"
         for _ in range(5):
             text = self._line(label + ": ")
             if text is None:
                 return _CANCELLED
+            if text == "-" and current is not None and not required:
+                return _SKIPPED
             if not text:
                 if default is not None:
                     return default
@@ -3817,7 +3921,7 @@ class _Elicitor(object):
             value, problem = _parse_answer(text, field, choices)
             if problem is None:
                 return value
-            self.diag.prompt("  %s\n" % problem)
+            self.diag.prompt("  %s\n" % _flat(problem))
         return _CANCELLED
 
     def _line(self, prompt):
@@ -3827,22 +3931,38 @@ class _Elicitor(object):
 
 
 def _url_host(url):
-    """A URL's host as a person should see it, and the reasons to doubt it."""
+    """A URL's host as a browser would open it, and the reasons to doubt it."""
     import unicodedata  # lazy, these two: only for a URL elicitation
     import urllib.parse
+    text = url if isinstance(url, str) else ""
+    # Browsers (WHATWG URL) strip the ends, drop tabs and line breaks, and read
+    # \ as /; so does this.
+    text = re.sub(r"\A[\x00-\x20]+|[\x00-\x20]+\Z", "", text)
+    doubts = [why for why, found in (
+        ("the URL holds a backslash, which a browser reads as /", "\\" in text),
+        ("the URL holds tabs or line breaks, which a browser drops", re.search("[\t\n\r]", text)))
+        if found]
+    text = re.sub("[\t\n\r]", "", text).replace("\\", "/")
     try:
-        parts = urllib.parse.urlsplit(url)
+        parts = urllib.parse.urlsplit(text)
         host = parts.hostname or ""
     except ValueError:
         parts, host = None, ""
     if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
         return host or "(none)", ["the URL is not an http or https address with a host"]
-    doubts, shown = [], host
-    if any(label.startswith("xn--") for label in host.split(".")):
-        try:
-            shown = host.encode("ascii").decode("idna")
-        except UnicodeError:
-            shown = "(not valid Punycode)"
+    shown = host
+    if "@" in parts.netloc:
+        doubts.append("the URL names a user before the host (%s@), which can make "
+                      "another host look like the one opened" % parts.netloc.rsplit("@", 1)[0])
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+        shown = ascii_host.encode("ascii").decode("idna")
+    except UnicodeError:
+        ascii_host, shown = host, "(not a valid host name)"
+    if ascii_host != host:
+        doubts.append("the host %s is not plain ASCII: a browser opens %s, which may imitate "
+                      "another name" % (host, ascii_host))
+    elif any(label.startswith("xn--") for label in host.split(".")):
         doubts.append("the host %s is Punycode (xn--); it reads as %s, which may imitate "
                       "another name" % (host, shown))
     for label in shown.split("."):  # a name in one script per label is the usual kind
@@ -4640,23 +4760,13 @@ def _run(argv, diag, out, started):
                         on_stderr=diag.relay, on_log=diag.log,
                         on_warning=diag.client_warning, trace=trace, strict=args.strict)
         started.append(client)  # for main, which stops it whatever happens
-        with client:
-            name = client.server_info.get("name")
-            if isinstance(name, str) and name.strip():  # who asks, in every question
-                elicitor.server = _cut(name, _SHOW_CHARS)
-            diag.debug("server %s %s, protocol %s (%s era, %s)" % (
-                client.server_info.get("name"), client.server_info.get("version", ""),
-                client.protocol_version, client.era, client.era_source))
-            try:
-                status = _COMMANDS[args.command](client, args, ctx)
-            except ServerError as e:
-                if args.json and e.code is not None:  # the server's error object, whole
-                    ctx.emit({"error": _error_object(e)})
-                raise
-            except ProtocolError as e:
-                if e.result is not None:  # a result that breaks the protocol, still shown
-                    ctx.emit(e.result)
-                raise
+        try:
+            with client:
+                status = _run_command(client, args, ctx, elicitor)
+        except ProtocolError as e:
+            if e.result is not None:  # a result that breaks the protocol, still shown
+                ctx.emit(e.result)
+            raise
     finally:
         if trace is not None:
             try:
@@ -4665,6 +4775,21 @@ def _run(argv, diag, out, started):
                 pass  # already reported by the write that failed
     diag.finish()
     return status
+
+
+def _run_command(client, args, ctx, elicitor):
+    name = client.server_info.get("name")
+    if isinstance(name, str) and name.strip():  # who asks, in every question
+        elicitor.server = _flat(_cut(name, _SHOW_CHARS))
+    ctx.diag.debug("server %s %s, protocol %s (%s era, %s)" % (
+        client.server_info.get("name"), client.server_info.get("version", ""),
+        client.protocol_version, client.era, client.era_source))
+    try:
+        return _COMMANDS[args.command](client, args, ctx)
+    except ServerError as e:
+        if args.json and e.code is not None:  # the server's error object, whole
+            ctx.emit({"error": _error_object(e)})
+        raise
 
 
 def _check_args(args):

@@ -1224,7 +1224,7 @@ def test_messages_read_with_one_a_callback_failed_on_are_still_delivered():
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-@pytest.mark.parametrize("bad", [float("nan"), b"bytes"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_an_answer_json_cannot_carry_never_leaves_the_server_waiting(era, bad):
     warnings = []
     with mcp_invoke.Client(era_server(era), timeout=5,
@@ -2827,11 +2827,11 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
                 ("age (optional) (default 30): ", b"old\n"),
                 ("expected an integer", b"\n"),
                 ('color (optional) [red/green] (default "green"): ', b"red\n"),
-                ('Your answers to fake-server:\r\n  name: "Ada"\r\n  age: 30\r\n'
-                 '  color: "red"\r\n' + review, b"e\n"),
-                ("Which answer (name, age, color)? ", b"age\n"),
-                ("age (optional) (now 30): ", b"31\n"),
-                ("  age: 31\r\n", b""),
+                ('Your answers to fake-server:\r\n  1 name: "Ada"\r\n  2 age: 30\r\n'
+                 '  3 color: "red"\r\n' + review, b"e\n"),
+                ("Which answer (1-3)? ", b"2\n"),
+                ("age (optional) (now 30) (- clears it): ", b"31\n"),
+                ("  2 age: 31\r\n", b""),
                 (review, b"\n"),
                 ("fake-server asks: Sign in\r\n  URL:  https://example.com/login\r\n"
                  "  host: \x1b[1;4mexample.com\x1b[0m\r\n", b""),
@@ -3618,7 +3618,8 @@ def test_a_server_declaring_no_capabilities_is_asked_anyway_but_not_under_strict
     code, out, err = run(capsys, "tools", "--", *era_server(era, "toolless"))
     assert (code, out) == (3, "")
     assert err == ("mcp_invoke: server error -32601: the server does not offer tools (it "
-                   "declares no tools capability) (tools/list)\n")
+                   "declares no tools capability): Method not found: tools/list "
+                   "(tools/list)\n")
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -3664,8 +3665,18 @@ def test_a_url_host_is_shown_and_doubted_when_it_may_imitate_another():
     assert doubts == [u"the host xn--80ak6aa92e.com is Punycode (xn--); it reads as "
                       u"\u0430\u0440\u0440\u04cf\u0435.com, which may imitate another name"]
     host, doubts = mcp_invoke._url_host(u"https://\u0440\u0430ypal.com/")
-    assert doubts == [u"the host \u0440\u0430ypal.com mixes scripts (cyrillic, latin), which "
+    assert doubts == [u"the host \u0440\u0430ypal.com is not plain ASCII: a browser opens "
+                      u"xn--ypal-43d9g.com, which may imitate another name",
+                      u"the host \u0440\u0430ypal.com mixes scripts (cyrillic, latin), which "
                       u"may imitate another name"]
+    # What a browser opens, not what urlsplit alone would say (WHATWG URL).
+    assert mcp_invoke._url_host("https://evil.example\\@bank.example.com/") == (
+        "evil.example", ["the URL holds a backslash, which a browser reads as /"])
+    assert mcp_invoke._url_host("https://bank.example.com@evil.example/") == (
+        "evil.example", ["the URL names a user before the host (bank.example.com@), which "
+                         "can make another host look like the one opened"])
+    assert mcp_invoke._url_host(" https://exa\nmple.com/\t") == (
+        "example.com", ["the URL holds tabs or line breaks, which a browser drops"])
     for url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "http://[::1"):
         assert mcp_invoke._url_host(url)[1] == [
             "the URL is not an http or https address with a host"]
@@ -3682,10 +3693,14 @@ class _Terminal(io.StringIO):
     ("Ada\n\n\nd\n", {"action": "decline"}),
     ("Ada\n\n\nc\n", {"action": "cancel"}),
     ("Ada\n\n\n", {"action": "cancel"}),  # Ctrl-D at the review
-    ("Ada\n\n\ne\nname\n\n\n", {"action": "accept", "content": {"name": "Ada", "age": 30,
-                                                              "color": "green"}}),
-    ("Ada\n\n\ne\nnope\ncolor\nblue\nred\n\n", {"action": "accept", "content": {
+    ("Ada\n\n\ne\n1\n\n\n", {"action": "accept", "content": {"name": "Ada", "age": 30,
+                                                           "color": "green"}}),
+    ("Ada\n\n\ne\nnope\n3\nblue\nred\n\n", {"action": "accept", "content": {
         "name": "Ada", "age": 30, "color": "red"}}),
+    ("Ada\n\n\ne\n2\n-\n\n", {"action": "accept", "content": {"name": "Ada",
+                                                           "color": "green"}}),
+    ("Ada\n\n\nx\n\n", {"action": "accept", "content": {"name": "Ada", "age": 30,
+                                                       "color": "green"}}),
 ])
 def test_an_interactive_form_is_reviewed_before_it_is_sent(typed, answer):
     terminal = _Terminal()
@@ -3728,3 +3743,127 @@ def test_arguments_whose_schema_refers_elsewhere_exit_2_naming_it_unless_not_val
                    "it anyway)\n")
     code, out, err = run(capsys, "--no-validate", "call", "echo", "text=hi", "--", *server)
     assert (code, out, err) == (0, "hi\n", "")
+
+
+def test_a_reviewed_form_the_schema_refuses_cannot_be_accepted_until_changed():
+    terminal = _Terminal()
+    schema = {"type": "object", "properties": {
+        "code": {"type": "string", "minLength": 5, "default": "ab"},
+        "a\nforged: line": {"type": "string", "title": "Title\n  2 forged: \"x\""}},
+        "required": ["code"]}
+    typed = "\n\n\ne\n1\nabcde\n\n"  # the default, nothing, Enter refused, then a fix
+    elicitor = mcp_invoke._Elicitor(["interactive"], mcp_invoke._Diagnostics(terminal),
+                                    io.StringIO(typed))
+    answer = elicitor({"message": "Code\nfake line", "requestedSchema": schema})
+    assert answer == {"action": "accept", "content": {"code": "abcde"}}
+    shown = terminal.getvalue()
+    assert shown.startswith("the server asks: Code\\nfake line\n")
+    assert ("  1 code: \"ab\"\n  2 a\\nforged: line: (none)\n  problem: answer 'code': "
+            "expected at least 5 characters, got 2\n[e]dit an answer, [d]ecline, [c]ancel: "
+            in shown)
+    assert "Title\\n  2 forged" in shown and "\n  2 forged" not in shown
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_ping_before_the_era_is_known_is_answered_only_if_the_server_is_legacy(tmp_path,
+                                                                                 era):
+    # 2025-11-25 lets a server ping before initialize; a legacy one that waits
+    # for the answer still gets through the probe.
+    log, warned = tmp_path / "rec", []
+    with mcp_invoke.Client(era_server(era, "ping-first", record=log), timeout=5,
+                           probe_timeout=0.2, on_warning=lambda k, t: warned.append(t)) as c:
+        assert c.era == era and len(c.list_tools()) == 19
+    answered = [r for r in client_lines(log) if r.get("id") == "p0"]
+    if era == "legacy":
+        assert answered == [{"jsonrpc": "2.0", "id": "p0", "result": {}}] and warned == []
+    else:
+        assert answered == [] and warned == [
+            "did not answer the server's ping request: a 2026-07-28 server asks for input "
+            "in its results, and gets no responses"]
+
+
+@pytest.mark.parametrize("pin", [[], ["--protocol-version", "2026-07-28"]])
+def test_an_unrecognised_result_type_from_discover_is_shown_then_exit_4(capsys, pin):
+    code, out, err = run(capsys, *(pin + ["info", "--"] + era_server("modern", "odd-discover")))
+    assert code == 4 and json.loads(out)["resultType"] == "task"
+    assert err == ('mcp_invoke: server/discover answered resultType "task", which this '
+                   'client does not recognise\n')
+
+
+def test_a_list_page_breaking_the_protocol_is_shown_with_the_pages_before_it(capsys):
+    code, out, err = run(capsys, "--json", "tools", "--",
+                         *era_server("modern", "paginate", "odd-page"))
+    shown = json.loads(out)
+    assert code == 4 and shown["resultType"] == "task" and len(shown["tools"]) == 19
+    assert "tools/list answered resultType \"task\"" in err
+
+
+def test_warnings_of_one_kind_stop_after_ten():
+    warned = []
+    c = mcp_invoke.Client(fake(), on_warning=lambda kind, text: warned.append((kind, text)))
+    for n in range(50):
+        c._warn("violation", "rule %d broken" % n)
+    c._warn("server", "something else")
+    assert warned == [("violation", "rule %d broken" % n) for n in range(10)] + [
+        ("violation", "more warnings like the last; no longer reporting them"),
+        ("server", "something else")]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("content, problem", [
+    ({"name": "Ada", "zzz": {"deep": [1]}},
+     'answer \'zzz\' is {"deep": [1]}, not a string, number, boolean or list of strings'),
+    ({"name": "Ada", "tags": ["a", 1]},
+     "answer 'tags' is [\"a\", 1], not a string, number, boolean or list of strings"),
+])
+def test_a_handler_answer_of_the_wrong_shape_is_declined(era, content, problem):
+    warned = []
+    with mcp_invoke.Client(era_server(era), timeout=5,
+                           on_elicit=lambda params, key: {"action": "accept", "content": content},
+                           on_warning=lambda kind, text: warned.append(text)) as c:
+        assert c.call_tool("ask_name")["content"][0]["text"] == "name: decline -"
+    assert warned == ['declined the server\'s question "Who are you?": %s' % problem]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_declined_answers_carry_no_content_and_url_answers_none_either(tmp_path, era):
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(era_server(era, record=log), timeout=5, on_elicit=lambda p, k: {
+            "action": "decline" if p.get("mode") != "url" else "accept",
+            "content": {"name": "x"}}) as c:
+        text = c.call_tool("ask_all")["content"][0]["text"]
+    assert text.splitlines()[:2] == ["name: decline -", "login: accept"]
+    sent = json.dumps(records(log))
+    assert '"content": {"name": "x"}' not in sent
+
+
+@pytest.mark.parametrize("answer, problem", [
+    ({"role": "assistant", "model": "m", "content": {"type": "text"}},
+     "its text block has no text string"),
+    ({"role": "assistant", "model": "m", "content": [{"type": "video", "data": "x"}]},
+     'its content holds {"type": "video", "data": "x"}, not a text, image, audio, tool_use '
+     'or tool_result block'),
+    ({"role": "assistant", "model": "m", "content": [], "stopReason": 1},
+     "its stopReason 1 is not a string"),
+    ({"role": "system", "model": "m", "content": {"type": "text", "text": "x"}},
+     'its role "system" is neither user nor assistant'),
+    ([], "it is not a JSON object"),
+])
+def test_sampling_answers_are_checked_block_by_block(answer, problem):
+    with mcp_invoke.Client(era_server("modern"), timeout=5, on_sample=lambda p: answer) as c:
+        with pytest.raises(mcp_invoke.UsageError) as e:
+            c.call_tool("ask_sample")
+    assert str(e.value) == ("the answer to sampling/createMessage is not a "
+                            "CreateMessageResult: %s" % problem)
+
+
+def test_a_capability_declared_as_null_is_not_declared(tmp_path):
+    c = mcp_invoke.Client(fake(), strict=True)
+    for value, needed in (({"tools": None}, "tools"), ({"tools": False}, "tools"),
+                          ({"tools": {}}, None), ({}, "tools")):
+        c.capabilities = value
+        assert c._undeclared("tools/call") == needed
+    c.protocol_version, c.capabilities = "2024-11-05", {}
+    assert c._undeclared("completion/complete") is None  # no such capability back then
+    with pytest.raises(mcp_invoke.UsageError, match="list_all takes"):
+        c.list_all(["tools/list"])
