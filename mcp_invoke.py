@@ -194,8 +194,6 @@ ENV_ALLOWLIST = (
     "WINDIR",
 )
 
-# $ref hops followed on one path through a schema; a cycle beyond this is taken as valid.
-_MAX_REF_DEPTH = 50
 # Nesting followed when a schema is only described (types, signatures), not checked.
 _MAX_SCHEMA_DEPTH = 10
 # Longest a schema check may take; servers write the schemas, patterns included.
@@ -2699,6 +2697,30 @@ _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 # Nothing evaluated: what a failed or non-container check reports.
 _NOTHING = frozenset()
+# The keywords that read what other keywords evaluated (2020-12 core §11), and
+# the references this checker does not follow: with one of these, what they
+# would have evaluated is unknown, so unevaluated* refuse nothing.
+_UNEVALUATED = frozenset(("unevaluatedItems", "unevaluatedProperties"))
+_DYNAMIC = frozenset(("$dynamicRef", "$recursiveRef"))
+
+
+class _Untracked(object):
+    """What each part of a schema evaluated, when nothing will read it: kept nowhere."""
+
+    def add(self, item):
+        pass
+
+    def update(self, items):
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __contains__(self, item):
+        return False
+
+
+_UNTRACKED = _Untracked()
 
 
 class _SchemaCheck(object):
@@ -2716,6 +2738,8 @@ class _SchemaCheck(object):
         self.shapes = {}  # id(node) -> the node in 2020-12 terms (older dialects)
         self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
         self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
+        self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
+        self.dynamic = False  # any $dynamicRef or $recursiveRef, which are not followed
 
     def name(self, path):
         if path:
@@ -2731,7 +2755,7 @@ class _SchemaCheck(object):
                 ", ".join(uri.split("/")[-2] for uri, _ in _DIALECTS))
         self.index()
         try:
-            return self.check(value, schema, "", 0)[0]
+            return self.check(value, schema, "")[0]
         except _Unresolved as unresolved:
             return str(unresolved)
 
@@ -2752,8 +2776,11 @@ class _SchemaCheck(object):
             if not isinstance(node, dict) or id(node) in done:
                 continue
             done.add(id(node))
-            if isinstance(node.get("$id"), str):
-                base = _locate(base, node["$id"])[0]
+            self.annotated = self.annotated or bool(_UNEVALUATED.intersection(node))
+            self.dynamic = self.dynamic or bool(_DYNAMIC.intersection(node))
+            uri = _locate(base, node["$id"])[0] if isinstance(node.get("$id"), str) else None
+            if uri is not None:  # an $id no URI parser takes identifies nothing
+                base = uri
                 self.ids.setdefault(base, raw)
             for key in ("$anchor", "$dynamicAnchor"):  # both name a plain fragment
                 if isinstance(node.get(key), str):
@@ -2770,6 +2797,8 @@ class _SchemaCheck(object):
         if not isinstance(ref, str):
             return True, None  # not a reference at all: the server's fault, not the caller's
         uri, fragment = _locate(self.bases.get(id(schema), self.base), ref)
+        if uri is None:
+            return None, "the schema refers to %s, which is not a URI" % _cut(ref, _SHOW_CHARS)
         if uri not in self.ids:  # never fetched (basic, "$ref Resolution")
             return None, "the schema refers to %s, which is not fetched" % _cut(ref, _SHOW_CHARS)
         if fragment and not fragment.startswith("/"):
@@ -2781,41 +2810,41 @@ class _SchemaCheck(object):
                 ref, _SHOW_CHARS)
         return node, None
 
-    def check(self, value, schema, path, depth):
+    def check(self, value, schema, path):
         """The first problem or None, and the keys or indices of value evaluated (core §11)."""
         # Each value meets each schema once: $refs can make a small schema a
         # huge tree, or a cycle, which adds nothing when met again (so passes).
         schema = self.shape(schema)
         if not isinstance(schema, dict) or not _REFERRING.intersection(schema):
-            return self.evaluate(value, schema, path, depth)  # no way back to a node
+            return self.evaluate(value, schema, path)  # no way back to a node
         key = (id(value), id(schema), path)
         if key not in self.seen:
             self.seen[key] = (None, _NOTHING)
-            self.seen[key] = self.evaluate(value, schema, path, depth)
+            self.seen[key] = self.evaluate(value, schema, path)
         return self.seen[key]
 
-    def evaluate(self, value, schema, path, depth):
+    def evaluate(self, value, schema, path):
         if schema is False:
             return "%s: not allowed" % self.name(path), _NOTHING
         if not isinstance(schema, dict):
             return None, _NOTHING  # `true`, or not a schema at all: the server's fault
-        seen = set()
-        problem = (self.ref_problem(value, schema, path, depth, seen)
+        seen = set() if self.annotated and not self.dynamic else _UNTRACKED
+        problem = (self.ref_problem(value, schema, path, seen)
                    or self.value_problem(value, schema, path)
-                   or self.array_problem(value, schema, path, depth, seen)
-                   or self.object_problem(value, schema, path, depth, seen)
-                   or self.combined_problem(value, schema, path, depth, seen)
-                   or self.conditional_problem(value, schema, path, depth, seen)
-                   or self.unevaluated_problem(value, schema, path, depth, seen))
+                   or self.array_problem(value, schema, path, seen)
+                   or self.object_problem(value, schema, path, seen)
+                   or self.combined_problem(value, schema, path, seen)
+                   or self.conditional_problem(value, schema, path, seen)
+                   or self.unevaluated_problem(value, schema, path, seen))
         return (problem, _NOTHING) if problem else (None, seen)
 
-    def ref_problem(self, value, schema, path, depth, seen):
-        if "$ref" not in schema or depth >= _MAX_REF_DEPTH:
+    def ref_problem(self, value, schema, path, seen):
+        if "$ref" not in schema:
             return None
         target, missing = self.resolve(schema)
         if missing:  # refused, not passed (basic, "$ref Resolution")
             raise _Unresolved("%s: %s" % (self.name(path), missing))
-        problem, evaluated = self.check(value, target, path, depth + 1)
+        problem, evaluated = self.check(value, target, path)
         seen.update(evaluated)
         return problem
 
@@ -2837,11 +2866,14 @@ class _SchemaCheck(object):
     def search(self, pattern, text):
         """Whether pattern matches anywhere in text; None if Python cannot compile it."""
         if pattern not in self.regexes:
-            self.regexes[pattern] = _compile(pattern)
+            try:
+                self.regexes[pattern] = _compile(pattern)
+            except RecursionError:  # the stack left here was too short: not kept, not used
+                return None
         regex = self.regexes[pattern]
         return None if regex is None else regex.search(text) is not None
 
-    def array_problem(self, value, schema, path, depth, seen):
+    def array_problem(self, value, schema, path, seen):
         """prefixItems, items, then contains (2020-12 core §10.3.1)."""
         if not isinstance(value, list):
             return None
@@ -2850,14 +2882,14 @@ class _SchemaCheck(object):
             sub = prefix[i] if i < len(prefix) else rest
             if not isinstance(sub, (dict, bool)):
                 break
-            problem = self.check(item, sub, _at(path, i), depth)[0]
+            problem = self.check(item, sub, _at(path, i))[0]
             if problem:
                 return problem
             seen.add(i)
         if "contains" not in schema:
             return None
         found = [i for i, item in enumerate(value)
-                 if not self.check(item, schema["contains"], _at(path, i), depth)[0]]
+                 if not self.check(item, schema["contains"], _at(path, i))[0]]
         seen.update(found)
         low, high = schema.get("minContains", 1), schema.get("maxContains")
         if _is_number(low) and len(found) < low:
@@ -2868,7 +2900,7 @@ class _SchemaCheck(object):
                 self.name(path), _count(high, "item", "items"), len(found))
         return None
 
-    def object_problem(self, value, schema, path, depth, seen):
+    def object_problem(self, value, schema, path, seen):
         """The object keywords, names the schema does not take first (core §10.3.2)."""
         if not isinstance(value, dict):
             return None
@@ -2881,7 +2913,7 @@ class _SchemaCheck(object):
                 continue  # a pattern Python cannot compile may have matched
             if extra is False:
                 return self.unexpected(path, key, list(properties), list(patterns))
-            problem = self.check(value[key], extra, _join(path, key), depth)[0]
+            problem = self.check(value[key], extra, _join(path, key))[0]
             if problem:
                 return problem
             seen.add(key)
@@ -2890,19 +2922,19 @@ class _SchemaCheck(object):
             return problem
         for key, sub in properties.items():
             if key in value:
-                problem = self.check(value[key], sub, _join(path, key), depth)[0]
+                problem = self.check(value[key], sub, _join(path, key))[0]
                 if problem:
                     return problem
                 seen.add(key)
         for pattern, sub in patterns.items():
             for key in value:
                 matched = self.search(pattern, key)
-                problem = matched and self.check(value[key], sub, _join(path, key), depth)[0]
+                problem = matched and self.check(value[key], sub, _join(path, key))[0]
                 if problem:
                     return problem
                 if matched is not False:
                     seen.add(key)
-        return self.names_problem(value, schema, path, depth)
+        return self.names_problem(value, schema, path)
 
     def required_problem(self, value, schema, path):
         """required, and dependentRequired (validation §6.5.3, §6.5.4)."""
@@ -2916,12 +2948,12 @@ class _SchemaCheck(object):
                         self.name(_join(path, need)), key)
         return None
 
-    def names_problem(self, value, schema, path, depth):
+    def names_problem(self, value, schema, path):
         names = schema.get("propertyNames")
         if names is None:
             return None
         for key in value:
-            if self.check(key, names, _join(path, key), depth)[0]:
+            if self.check(key, names, _join(path, key))[0]:
                 return "%s: the name %s is not allowed" % (self.name(path), _show(key))
         return None
 
@@ -2931,10 +2963,10 @@ class _SchemaCheck(object):
         return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
                                            ", ".join(names) or "nothing")
 
-    def combined_problem(self, value, schema, path, depth, seen):
+    def combined_problem(self, value, schema, path, seen):
         """allOf, anyOf, oneOf (core §10.2.1), keeping what the passing ones evaluated."""
         for sub in _list(schema.get("allOf")):
-            problem, evaluated = self.check(value, sub, path, depth)
+            problem, evaluated = self.check(value, sub, path)
             if problem:
                 return problem
             seen.update(evaluated)
@@ -2942,7 +2974,7 @@ class _SchemaCheck(object):
             subs = _list(schema.get(key))
             if not subs:
                 continue
-            results = [self.check(value, sub, path, depth) for sub in subs]
+            results = [self.check(value, sub, path) for sub in subs]
             passed = [evaluated for problem, evaluated in results if problem is None]
             if not passed:
                 return self.best_problem(value, subs, [p for p, _ in results], path)
@@ -2969,28 +3001,30 @@ class _SchemaCheck(object):
                                                 _show(value))
         return "%s: does not match any allowed schema" % self.name(path)
 
-    def conditional_problem(self, value, schema, path, depth, seen):
+    def conditional_problem(self, value, schema, path, seen):
         """not, if/then/else, dependentSchemas (core §10.2.1, §10.2.2)."""
-        if "not" in schema and self.check(value, schema["not"], path, depth)[0] is None:
+        if "not" in schema and self.check(value, schema["not"], path)[0] is None:
             return "%s: matches a schema it must not match" % self.name(path)
         if "if" in schema:
-            problem, evaluated = self.check(value, schema["if"], path, depth)
+            problem, evaluated = self.check(value, schema["if"], path)
             seen.update(evaluated)
             branch = "then" if problem is None else "else"
-            problem, evaluated = self.check(value, schema.get(branch, True), path, depth)
+            problem, evaluated = self.check(value, schema.get(branch, True), path)
             if problem:
                 return problem
             seen.update(evaluated)
         for key, sub in _dict(schema.get("dependentSchemas")).items():
             if isinstance(value, dict) and key in value:
-                problem, evaluated = self.check(value, sub, path, depth)
+                problem, evaluated = self.check(value, sub, path)
                 if problem:
                     return problem
                 seen.update(evaluated)
         return None
 
-    def unevaluated_problem(self, value, schema, path, depth, seen):
+    def unevaluated_problem(self, value, schema, path, seen):
         """unevaluatedItems/Properties: what nothing that passed looked at (core §11)."""
+        if self.dynamic:  # see _DYNAMIC
+            return None
         if isinstance(value, list) and "unevaluatedItems" in schema:
             sub, keys = schema["unevaluatedItems"], range(len(value))
         elif isinstance(value, dict) and "unevaluatedProperties" in schema:
@@ -3006,7 +3040,7 @@ class _SchemaCheck(object):
                     return "%s: no part of the schema that matched takes it" % self.name(
                         _join(path, key))
                 return self.unexpected(path, key, names, patterns)
-            problem = self.check(value[key], sub, _at(path, key), depth)[0]
+            problem = self.check(value[key], sub, _at(path, key))[0]
             if problem:
                 return problem
         seen.update(keys)
@@ -3092,12 +3126,20 @@ def _subschemas(schema):
 
 
 def _locate(base, ref):
-    """``ref`` resolved against ``base`` (RFC 3986 §5): its URI and decoded fragment."""
+    """``ref`` resolved against ``base`` (RFC 3986 §5): its URI and decoded
+    fragment, or None and None if it is no URI."""
     from urllib.parse import unquote, urljoin  # lazy: only schemas with $ref or $id
     # urljoin leaves a fragment alone against a base it does not know (urn:).
-    uri = base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
+    try:
+        uri = base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
+    except ValueError:  # http://[::1 and the like
+        return None, None
     uri, _, fragment = uri.partition("#")
     return uri, unquote(fragment)
+
+
+# An array index in a JSON pointer (RFC 6901 §4): ASCII digits, no leading zero.
+_INDEX = r"(?:0|[1-9][0-9]{0,17})\Z"
 
 
 def _pointer(root, ref):
@@ -3109,7 +3151,7 @@ def _pointer(root, ref):
         part = part.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and re.match(_INDEX, part) and int(part) < len(node):
             node = node[int(part)]
         else:
             return None
@@ -3228,7 +3270,7 @@ def _compile(pattern):
         with warnings.catch_warnings():  # "Possible nested set" and the like: not ours to say
             warnings.simplefilter("ignore")
             return re.compile(pattern)
-    except (re.error, OverflowError, RecursionError):  # a{99999999999}, deep nesting
+    except (re.error, OverflowError):  # a{99999999999}; RecursionError: the caller's
         return None
 
 
@@ -3606,10 +3648,14 @@ def _coerce(key, text, types):
             return None
         if kind == "boolean" and text.lower() in ("true", "false"):
             return text.lower() == "true"
-        if kind == "integer" and re.match(_INTEGER, text):
-            return int(text)
-        if kind == "number" and re.match(_NUMBER, text):
-            return float(text) if any(c in text for c in ".eE") else int(text)
+        try:
+            if kind == "integer" and re.match(_INTEGER, text):
+                return _bounded_int(text)
+            if kind == "number" and re.match(_NUMBER, text):
+                return _finite_float(text) if any(c in text for c in ".eE") else _bounded_int(
+                    text)
+        except ValueError as e:  # 5000 digits, 1e999
+            raise UsageError("argument %r: %s" % (key, e))
         if kind in ("array", "object"):
             try:
                 value = _json_loads(text)

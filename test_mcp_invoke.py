@@ -3867,3 +3867,54 @@ def test_a_capability_declared_as_null_is_not_declared(tmp_path):
     assert c._undeclared("completion/complete") is None  # no such capability back then
     with pytest.raises(mcp_invoke.UsageError, match="list_all takes"):
         c.list_all(["tools/list"])
+
+
+def test_ids_and_refs_no_uri_parser_takes_are_named_not_a_crash():
+    bad_id = {"$id": "http://x/", "properties": {"a": {"type": "string"},
+                                                 "unused": {"$id": "http://[::1"}}}
+    assert check({"a": "ok"}, bad_id) is None and check({"a": 1}, bad_id) == \
+        "argument 'a': expected string, got 1"
+    bad_ref = {"$id": "http://x/", "properties": {"a": {"$ref": "http://[/a"}}}
+    assert check({"a": 1}, bad_ref) == \
+        "argument 'a': the schema refers to http://[/a, which is not a URI"
+
+
+def test_pointer_indexes_are_ascii_digits_without_leading_zeros():
+    schema = {"allOf": [{"type": "integer"}], "properties": {"a": {"$ref": "#/allOf/%s"}}}
+    for index in (u"\u00b2", u"\u0660", "00", "1" * 5000):
+        s = json.loads(json.dumps(schema).replace("%s", index))
+        assert check({"a": "x"}, s).endswith("which it does not define"), index
+    s = json.loads(json.dumps(schema).replace("%s", "0"))
+    assert check({"a": "x"}, s) == "argument 'a': expected integer, got \"x\""
+
+
+def test_long_ref_chains_are_followed_to_the_end_under_not_too():
+    defs = dict(("d%d" % i, {"$ref": "#/$defs/d%d" % (i + 1)}) for i in range(60))
+    defs["d60"] = {"type": "string"}
+    chain = {"$defs": defs, "properties": {"n": {"$ref": "#/$defs/d0"}}}
+    assert check({"n": 5}, chain) == "argument 'n': expected string, got 5"
+    assert check({"n": "x"}, chain) is None
+    negated = {"$defs": defs, "properties": {"n": {"not": {"$ref": "#/$defs/d0"}}}}
+    assert check({"n": 5}, negated) is None
+    tree = {"type": "object", "properties": {"leaf": {"type": "integer"},
+                                             "next": {"$ref": "#"}}}
+    value = {"leaf": "bad"}
+    for _ in range(60):
+        value = {"next": value}
+    assert check(value, tree).endswith(": expected integer, got \"bad\"")
+
+
+def test_references_not_followed_make_unevaluated_keywords_refuse_nothing():
+    schema = {"$dynamicAnchor": "node", "unevaluatedProperties": False,
+              "allOf": [{"$dynamicRef": "#node"}], "properties": {"b": {"type": "string"}}}
+    assert check({"a": 1, "b": "x"}, schema) is None
+    assert check({"b": 2}, schema) == "argument 'b': expected string, got 2"
+
+
+def test_key_value_numbers_too_large_are_usage_errors(capsys):
+    code, out, err = run(capsys, "call", "add", "a=" + "9" * 5000, "b=1", "--", *SERVER)
+    assert (code, out) == (2, "")
+    assert err == ("mcp_invoke: argument 'a': an integer of 5000 digits is past the limit of "
+                   "4300 digits\n")
+    code, out, err = run(capsys, "call", "types", "ratio=1e999", "--", *SERVER)
+    assert (code, err) == (2, "mcp_invoke: argument 'ratio': the number 1e999 is out of range\n")
