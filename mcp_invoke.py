@@ -198,6 +198,9 @@ ENV_ALLOWLIST = (
 _MAX_SCHEMA_DEPTH = 10
 # Longest a schema check may take; servers write the schemas, patterns included.
 _CHECK_SECONDS = 2.0
+# Evaluated items a check keeps for unevaluated* (some tens of MB): $refs can make
+# a small schema and a large value ask for gigabytes within the time above.
+_MAX_TRACKED = 2000000
 # A value quoted in a schema message is cut to this many characters.
 _SHOW_CHARS = 60
 # A server's error message is cut to this many characters in ours.
@@ -2684,8 +2687,9 @@ def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_S
         return "%s: could not be checked against a schema nested this deeply" % check.name("")
 
 
-class _Unresolved(Exception):
-    """A $ref the document does not define: the check cannot be finished."""
+class _Unfinished(Exception):
+    """A check that cannot be finished: a $ref the document does not define, or
+    more evaluated items to track than memory should hold. Its text is the problem."""
 
 
 # Keywords through which a schema can lead back to itself or fan out.
@@ -2739,6 +2743,7 @@ class _SchemaCheck(object):
         self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
         self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
         self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
+        self.tracked = 0  # evaluated items kept so far, each part's counted
         self.dynamic = False  # any $dynamicRef or $recursiveRef, which are not followed
 
     def name(self, path):
@@ -2756,8 +2761,8 @@ class _SchemaCheck(object):
         self.index()
         try:
             return self.check(value, schema, "")[0]
-        except _Unresolved as unresolved:
-            return str(unresolved)
+        except _Unfinished as unfinished:
+            return str(unfinished)
 
     def shape(self, schema):
         """The schema in 2020-12 terms, made once per node."""
@@ -2836,14 +2841,20 @@ class _SchemaCheck(object):
                    or self.combined_problem(value, schema, path, seen)
                    or self.conditional_problem(value, schema, path, seen)
                    or self.unevaluated_problem(value, schema, path, seen))
-        return (problem, _NOTHING) if problem else (None, seen)
+        if problem:
+            return problem, _NOTHING
+        self.tracked += len(seen) if seen is not _UNTRACKED else 0
+        if self.tracked > _MAX_TRACKED:  # $refs can make each part re-evaluate all of it
+            raise _Unfinished("%s: could not be checked: the schema makes it track over %d "
+                              "evaluated items" % (self.name(path), _MAX_TRACKED))
+        return None, seen
 
     def ref_problem(self, value, schema, path, seen):
         if "$ref" not in schema:
             return None
         target, missing = self.resolve(schema)
         if missing:  # refused, not passed (basic, "$ref Resolution")
-            raise _Unresolved("%s: %s" % (self.name(path), missing))
+            raise _Unfinished("%s: %s" % (self.name(path), missing))
         problem, evaluated = self.check(value, target, path)
         seen.update(evaluated)
         return problem

@@ -3918,3 +3918,16 @@ def test_key_value_numbers_too_large_are_usage_errors(capsys):
                    "4300 digits\n")
     code, out, err = run(capsys, "call", "types", "ratio=1e999", "--", *SERVER)
     assert (code, err) == (2, "mcp_invoke: argument 'ratio': the number 1e999 is out of range\n")
+
+
+def test_a_schema_making_each_part_track_a_large_value_is_refused_not_a_memory_blowup():
+    value = dict(("k%d" % i, 0) for i in range(30000))
+    schema = {"$defs": {"P": {"additionalProperties": True},
+                        "Q": {"allOf": [{"$ref": "#/$defs/P"}]}},
+              "allOf": [{"$ref": "#/$defs/Q"} for _ in range(200)],
+              "unevaluatedProperties": False}
+    assert check(value, schema, seconds=60) == (
+        "the arguments: could not be checked: the schema makes it track over 2000000 "
+        "evaluated items")
+    schema["allOf"] = schema["allOf"][:2]  # the same value, tracked a few times, passes
+    assert check(value, schema, seconds=60) is None
