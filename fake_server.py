@@ -137,6 +137,13 @@ Modes:
                        https://bank.example.com/
     remote-ref         echo's text argument is listed as {"$ref":
                        "https://example.com/text.json"}, a schema elsewhere
+    deep-schema        echo also takes "tree", a recursive schema ({"next":
+                       tree}), so a deep enough value exhausts a checker's stack
+    discover-asks      (modern era) on server/discover, first send a ping (id
+                       "e1") and a form elicitation (id "e2"), then sleep
+                       --delay seconds before answering
+    early-ask          at startup, send a form elicitation (id "a0") and go on
+                       without waiting for the answer
     ping-first         at startup, send a ping (id "p0"); in the legacy era
                        wait for its answer before reading anything else
     odd-discover       answer server/discover with resultType "task"
@@ -175,6 +182,7 @@ MODES = (
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
+    "deep-schema", "discover-asks", "early-ask",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -810,6 +818,11 @@ class _Server(object):
         }
 
     def discover(self, request_id, params):
+        if "discover-asks" in self.modes:
+            self.send({"jsonrpc": "2.0", "id": "e1", "method": "ping"})
+            method, ask = _input_request("name", True)
+            self.send({"jsonrpc": "2.0", "id": "e2", "method": method, "params": ask})
+            time.sleep(self.delay)
         capabilities = {"tools": {}, "resources": {}, "prompts": {},
                         "logging": {}, "completions": {}}
         if self.modes & {"forgetful", "toolless"}:
@@ -840,6 +853,11 @@ class _Server(object):
         if "remote-ref" in self.modes:
             tools[0]["inputSchema"]["properties"]["text"] = {
                 "$ref": "https://example.com/text.json"}
+        if "deep-schema" in self.modes:
+            schema = tools[0]["inputSchema"]
+            schema["properties"]["tree"] = {"$ref": "#/$defs/node"}
+            schema["$defs"] = {"node": {"type": "object", "properties": {
+                "next": {"$ref": "#/$defs/node"}}}}
         if "cursor-cycle" in self.modes:
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "again"}
         if "endless-pages" in self.modes:
@@ -1415,6 +1433,9 @@ def main(argv=None):
         server.write_line(b"{not json")
         for i in range(server.size or 0):
             server.write_line(b"noise %d" % i)
+    if "early-ask" in server.modes:
+        method, ask = _input_request("name", True)
+        server.send({"jsonrpc": "2.0", "id": "a0", "method": method, "params": ask})
     if "ping-first" in server.modes:
         if server.era == "legacy":
             server.ask([("p0", "ping", {})])

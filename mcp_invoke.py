@@ -132,7 +132,7 @@ _RESULT_TYPES = ("complete", "input_required")
 _CAPABILITY_OF = {
     "tools/list": "tools", "tools/call": "tools", "resources/list": "resources",
     "resources/templates/list": "resources", "resources/read": "resources",
-    "resources/subscribe": "resources", "resources/unsubscribe": "resources",
+    "resources/subscribe": "resources.subscribe", "resources/unsubscribe": "resources.subscribe",
     "prompts/list": "prompts", "prompts/get": "prompts",
     "completion/complete": "completions", "logging/setLevel": "logging",
 }
@@ -196,6 +196,8 @@ ENV_ALLOWLIST = (
 
 # Nesting followed when a schema is only described (types, signatures), not checked.
 _MAX_SCHEMA_DEPTH = 10
+# Schemas read to find what an argument or a property takes (types, signatures).
+_MAX_PARTS = 10000
 # Longest a schema check may take; servers write the schemas, patterns included.
 _CHECK_SECONDS = 2.0
 # Evaluated items a check keeps for unevaluated* (some tens of MB): $refs can make
@@ -1639,12 +1641,11 @@ class Client(object):
                 result.pop("nextCursor", None)  # null: the last page
                 result[key] = items
                 return result
-            if not isinstance(cursor, str):
-                raise ProtocolError("%s answered a nextCursor that is not a string: %s"
-                                    % (method, _show(cursor)), method)
-            if cursor in seen:
-                raise ProtocolError("%s repeated the page cursor %s" % (method, _show(cursor)),
-                                    method)
+            if not isinstance(cursor, str) or cursor in seen:  # shown with the pages so far
+                why = ("repeated the page cursor" if isinstance(cursor, str)
+                       else "answered a nextCursor that is not a string:")
+                raise ProtocolError("%s %s %s" % (method, why, _show(cursor)), method,
+                                    result=dict(result, **{key: items}))
             seen.add(cursor)
             params = {"cursor": cursor}
         raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
@@ -1794,7 +1795,11 @@ class Client(object):
     def _undeclared(self, method):
         """The capability ``method`` needs and the server did not declare, or None."""
         needed = _CAPABILITY_OF.get(method)
-        if needed is None or isinstance(self.capabilities.get(needed), dict):
+        if needed is None:
+            return None
+        top, _, flag = needed.partition(".")  # resources.subscribe: a flag within resources
+        declared = self.capabilities.get(top)
+        if isinstance(declared, dict) and (not flag or declared.get(flag) is True):
             return None
         if needed == "completions" and self.protocol_version == "2024-11-05":
             return None  # completion/complete came before its capability (2025-03-26)
@@ -1938,13 +1943,8 @@ class Client(object):
                 self._warn("violation", "ignored the server's %s request: its id %s is not a "
                            "string or an integer" % (_cut(method, _SHOW_CHARS),
                                                      _show(message["id"])))
-            elif self.era != "modern":
-                self._answer(message["id"], method, message.get("params"))
-            elif self.era_source is None:  # probing: a legacy server may ping first
-                if len(self._deferred) < _DEFERRED_MAX:
-                    self._deferred.append((message["id"], method, message.get("params")))
             else:
-                self._unanswered_request(method)
+                self._server_request(message["id"], method, message.get("params"))
         elif _is_id(message.get("id")):
             self._response(message)
         else:
@@ -1970,16 +1970,24 @@ class Client(object):
                 call.method, "both result and error" if "result" in message
                 else "neither result nor error"), call.method)
 
+    def _server_request(self, ident, method, params):
+        """A request from the server, by era: a legacy server's is answered, a
+        modern server's never is (2026-07-28 basic/transports/stdio). While the
+        era is unsettled it is held, but for a ping once initialize is out: a
+        legacy server may ping before its handshake, and wait for the answer
+        (2025-11-25 basic/lifecycle); it may send nothing else until then."""
+        if self.era == "legacy" or self.era is None and method == "ping":
+            self._answer(ident, method, params)
+        elif self.era == "modern" and self.era_source is not None:
+            self._unanswered_request(method)
+        elif len(self._deferred) < _DEFERRED_MAX:
+            self._deferred.append((ident, method, params))
+
     def _settle_deferred(self):
-        """Answer what came while probing, now that the era is known (or initialize
-        goes out): a legacy server may ping before its handshake (2025-11-25
-        basic/lifecycle); a modern one gets no answer."""
+        """What was held, as the era now stands (see _server_request)."""
         deferred, self._deferred = self._deferred, []
-        for ident, method, params in deferred:
-            if self.era == "modern" and self.era_source is not None:
-                self._unanswered_request(method)
-            else:
-                self._answer(ident, method, params)
+        for request in deferred:
+            self._server_request(*request)
 
     def _unanswered_request(self, method):
         """2026-07-28 basic/transports/stdio: the client MUST NOT write responses
@@ -2004,9 +2012,11 @@ class Client(object):
         started = time.monotonic()
         message = {"jsonrpc": "2.0", "id": ident}
         # It asks on behalf of the requests in flight: it may take until the
-        # last of their time limits, and is refused once they have passed.
+        # last of their time limits, and is refused once they have passed;
+        # with none in flight (held while probing), one request's limit.
         limits = [call.limit for call in self._pending.values()]
-        limit = max(limits) if limits else None
+        limit = max(limits) if limits else (
+            time.monotonic() + _time_cap(self.timeout, self.max_time))
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params), None, limit)
             if result is None:
@@ -2058,10 +2068,11 @@ class Client(object):
         flat object of strings, numbers, booleans and lists of strings, is
         declined with a warning naming the field (client/elicitation, "Form Mode
         Security": clients SHOULD validate)."""
-        if not isinstance(answer, dict) or answer.get("action") not in _ELICIT_ACTIONS:
+        if (not isinstance(answer, dict) or answer.get("action") not in _ELICIT_ACTIONS
+                or not isinstance(answer.get("_meta", {}), dict)):
             raise UsageError("the answer to elicitation/create is not an ElicitResult (an "
-                             "object whose action is accept, decline or cancel): %s"
-                             % _show(answer))
+                             "object whose action is accept, decline or cancel, and whose "
+                             "_meta, if any, is an object): %s" % _show(answer))
         shaped = dict((k, answer[k]) for k in ("action", "_meta") if k in answer)
         if answer["action"] != "accept" or params.get("mode", "form") != "form":
             return shaped  # content only with an accepted form
@@ -2180,6 +2191,8 @@ def _sampled(answer):
         problem = "its model %s is not a string" % _show(answer["model"])
     elif not isinstance(answer.get("stopReason", ""), str):
         problem = "its stopReason %s is not a string" % _show(answer["stopReason"])
+    elif not isinstance(answer.get("_meta", {}), dict):
+        problem = "its _meta %s is not an object" % _show(answer["_meta"])
     else:
         blocks = answer["content"] if isinstance(answer["content"], list) else [answer["content"]]
         problem = "its content has no blocks" if not blocks else next(
@@ -2191,9 +2204,14 @@ def _sampled(answer):
 
 
 # What each kind of sampled content block must hold (client/sampling, the schema's
-# TextContent ... ToolResultContent), the first three as strings.
-_BLOCK_FIELDS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
-                 "tool_use": ("id", "name", "input"), "tool_result": ("toolUseId", "content")}
+# TextContent ... ToolResultContent).
+_BLOCK_FIELDS = {
+    "text": (("text", str),), "image": (("data", str), ("mimeType", str)),
+    "audio": (("data", str), ("mimeType", str)),
+    "tool_use": (("id", str), ("name", str), ("input", dict)),
+    "tool_result": (("toolUseId", str), ("content", list)),
+}
+_TYPE_NAMES = {str: "string", dict: "object", list: "list"}
 
 
 def _block_problem(block):
@@ -2201,11 +2219,9 @@ def _block_problem(block):
     if not isinstance(kind, str) or kind not in _BLOCK_FIELDS:
         return "its content holds %s, not a text, image, audio, tool_use or tool_result " \
                "block" % _show(block)
-    for field in _BLOCK_FIELDS[kind]:
-        if field not in block or kind in ("text", "image", "audio") and not isinstance(
-                block[field], str):
-            return "its %s block has no %s string" % (kind, field) if kind in (
-                "text", "image", "audio") else "its %s block has no %s" % (kind, field)
+    for field, shape in _BLOCK_FIELDS[kind]:
+        if not isinstance(block.get(field), shape):
+            return "its %s block has no %s %s" % (kind, field, _TYPE_NAMES[shape])
     return None
 
 
@@ -2681,10 +2697,16 @@ def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_S
     try:
         return _within(seconds, lambda: check.run(value, schema))
     except _Overtime:
-        return "%s: could not be checked against the schema within %gs" % (
-            check.name(""), seconds)
+        return _Unchecked("%s: could not be checked against the schema within %gs" % (
+            check.name(""), seconds))
     except RecursionError:
-        return "%s: could not be checked against a schema nested this deeply" % check.name("")
+        return _Unchecked("%s: could not be checked against a schema nested this deeply"
+                          % check.name(""))
+
+
+class _Unchecked(str):
+    """A problem of the check's own: it could not finish within its bounds (time,
+    stack, memory), so it says nothing of the value."""
 
 
 class _Unfinished(Exception):
@@ -2762,7 +2784,7 @@ class _SchemaCheck(object):
         try:
             return self.check(value, schema, "")[0]
         except _Unfinished as unfinished:
-            return str(unfinished)
+            return unfinished.args[0]
 
     def shape(self, schema):
         """The schema in 2020-12 terms, made once per node."""
@@ -2845,8 +2867,9 @@ class _SchemaCheck(object):
             return problem, _NOTHING
         self.tracked += len(seen) if seen is not _UNTRACKED else 0
         if self.tracked > _MAX_TRACKED:  # $refs can make each part re-evaluate all of it
-            raise _Unfinished("%s: could not be checked: the schema makes it track over %d "
-                              "evaluated items" % (self.name(path), _MAX_TRACKED))
+            raise _Unfinished(_Unchecked("%s: could not be checked: the schema makes it "
+                                         "track over %d evaluated items"
+                                         % (self.name(path), _MAX_TRACKED)))
         return None, seen
 
     def ref_problem(self, value, schema, path, seen):
@@ -3603,33 +3626,69 @@ def _call_arguments(tokens, stdin=None):
     return value, _parse_pairs(tokens[1:])
 
 
-def _schema_types(schema, root, depth=0, seen=None):
-    """The JSON types a property schema admits, as a list of names."""
-    schema = _resolve_ref(schema, root)
-    # Each node once: $refs can make a small schema a cycle or a huge tree.
-    seen = set() if seen is None else seen
-    if id(schema) in seen:
-        return []
-    seen.add(id(schema))
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list):
-        return [k for k in kind if isinstance(k, str)]
+def _reader(root):
+    """A _SchemaCheck of ``root`` that reads it (types, properties) without checking."""
+    reader = _SchemaCheck(root, "argument", False)
+    reader.dialect = _dialect(_dict(root).get("$schema")) or 2020
+    reader.index()
+    return reader
+
+
+def _parts(reader, schema):
+    """``schema`` and every schema it is made of in place, each once: through
+    $ref, allOf, anyOf, oneOf, then, else and dependentSchemas (not if or not,
+    which hold conditions). $refs can make a small schema a cycle or a huge tree."""
+    stack, seen = [schema], set()
+    while stack and len(seen) < _MAX_PARTS:
+        node = reader.shape(stack.pop())
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if "$ref" in node:
+            stack.append(reader.resolve(node)[0])
+        for key in ("dependentSchemas", "else", "then", "oneOf", "anyOf", "allOf"):
+            sub = node.get(key)
+            stack.extend(reversed(_list(sub)) if key.endswith("Of") else
+                         _dict(sub).values() if key == "dependentSchemas" else [sub])
+
+
+def _schema_types(schema, reader):
+    """The JSON types a schema admits, as a list of names (types, or those of
+    its enum and const values), from all its parts."""
     types = []
-    for key in ("anyOf", "oneOf"):
-        for sub in _list(schema.get(key)) if depth < _MAX_SCHEMA_DEPTH else ():
-            types.extend(t for t in _schema_types(_dict(sub), root, depth + 1, seen)
-                         if t not in types)
-    if not types and ("enum" in schema or "const" in schema):
-        values = _list(schema.get("enum")) or [schema.get("const")]
-        types = [_json_type(v) for v in values]
+    for node in _parts(reader, schema):
+        kind = node.get("type")
+        kinds = [kind] if isinstance(kind, str) else [k for k in _list(kind)
+                                                      if isinstance(k, str)]
+        if not kinds and ("enum" in node or "const" in node):
+            kinds = [_json_type(v) for v in _list(node.get("enum")) or [node.get("const")]]
+        types.extend(k for k in kinds if k not in types)
     return types
 
 
-def _resolve_ref(schema, root):
-    node = _pointer(root, schema.get("$ref"))
-    return node if isinstance(node, dict) else schema
+def _target(reader, schema):
+    """``schema``, or what its $refs lead to."""
+    for _ in range(_MAX_SCHEMA_DEPTH):
+        schema = reader.shape(schema)
+        target = reader.resolve(schema)[0] if "$ref" in _dict(schema) else None
+        if not isinstance(target, dict):
+            break
+        schema = target
+    return _dict(schema)
+
+
+def _property(reader, key):
+    """The schemas argument ``key`` meets, wherever the tool's schema gives its
+    properties; additionalProperties when none names it."""
+    found, extra = [], []
+    for node in _parts(reader, reader.root):
+        properties = _dict(node.get("properties"))
+        if key in properties:
+            found.append(properties[key])
+        elif isinstance(node.get("additionalProperties"), dict):
+            extra.append(node["additionalProperties"])
+    return {"anyOf": found or extra}
 
 
 def _json_type(value):
@@ -3684,14 +3743,13 @@ def _coerce(key, text, types):
 
 def _coerce_arguments(pairs, schema):
     """``key=value`` pairs as a tool's arguments, typed by its inputSchema."""
-    schema = _dict(schema)
-    properties = _dict(schema.get("properties"))
+    reader = _reader(_dict(schema)) if pairs else None
     arguments = {}
     for key, value, raw in pairs:
         if raw:
             arguments[key] = value
         else:
-            arguments[key] = _coerce(key, value, _schema_types(_dict(properties.get(key)), schema))
+            arguments[key] = _coerce(key, value, _schema_types(_property(reader, key), reader))
     return arguments
 
 
@@ -3704,13 +3762,13 @@ def _first_line(text):
     return ""
 
 
-def _type_label(schema, root, depth=0):
-    schema = _resolve_ref(_dict(schema), root)
+def _type_label(schema, reader, depth=0):
+    schema = _target(reader, schema)
     if "enum" in schema and isinstance(schema["enum"], list):
         return "|".join(json.dumps(v) for v in schema["enum"])
-    types = _schema_types(schema, root)
+    types = _schema_types(schema, reader)
     if types == ["array"] and depth < _MAX_SCHEMA_DEPTH:
-        items = _type_label(schema.get("items"), root, depth + 1)
+        items = _type_label(schema.get("items"), reader, depth + 1)
         return (items if "|" not in items else "(%s)" % items) + "[]" if items else "array"
     return "|".join(types)
 
@@ -3719,9 +3777,9 @@ def _signature(tool):
     """A tool as one line: ``name(arg: type, opt?: type) - first line of description``."""
     schema = _dict(tool.get("inputSchema"))
     required = _list(schema.get("required"))
-    args = []
+    args, reader = [], _reader(schema) if schema.get("properties") else None
     for name, prop in _dict(schema.get("properties")).items():
-        label = _type_label(prop, schema)
+        label = _type_label(prop, reader)
         args.append("%s%s%s" % (name, "" if name in required else "?",
                                 ": " + label if label else ""))
     line = "%s(%s)" % (_shown_word(tool.get("name")), ", ".join(args))
@@ -3987,6 +4045,30 @@ class _Elicitor(object):
         return line.strip() if line else None
 
 
+def _ipv4(host):
+    """The address a browser reads a host ending in a number as (WHATWG URL, "IPv4
+    parser": 0x7f.1 is 127.0.0.1), "(no valid address)", or None for a name."""
+    parts = host.split(".")
+    if len(parts) > 1 and not parts[-1]:
+        parts.pop()
+    if not re.match(r"(?:0[xX][0-9a-fA-F]*|[0-9]+)\Z", parts[-1]):
+        return None
+    numbers = []
+    for part in parts:
+        digits, base = ((part[2:], 16) if part[:2].lower() == "0x" else
+                        (part[1:], 8) if len(part) > 1 and part[0] == "0" else (part, 10))
+        try:
+            numbers.append(int(digits or "0", base) if len(digits) <= 20 else -1)
+        except ValueError:
+            numbers.append(-1)
+    last = numbers.pop()
+    if (len(numbers) > 3 or not all(0 <= n <= 255 for n in numbers)
+            or not 0 <= last < 256 ** (4 - len(numbers))):
+        return "(no valid address)"
+    value = last + sum(n << 8 * (3 - i) for i, n in enumerate(numbers))
+    return ".".join(str(value >> shift & 255) for shift in (24, 16, 8, 0))
+
+
 def _url_host(url):
     """A URL's host as a browser would open it, and the reasons to doubt it."""
     import unicodedata  # lazy, these two: only for a URL elicitation
@@ -4007,6 +4089,15 @@ def _url_host(url):
         parts, host = None, ""
     if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
         return host or "(none)", ["the URL is not an http or https address with a host"]
+    if "%" in host:
+        decoded = urllib.parse.unquote(host).lower()
+        doubts.append("the host %s is percent-encoded: a browser opens %s" % (host, decoded))
+        host = decoded
+    address = _ipv4(host)
+    if address is not None and address != host:
+        doubts.append("the host %s is a number: %s" % (host, "a browser opens the address "
+                      + address if address[0] != "(" else "no valid address"))
+        return address, doubts
     shown = host
     if "@" in parts.netloc:
         doubts.append("the URL names a user before the host (%s@), which can make "
@@ -4057,25 +4148,46 @@ def _choices(field):
 def _parse_answer(text, field, choices):
     """A typed answer and None, or None and what is wrong with it."""
     kind = field.get("type")
-    if kind == "array":
+    kinds = [kind] if isinstance(kind, str) else [k for k in _list(kind) if isinstance(k, str)]
+    if "array" in kinds:
         values = [v.strip() for v in text.split(",") if v.strip()]
         wrong = [v for v in values if choices and v not in choices]
         return (None, "not one of the choices: %s" % ", ".join(wrong)) if wrong else (values, None)
-    if kind == "boolean":
-        if text.lower() in ("y", "yes", "true", "1", "n", "no", "false", "0"):
-            return text.lower() in ("y", "yes", "true", "1"), None
-        return None, "answer yes or no"
-    if kind in ("integer", "number"):
-        pattern = _INTEGER if kind == "integer" else _NUMBER
-        if not re.match(pattern, text):
-            return None, "expected %s" % ("an integer" if kind == "integer" else "a number")
-        value = int(text) if re.match(_INTEGER, text) else float(text)
-        problem = _schema_problem(value, field, where="answer", formats=True)
-        return (None, problem) if problem else (value, None)
-    if choices and text not in choices:
-        return None, "choose one of: %s" % ", ".join(str(c) for c in choices)
-    problem = _schema_problem(text, field, where="answer", formats=True)
-    return (None, problem) if problem else (text, None)
+    if choices:  # the value itself, of whatever type: "2" picks 2 from [1, 2]
+        picked = [c for c in choices if text == (c if isinstance(c, str) else json.dumps(c))]
+        if not picked:
+            return None, "choose one of: %s" % ", ".join(_shown_word(c) for c in choices)
+        value = picked[0]
+    else:
+        value = next((v for v in (_typed(text, k) for k in kinds or ["string"])
+                      if v is not _NOT_TYPED), _NOT_TYPED)
+        if value is _NOT_TYPED:
+            return None, " or ".join(_EXPECTED.get(k, "a " + k) for k in kinds)
+    problem = _schema_problem(value, field, where="answer", formats=True)
+    return (None, problem) if problem else (value, None)
+
+
+_NOT_TYPED = object()
+# What to type for each JSON type that is not text.
+_EXPECTED = {"boolean": "answer yes or no", "integer": "expected an integer",
+             "number": "expected a number", "null": "answer null"}
+
+
+def _typed(text, kind):
+    """``text`` as a value of JSON type ``kind``, or _NOT_TYPED."""
+    try:
+        if kind == "boolean" and text.lower() in ("y", "yes", "true", "1", "n", "no", "false",
+                                                  "0"):
+            return text.lower() in ("y", "yes", "true", "1")
+        if kind in ("integer", "number") and re.match(_INTEGER, text):
+            return _bounded_int(text)
+        if kind == "number" and re.match(_NUMBER, text):
+            return _finite_float(text)
+    except ValueError:  # 5000 digits, 1e999: JSON cannot carry it
+        return _NOT_TYPED
+    if kind == "null" and text == "null":
+        return None
+    return text if kind == "string" else _NOT_TYPED
 
 
 def _sampler(command_line, timeout):
@@ -4154,7 +4266,9 @@ def _cmd_call(client, args, ctx):
     arguments.update(_coerce_arguments(pairs, schema))
     if schema and not args.no_validate:
         problem = _schema_problem(arguments, schema, where="argument")
-        if problem:
+        if isinstance(problem, _Unchecked):  # the server still checks them
+            ctx.diag.warning("%s; sent unchecked" % problem)
+        elif problem:
             raise UsageError("%s (--no-validate sends it anyway)" % problem)
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()

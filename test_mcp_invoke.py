@@ -2017,8 +2017,9 @@ def test_a_cursor_that_is_not_a_string_and_entries_that_are_not_objects(capsys, 
     page = '{"jsonrpc":"2.0","id":ID,"result":{"resources":[],"nextCursor":5}}'
     code, out, err = run(capsys, "resources", "--",
                          *tiny(tmp_path, "{}", others={"resources/list": page}))
-    assert (code, out, err) == (4, "", "mcp_invoke: resources/list answered a nextCursor that "
-                                       "is not a string: 5\n")
+    assert (code, out, err) == (4, '{"resources":[],"nextCursor":5}\n',  # as it came
+                                "mcp_invoke: resources/list answered a nextCursor that "
+                                "is not a string: 5\n")
     page = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"resources": [
         1, None, {"name": 5, "uri": {"a": 1}, "description": ["x"]}]}})
     code, out, err = run(capsys, "resources", "--", *tiny(
@@ -2030,7 +2031,8 @@ def test_a_cursor_that_is_not_a_string_and_entries_that_are_not_objects(capsys, 
 
 def test_cursor_cycle_exits_4(capsys):
     code, out, err = run(capsys, "tools", "--", *fake("cursor-cycle"))
-    assert (code, out) == (4, "")
+    shown = json.loads(out)  # the pages so far: nothing the server sent is lost
+    assert code == 4 and shown["nextCursor"] == "again" and len(shown["tools"]) == 4
     assert 'repeated the page cursor "again"' in err and err.count("\n") == 1
 
 
@@ -2861,7 +2863,8 @@ def test_a_hostile_schema_cannot_hang_the_check():
                "$defs": {"x": {"anyOf": [{"$ref": "#/$defs/x"}] * 8 + [{"type": "integer"}]}}}
     assert mcp_invoke._schema_problem({"a": 1}, fan_out, seconds=5) is None
     assert mcp_invoke._schema_problem({"a": []}, fan_out, seconds=5) is None  # loops pass
-    assert mcp_invoke._schema_types(fan_out["properties"]["a"], fan_out) == ["integer"]
+    assert mcp_invoke._schema_types(fan_out["properties"]["a"],
+                                    mcp_invoke._reader(fan_out)) == ["integer"]
     assert time.monotonic() - start < 2
     loop = {"type": "object", "properties": {"p": {"type": "array",
                                                    "items": {"$ref": "#/properties/p"}}}}
@@ -3677,6 +3680,17 @@ def test_a_url_host_is_shown_and_doubted_when_it_may_imitate_another():
                          "can make another host look like the one opened"])
     assert mcp_invoke._url_host(" https://exa\nmple.com/\t") == (
         "example.com", ["the URL holds tabs or line breaks, which a browser drops"])
+    assert mcp_invoke._url_host("https://bank.example.com%2Eevil.example/") == (
+        "bank.example.com.evil.example", ["the host bank.example.com%2Eevil.example is "
+                                          "percent-encoded: a browser opens "
+                                          "bank.example.com.evil.example"])
+    assert mcp_invoke._url_host("https://ex%E2%80%8Bample.com/")[1][1] == (
+        u"the host ex\u200bample.com is not plain ASCII: a browser opens example.com, which "
+        u"may imitate another name")
+    for host, shown in (("0x7f.1", "127.0.0.1"), ("2130706433", "127.0.0.1"),
+                        ("1.2.3.4.5", "(no valid address)"), ("08.1", "(no valid address)")):
+        assert mcp_invoke._url_host("http://%s/" % host)[0] == shown
+    assert mcp_invoke._url_host("http://127.0.0.1:8080/") == ("127.0.0.1", [])
     for url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "http://[::1"):
         assert mcp_invoke._url_host(url)[1] == [
             "the URL is not an http or https address with a host"]
@@ -3848,6 +3862,14 @@ def test_declined_answers_carry_no_content_and_url_answers_none_either(tmp_path,
     ({"role": "system", "model": "m", "content": {"type": "text", "text": "x"}},
      'its role "system" is neither user nor assistant'),
     ([], "it is not a JSON object"),
+    ({"role": "assistant", "model": "m", "content": {"type": "tool_use", "id": 5, "name": "n",
+                                                     "input": {}}},
+     "its tool_use block has no id string"),
+    ({"role": "assistant", "model": "m", "content": {"type": "tool_use", "id": "5", "name": "n",
+                                                     "input": "x"}},
+     "its tool_use block has no input object"),
+    ({"role": "assistant", "model": "m", "content": [], "_meta": "x"},
+     'its _meta "x" is not an object'),
 ])
 def test_sampling_answers_are_checked_block_by_block(answer, problem):
     with mcp_invoke.Client(era_server("modern"), timeout=5, on_sample=lambda p: answer) as c:
@@ -3865,6 +3887,10 @@ def test_a_capability_declared_as_null_is_not_declared(tmp_path):
         assert c._undeclared("tools/call") == needed
     c.protocol_version, c.capabilities = "2024-11-05", {}
     assert c._undeclared("completion/complete") is None  # no such capability back then
+    for value, needed in (({"resources": {}}, "resources.subscribe"),
+                          ({"resources": {"subscribe": True}}, None)):
+        c.capabilities = value
+        assert c._undeclared("resources/subscribe") == needed
     with pytest.raises(mcp_invoke.UsageError, match="list_all takes"):
         c.list_all(["tools/list"])
 
@@ -3931,3 +3957,80 @@ def test_a_schema_making_each_part_track_a_large_value_is_refused_not_a_memory_b
         "evaluated items")
     schema["allOf"] = schema["allOf"][:2]  # the same value, tracked a few times, passes
     assert check(value, schema, seconds=60) is None
+
+
+@pytest.mark.parametrize("schema", [
+    {"allOf": [{"properties": {"n": {"type": "integer"}}}]},
+    {"properties": {"n": {"$ref": "#/$defs/a"}},
+     "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"type": "integer"}}},
+    {"properties": {"n": {"$ref": "#count"}}, "$defs": {"c": {"$anchor": "count",
+                                                             "type": "integer"}}},
+    {"properties": {"n": {"$ref": "#/$defs/a%20b"}}, "$defs": {"a b": {"type": "integer"}}},
+    {"$id": "https://x.example/t", "properties": {"n": {"$ref": "https://x.example/c"}},
+     "$defs": {"c": {"$id": "https://x.example/c", "type": "integer"}}},
+    {"if": {"required": ["m"]}, "then": {"properties": {"n": {"type": "integer"}}}},
+    {"additionalProperties": {"type": "integer"}},
+    {"$schema": "http://json-schema.org/draft-07/schema#",
+     "properties": {"n": {"$ref": "#/definitions/c"}}, "definitions": {"c": {"type": "integer"}}},
+])
+def test_key_value_arguments_are_typed_wherever_the_schema_gives_them(schema):
+    arguments = mcp_invoke._coerce_arguments([("n", "5", False)], schema)
+    assert arguments == {"n": 5} and check(arguments, schema) is None
+
+
+def test_arguments_the_check_cannot_finish_are_sent_with_a_warning(capsys):
+    tree = {}
+    for _ in range(400):
+        tree = {"next": tree}
+    code, out, err = run(capsys, "call", "echo", "text=hi", "tree:=" + json.dumps(tree), "--",
+                         *fake("deep-schema"))
+    assert (code, out) == (0, "hi\n")
+    assert err == ("mcp_invoke: warning: the arguments: could not be checked against a schema "
+                   "nested this deeply; sent unchecked\n")
+    code, out, err = run(capsys, "call", "echo", "text:=5", "tree:={}", "--", *fake("deep-schema"))
+    assert (code, out) == (2, "")  # a value the check can finish on is still refused
+
+
+@pytest.mark.parametrize("field, typed, value", [
+    ({"type": "integer"}, "1" * 5000 + "\n7\n", 7),
+    ({"type": "number"}, "1e999\n2.5\n", 2.5),
+    ({"type": ["integer", "null"]}, "x\nnull\n", None),
+    ({"type": ["integer", "null"]}, "3\n", 3),
+    ({"type": "integer", "enum": [1, 2]}, "3\n2\n", 2),
+    ({"type": "boolean"}, "maybe\nyes\n", True),
+])
+def test_typed_form_answers_are_asked_again_until_json_can_carry_them(field, typed, value):
+    terminal = _Terminal()
+    elicitor = mcp_invoke._Elicitor(["interactive"], mcp_invoke._Diagnostics(terminal),
+                                    io.StringIO(typed + "\n"))
+    schema = {"type": "object", "properties": {"v": field}, "required": ["v"]}
+    assert elicitor({"message": "?", "requestedSchema": schema}) == {
+        "action": "accept", "content": {"v": value}}
+
+
+def test_an_answers_file_whose_meta_is_not_an_object_is_not_sent(capsys, tmp_path):
+    path = answers_file(tmp_path, {"action": "decline", "_meta": "junk"})
+    code, out, err = run(capsys, "--elicit", "answers", path, "call", "ask_name", "--",
+                         *era_server("legacy"))
+    assert (code, out) == (0, "name: error -32603\n")
+    assert "is not an ElicitResult" in err
+
+
+def test_a_modern_server_asking_while_the_probe_waits_gets_no_answer_but_a_ping(tmp_path):
+    log, asked = tmp_path / "rec", []
+    with mcp_invoke.Client(era_server("modern", "discover-asks", record=log, delay=0.6),
+                           timeout=5, probe_timeout=0.2,
+                           on_elicit=lambda p, k: asked.append(p) or {"action": "decline"}) as c:
+        assert c.era == "modern" and c.call_tool("echo", {"text": "x"})["content"]
+    # Once initialize is out, a ping is answered: a legacy server may wait for it.
+    assert [r["id"] for r in client_lines(log)] == ["e1"] and asked == []
+
+
+def test_a_question_held_while_probing_is_answered_within_the_time_limit(tmp_path):
+    log, started = tmp_path / "rec", time.monotonic()
+    with mcp_invoke.Client(era_server("legacy", "early-ask", record=log), timeout=0.3,
+                           max_time=0.5, on_elicit=lambda p, k: time.sleep(30)) as c:
+        assert c.era == "legacy"
+    assert time.monotonic() - started < 3
+    answer = [r for r in client_lines(log) if r.get("id") == "a0"]
+    assert answer[0]["error"]["code"] == -32603
