@@ -142,8 +142,10 @@ Modes:
     discover-asks      (modern era) on server/discover, first send a ping (id
                        "e1") and a form elicitation (id "e2"), then sleep
                        --delay seconds before answering
-    early-ask          at startup, send a form elicitation (id "a0") and go on
-                       without waiting for the answer
+    early-ask          at startup, send --size form elicitations (default 1; ids
+                       "a0", "a1", ...) and go on without waiting for answers
+    late-discover      (modern era) hold the answer to server/discover until
+                       --delay seconds after the next request is answered
     ping-first         at startup, send a ping (id "p0"); in the legacy era
                        wait for its answer before reading anything else
     odd-discover       answer server/discover with resultType "task"
@@ -182,7 +184,7 @@ MODES = (
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
-    "deep-schema", "discover-asks", "early-ask",
+    "deep-schema", "discover-asks", "early-ask", "late-discover",
 )
 
 ERAS = ("legacy", "modern", "dual")
@@ -590,6 +592,7 @@ class _Server(object):
         self.pending = collections.deque()  # messages read while waiting
         self.initialized = False
         self.held = []  # reverse mode's answers not yet sent
+        self.held_discover = None  # late-discover mode's (id, result)
         self.pages_sent = 0  # endless-pages mode
         self.client_capabilities = {}  # from initialize, for the legacy era
         self.asked = 0  # requests sent to the client so far: ids q1, q2, ...
@@ -694,7 +697,12 @@ class _Server(object):
                 continue  # a response to nothing we are waiting for
             if "id" not in message:
                 continue  # notifications need no reply
+            held = self.held_discover
             self.handle_request(message)
+            if held is not None:  # late-discover: --delay after the next answer
+                time.sleep(self.delay)
+                self.reply(*held)
+                self.held_discover = None
 
     def handle_request(self, message):
         method = message["method"]
@@ -718,6 +726,9 @@ class _Server(object):
             return
         except _InputRequired as exc:
             result = exc.result
+        if "late-discover" in self.modes and method == "server/discover":
+            self.held_discover = (request_id, _modern_result(method, result))
+            return
         if result is not _NO_REPLY:
             if modern:
                 result = _modern_result(method, result)
@@ -1435,7 +1446,9 @@ def main(argv=None):
             server.write_line(b"noise %d" % i)
     if "early-ask" in server.modes:
         method, ask = _input_request("name", True)
-        server.send({"jsonrpc": "2.0", "id": "a0", "method": method, "params": ask})
+        for n in range(server.size or 1):
+            server.send({"jsonrpc": "2.0", "id": "a%d" % n, "method": method,
+                         "params": ask})
     if "ping-first" in server.modes:
         if server.era == "legacy":
             server.ask([("p0", "ping", {})])

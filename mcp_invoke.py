@@ -196,8 +196,8 @@ ENV_ALLOWLIST = (
 
 # Nesting followed when a schema is only described (types, signatures), not checked.
 _MAX_SCHEMA_DEPTH = 10
-# Schemas read to find what an argument or a property takes (types, signatures).
-_MAX_PARTS = 10000
+# Schema parts read to find what a tool's arguments take (types, signatures).
+_MAX_PARTS = 5000
 # Longest a schema check may take; servers write the schemas, patterns included.
 _CHECK_SECONDS = 2.0
 # Evaluated items a check keeps for unevaluated* (some tens of MB): $refs can make
@@ -1211,6 +1211,7 @@ class Client(object):
         self._opened = False
         self._warned = {}  # warnings given, by kind
         self._deferred = []  # server requests that came while the era was unsettled
+        self._held_limit = None  # while those are answered: the time limit they share
         self._batch_members = 0  # members of a traced batch still to come
         self._unresponsive = False  # a request timed out
         self._utf8_warned = False
@@ -1323,7 +1324,9 @@ class Client(object):
                 self.era = "modern"
                 self._adopt(discover, "discover")
                 return
-            if initialize.done:
+            # An error to initialize says little while discover may still answer
+            # (a modern server refuses initialize): it counts once discover has failed.
+            if initialize.done and (initialize.error is None or discover.done):
                 self._abandon(discover)
                 self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
                 return
@@ -1984,10 +1987,15 @@ class Client(object):
             self._deferred.append((ident, method, params))
 
     def _settle_deferred(self):
-        """What was held, as the era now stands (see _server_request)."""
+        """What was held, as the era now stands (see _server_request); answering
+        all of it takes one request's time limit at most."""
         deferred, self._deferred = self._deferred, []
-        for request in deferred:
-            self._server_request(*request)
+        self._held_limit = time.monotonic() + _time_cap(self.timeout, self.max_time)
+        try:
+            for request in deferred:
+                self._server_request(*request)
+        finally:
+            self._held_limit = None
 
     def _unanswered_request(self, method):
         """2026-07-28 basic/transports/stdio: the client MUST NOT write responses
@@ -2013,9 +2021,9 @@ class Client(object):
         message = {"jsonrpc": "2.0", "id": ident}
         # It asks on behalf of the requests in flight: it may take until the
         # last of their time limits, and is refused once they have passed;
-        # with none in flight (held while probing), one request's limit.
+        # with none in flight (held while probing), all that was held shares one.
         limits = [call.limit for call in self._pending.values()]
-        limit = max(limits) if limits else (
+        limit = max(limits) if limits else self._held_limit or (
             time.monotonic() + _time_cap(self.timeout, self.max_time))
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params), None, limit)
@@ -2763,6 +2771,7 @@ class _SchemaCheck(object):
         self.bases = {}  # id(node with a $ref) -> the URI that $ref is relative to
         self.shapes = {}  # id(node) -> the node in 2020-12 terms (older dialects)
         self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
+        self.targets = {}  # id(node with a $ref) -> what resolve() said of it
         self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
         self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
         self.tracked = 0  # evaluated items kept so far, each part's counted
@@ -2820,6 +2829,11 @@ class _SchemaCheck(object):
 
     def resolve(self, schema):
         """The node a schema's $ref names and None, or None and why there is none."""
+        if id(schema) not in self.targets:  # each $ref resolved once
+            self.targets[id(schema)] = self.lookup(schema)
+        return self.targets[id(schema)]
+
+    def lookup(self, schema):
         ref = schema["$ref"]
         if not isinstance(ref, str):
             return True, None  # not a reference at all: the server's fault, not the caller's
@@ -3631,15 +3645,18 @@ def _reader(root):
     reader = _SchemaCheck(root, "argument", False)
     reader.dialect = _dialect(_dict(root).get("$schema")) or 2020
     reader.index()
+    reader.parts_left = _MAX_PARTS  # for all it is asked: a listing reads every property
     return reader
 
 
 def _parts(reader, schema):
     """``schema`` and every schema it is made of in place, each once: through
     $ref, allOf, anyOf, oneOf, then, else and dependentSchemas (not if or not,
-    which hold conditions). $refs can make a small schema a cycle or a huge tree."""
+    which hold conditions). $refs can make a small schema a cycle or a huge tree,
+    so the reader reads so many parts at most, over all it is asked."""
     stack, seen = [schema], set()
-    while stack and len(seen) < _MAX_PARTS:
+    while stack and reader.parts_left > 0:
+        reader.parts_left -= 1
         node = reader.shape(stack.pop())
         if not isinstance(node, dict) or id(node) in seen:
             continue
@@ -3680,15 +3697,19 @@ def _target(reader, schema):
 
 def _property(reader, key):
     """The schemas argument ``key`` meets, wherever the tool's schema gives its
-    properties; additionalProperties when none names it."""
-    found, extra = [], []
+    properties: by name, else by a matching pattern, else additionalProperties."""
+    named, matched, extra = [], [], []
     for node in _parts(reader, reader.root):
         properties = _dict(node.get("properties"))
         if key in properties:
-            found.append(properties[key])
-        elif isinstance(node.get("additionalProperties"), dict):
+            named.append(properties[key])
+            continue
+        found = [sub for pattern, sub in _dict(node.get("patternProperties")).items()
+                 if reader.search(pattern, key)]
+        matched.extend(found)
+        if not found and isinstance(node.get("additionalProperties"), dict):
             extra.append(node["additionalProperties"])
-    return {"anyOf": found or extra}
+    return {"anyOf": named or matched or extra}
 
 
 def _json_type(value):
@@ -3748,8 +3769,13 @@ def _coerce_arguments(pairs, schema):
     for key, value, raw in pairs:
         if raw:
             arguments[key] = value
-        else:
-            arguments[key] = _coerce(key, value, _schema_types(_property(reader, key), reader))
+            continue
+        try:  # the server's patterns may backtrack: past the time, a value stays text
+            types = _within(_CHECK_SECONDS, lambda: _schema_types(_property(reader, key),
+                                                                  reader))
+        except _Overtime:
+            types = []
+        arguments[key] = _coerce(key, value, types)
     return arguments
 
 
@@ -4089,24 +4115,23 @@ def _url_host(url):
         parts, host = None, ""
     if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
         return host or "(none)", ["the URL is not an http or https address with a host"]
+    if "@" in parts.netloc:
+        doubts.append("the URL names a user before the host (%s@), which can make "
+                      "another host look like the one opened" % parts.netloc.rsplit("@", 1)[0])
     if "%" in host:
         decoded = urllib.parse.unquote(host).lower()
         doubts.append("the host %s is percent-encoded: a browser opens %s" % (host, decoded))
         host = decoded
-    address = _ipv4(host)
-    if address is not None and address != host:
-        doubts.append("the host %s is a number: %s" % (host, "a browser opens the address "
-                      + address if address[0] != "(" else "no valid address"))
-        return address, doubts
-    shown = host
-    if "@" in parts.netloc:
-        doubts.append("the URL names a user before the host (%s@), which can make "
-                      "another host look like the one opened" % parts.netloc.rsplit("@", 1)[0])
-    try:
+    try:  # mapped as a browser maps it (０ is 0, 。 a dot) before any reading
         ascii_host = host.encode("idna").decode("ascii")
         shown = ascii_host.encode("ascii").decode("idna")
     except UnicodeError:
         ascii_host, shown = host, "(not a valid host name)"
+    address = _ipv4(ascii_host)
+    if address is not None and address != host:
+        doubts.append("the host %s is a number: %s" % (host, "a browser opens the address "
+                      + address if address[0] != "(" else "no valid address"))
+        return address, doubts
     if ascii_host != host:
         doubts.append("the host %s is not plain ASCII: a browser opens %s, which may imitate "
                       "another name" % (host, ascii_host))
@@ -4148,7 +4173,8 @@ def _choices(field):
 def _parse_answer(text, field, choices):
     """A typed answer and None, or None and what is wrong with it."""
     kind = field.get("type")
-    kinds = [kind] if isinstance(kind, str) else [k for k in _list(kind) if isinstance(k, str)]
+    kinds = [k for k in ([kind] if isinstance(kind, str) else _list(kind))
+             if isinstance(k, str) and k != "null"]  # an ElicitResult holds no null
     if "array" in kinds:
         values = [v.strip() for v in text.split(",") if v.strip()]
         wrong = [v for v in values if choices and v not in choices]
@@ -4170,7 +4196,7 @@ def _parse_answer(text, field, choices):
 _NOT_TYPED = object()
 # What to type for each JSON type that is not text.
 _EXPECTED = {"boolean": "answer yes or no", "integer": "expected an integer",
-             "number": "expected a number", "null": "answer null"}
+             "number": "expected a number"}
 
 
 def _typed(text, kind):
@@ -4185,8 +4211,6 @@ def _typed(text, kind):
             return _finite_float(text)
     except ValueError:  # 5000 digits, 1e999: JSON cannot carry it
         return _NOT_TYPED
-    if kind == "null" and text == "null":
-        return None
     return text if kind == "string" else _NOT_TYPED
 
 

@@ -3691,6 +3691,8 @@ def test_a_url_host_is_shown_and_doubted_when_it_may_imitate_another():
                         ("1.2.3.4.5", "(no valid address)"), ("08.1", "(no valid address)")):
         assert mcp_invoke._url_host("http://%s/" % host)[0] == shown
     assert mcp_invoke._url_host("http://127.0.0.1:8080/") == ("127.0.0.1", [])
+    for host in (u"0x7f\u30021", "%ef%bc%90x7f.1", "bank@0x7f.1"):  # mapped first
+        assert mcp_invoke._url_host("http://%s/" % host)[0] == "127.0.0.1", host
     for url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "http://[::1"):
         assert mcp_invoke._url_host(url)[1] == [
             "the URL is not an http or https address with a host"]
@@ -3994,7 +3996,7 @@ def test_arguments_the_check_cannot_finish_are_sent_with_a_warning(capsys):
 @pytest.mark.parametrize("field, typed, value", [
     ({"type": "integer"}, "1" * 5000 + "\n7\n", 7),
     ({"type": "number"}, "1e999\n2.5\n", 2.5),
-    ({"type": ["integer", "null"]}, "x\nnull\n", None),
+    ({"type": ["integer", "null"]}, "x\nnull\n4\n", 4),  # a form answer is never null
     ({"type": ["integer", "null"]}, "3\n", 3),
     ({"type": "integer", "enum": [1, 2]}, "3\n2\n", 2),
     ({"type": "boolean"}, "maybe\nyes\n", True),
@@ -4034,3 +4036,35 @@ def test_a_question_held_while_probing_is_answered_within_the_time_limit(tmp_pat
     assert time.monotonic() - started < 3
     answer = [r for r in client_lines(log) if r.get("id") == "a0"]
     assert answer[0]["error"]["code"] == -32603
+
+
+def test_key_value_arguments_matching_a_pattern_are_typed_by_it():
+    schema = {"patternProperties": {"^s_": {"type": "string"}},
+              "additionalProperties": {"type": "integer"}}
+    assert mcp_invoke._coerce_arguments([("s_zip", "02134", False), ("n", "5", False)],
+                                        schema) == {"s_zip": "02134", "n": 5}
+
+
+def test_a_hostile_schema_lists_its_tool_quickly():
+    target = {"type": "array", "items": {"$ref": "#/$defs/a"},
+              "anyOf": [{"$ref": "#/$defs/a"} for _ in range(5000)]}
+    schema = {"$defs": {"a": target},
+              "properties": dict(("p%d" % i, {"$ref": "#/$defs/a"}) for i in range(200))}
+    started = time.monotonic()
+    line = mcp_invoke._signature({"name": "t", "inputSchema": schema})
+    assert line.startswith("t(p0?: ") and time.monotonic() - started < 2  # was minutes
+
+
+def test_held_requests_share_one_time_limit(tmp_path):
+    log, started = tmp_path / "rec", time.monotonic()
+    with mcp_invoke.Client(era_server("legacy", "early-ask", record=log, size=8), timeout=0.3,
+                           max_time=0.5, on_elicit=lambda p, k: time.sleep(30)) as c:
+        assert c.era == "legacy"
+    assert time.monotonic() - started < 2.5  # one limit for all eight, not eight
+    assert len([r for r in client_lines(log) if r.get("error")]) == 8
+
+
+def test_an_error_to_initialize_waits_for_a_late_discover():
+    with mcp_invoke.Client(era_server("modern", "late-discover", delay=0.3), timeout=5,
+                           probe_timeout=0.2) as c:
+        assert (c.era, c.era_source) == ("modern", "discover")
