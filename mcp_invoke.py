@@ -56,11 +56,17 @@ The file, top to bottom (each part opens with a banner):
     Constants        protocol versions, defaults, limits, each with its reason
     Exceptions       MCPError and its leaves, each carrying its exit code
     Wire helpers     JSON in and out, and the framer that splits stdout into messages
-    Transport        _StdioTransport: the server process and one selectors loop
+    Transport        _Transport, the interface the Client uses; _StdioTransport,
+                     the server process and one selectors loop
     Client           the protocol: eras, requests, batch, answers to the server
-    CLI helpers      output, diagnostics, JSON Schema, config files, arguments,
-                     elicitation and sampling, the commands, the parser
-    main             signals, exit codes, the run of one command
+    CLI output       stdout, stderr diagnostics, progress
+    JSON Schema      the checker (draft 2020-12 and older dialects)
+    Config files     JSONC, mcpServers / servers, ${VAR}
+    Arguments        key=value typing, signatures, content blocks
+    Answering        elicitation and sampling on the command line
+    Commands         one function per command, and the parser
+    Running          input, the client's options, the server, one command
+    main             signals and exit codes
 """
 
 import argparse
@@ -587,8 +593,92 @@ class _Framer(object):
 
 
 # ---------------------------------------------------------------------------
-# Transport: one server process and the selectors loop over its pipes
+# Transport: what the Client needs of a way to a server; stdio
 # ---------------------------------------------------------------------------
+
+class _Transport(object):
+    """The way to one server, as the Client uses it; each transport subclasses this.
+
+    The Client keeps the protocol (eras, ids, _meta, MRTR, answer policies)
+    and never asks which transport it holds; what the specification lets
+    differ by transport (sessions, headers, how a request is cancelled)
+    happens behind these methods. A transport owns what it starts (a process,
+    sockets, threads) and ``close`` ends all of it within the grace period.
+
+    start()             reach the server; LaunchError, ConnectionLost, ...
+    send(message, frame, answer=False)
+                        send one message: its dict (for what a transport
+                        derives from it) and its encoded frame. Never blocks:
+                        what cannot go now is queued. ``answer`` marks a
+                        response to the server. While ``held`` is set,
+                        frames only queue, to go out together at ``flush``.
+    receive(deadline)   the inbox, a deque the caller pops from, waiting until
+                        ``deadline`` (monotonic) at most for something to
+                        arrive. Items: messages (dicts), _Noise, and _Failed
+                        (one request failed, the rest go on). What the caller
+                        leaves stays for the next call. Raises the MCPError
+                        that ended the connection once the inbox is empty.
+    cancel(ident)       True if the transport itself cancelled the request;
+                        False: the Client sends notifications/cancelled.
+    settled(era, version)
+                        the era and protocol version are known (or changed).
+    backlogged()        True while answers to the server pile up unsent: it
+                        is not reading, and is not answered any more.
+    last_words          text the server said last, for error lines.
+    close(grace=None)   end everything, each step ``grace`` seconds at most
+                        (None: the transport's own); idempotent.
+    abort()             from a signal handler: end everything at once.
+
+    Attributes: ``max_bytes`` (the largest message), ``received`` (bytes read
+    so far), ``pid`` (the server's process, or None).
+    """
+
+    held = False
+    pid = None
+    received = 0
+    max_bytes = DEFAULT_MAX_BYTES
+    last_words = ""
+
+    def start(self):
+        raise NotImplementedError
+
+    def send(self, message, frame, answer=False):
+        raise NotImplementedError
+
+    def receive(self, deadline):
+        raise NotImplementedError
+
+    def flush(self):
+        pass
+
+    def cancel(self, ident):
+        return False
+
+    def settled(self, era, version):
+        pass
+
+    def backlogged(self):
+        return False
+
+    def close(self, grace=None):
+        raise NotImplementedError
+
+    def abort(self):
+        self.close(0)
+
+
+class _Failed(object):
+    """An inbox item: request ``ident`` failed with ``error`` (an MCPError) in the
+    transport, as one HTTP request can while the others go on."""
+
+    __slots__ = ("ident", "error")
+
+    def __init__(self, ident, error):
+        self.ident = ident
+        self.error = error
+
+
+# The stdio transport: the server process, and one selectors loop over its pipes.
 
 def _child_env(env=None, inherit_env=False, base=None):
     """The server's environment: an allowlist of ours (or all of it) plus ``env``."""
@@ -694,7 +784,7 @@ def _exit_status(returncode):
     return "exited with status %d" % returncode
 
 
-class _StdioTransport(object):
+class _StdioTransport(_Transport):
     """A server process and one selectors loop over its stdin, stdout and stderr.
 
     ``send`` queues a frame and writes what the pipe takes without blocking;
@@ -758,12 +848,15 @@ class _StdioTransport(object):
         return self._framer.max_bytes
 
     @property
-    def stderr_tail(self):
+    def last_words(self):
         return bytes(self._stderr[-STDERR_TAIL_BYTES:]).decode("utf-8", "replace")
+
+    def backlogged(self):
+        return self.unsent_answers > self.max_bytes
 
     # -- the loop ------------------------------------------------------------
 
-    def send(self, frame, answer=False):
+    def send(self, message, frame, answer=False):
         """Write one frame, or as much as the pipe takes now and queue the rest.
 
         ``answer``: the frame answers the server, which counts it in
@@ -899,7 +992,7 @@ class _StdioTransport(object):
             self._inbox.extend(self._framer.feed(data))
         except ProtocolError as e:
             self._inbox.extend(e.messages)  # handed out before the failure is raised
-            e.stderr_tail = self.stderr_tail
+            e.stderr_tail = self.last_words
             self._failure = e
 
     def _read_stderr(self, fd):
@@ -926,7 +1019,7 @@ class _StdioTransport(object):
             reason = "server " + _exit_status(returncode)
         except subprocess.TimeoutExpired:
             returncode = None
-        self._failure = ConnectionLost(reason, stderr_tail=self.stderr_tail,
+        self._failure = ConnectionLost(reason, stderr_tail=self.last_words,
                                        returncode=returncode)
 
     # -- shutdown ------------------------------------------------------------
@@ -1279,7 +1372,7 @@ class Client(object):
     @property
     def stderr_tail(self):
         """The last STDERR_TAIL_BYTES of the server's stderr, as text."""
-        return self._transport.stderr_tail
+        return self._transport.last_words
 
     @property
     def client_capabilities(self):
@@ -1374,6 +1467,7 @@ class Client(object):
         self.server_info = _dict(meta.get("io.modelcontextprotocol/serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
         self.instructions = result.get("instructions")
+        self._transport.settled(self.era, self.protocol_version)
         self._settle_deferred()
 
     def _initialize_params(self, version):
@@ -1412,6 +1506,7 @@ class Client(object):
                                                     ", ".join(LEGACY_PROTOCOL_VERSIONS)),
                 "initialize")
         self.era, self.era_source, self.protocol_version = "legacy", how, version
+        self._transport.settled(self.era, version)
         self.initialize_result = result
         self.server_info = _dict(result.get("serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
@@ -1613,7 +1708,7 @@ class Client(object):
             self._unresponsive = True
             return RequestTimeout("%s took longer than its time limit of %gs over %d pages"
                                   % (method, cap, len(seen) + 1), method,
-                                  self._transport.stderr_tail, timeout)
+                                  self._transport.last_words, timeout)
 
         for _ in range(MAX_PAGES):
             left = limit - time.monotonic()
@@ -1686,6 +1781,7 @@ class Client(object):
                 if not _is_modern(version):
                     raise
                 self.protocol_version, version_retried = version, True
+                self._transport.settled(self.era, version)
                 continue
             kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
             if kind == "complete" or self.era != "modern":
@@ -1825,7 +1921,7 @@ class Client(object):
             frame = _encode(message)
         if self.trace is not None:
             self._record("send", frame=message)
-        self._transport.send(frame, answer)
+        self._transport.send(message, frame, answer)
 
     def _record(self, direction, frame=None, raw=None):
         if direction == "recv" and self._batch_members:
@@ -1907,11 +2003,14 @@ class Client(object):
                 return
 
     def _expire(self, call, reason):
-        """Give up on a call; tell the server (basic/utilities/cancellation)."""
+        """Give up on a call; tell the server (basic/utilities/cancellation), unless
+        the transport cancelled it itself."""
         self._abandon(call)
         call.done = True
         call.error = self._timed_out(call, reason)
-        if call.method != "initialize":  # cancellation: initialize MUST NOT be cancelled
+        if call.method == "initialize":  # cancellation: initialize MUST NOT be cancelled
+            return
+        if not self._transport.cancel(call.id):
             try:
                 self.notify("notifications/cancelled", {"requestId": call.id, "reason": reason})
             except MCPError:
@@ -1919,7 +2018,7 @@ class Client(object):
 
     def _timed_out(self, call, reason):
         return RequestTimeout("%s %s" % (call.method, reason), call.method,
-                              self._transport.stderr_tail, call.timeout)
+                              self._transport.last_words, call.timeout)
 
     def _abandon(self, call):
         """Stop waiting for a call; its answer, if it comes, is ignored."""
@@ -1935,6 +2034,11 @@ class Client(object):
     def _dispatch(self, message):
         if isinstance(message, _Noise):
             return self._noise(message)
+        if isinstance(message, _Failed):  # one request, in the transport
+            call = self._pending.pop(message.ident, None)
+            if call is not None:
+                call.done, call.error = True, _for_method(message.error, call.method)
+            return
         if self.trace is not None:
             self._record("recv", frame=message)
         method = message.get("method")
@@ -2009,7 +2113,7 @@ class Client(object):
 
     def _answer(self, ident, method, params):
         """Answer a request from a legacy server: a result, or a JSON-RPC error."""
-        if self._transport.unsent_answers > self._transport.max_bytes:
+        if self._transport.backlogged():
             # It sends requests but does not read the answers: queueing more
             # would grow without end.
             if not self._backlog_warned:
@@ -2352,7 +2456,7 @@ def _root(path):
 
 
 # ---------------------------------------------------------------------------
-# CLI helpers
+# CLI output and diagnostics
 # ---------------------------------------------------------------------------
 
 # Terminal control characters a server could use to rewrite the user's screen:
@@ -2686,7 +2790,9 @@ def _num(value):
     return str(value)
 
 
-# -- JSON Schema: draft 2020-12, and the older dialects a $schema may name ----
+# ---------------------------------------------------------------------------
+# JSON Schema: draft 2020-12, and the older dialects a $schema may name
+# ---------------------------------------------------------------------------
 
 def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS,
                     formats=False):
@@ -3402,7 +3508,9 @@ def _is_date_time(text, date_only):
     return second != "60" or (int(hour) * 60 + int(minute) - offset) % (24 * 60) == 24 * 60 - 1
 
 
-# -- Config files: JSONC, mcpServers / servers, ${VAR} -----------------------
+# ---------------------------------------------------------------------------
+# Config files: JSONC, mcpServers / servers, ${VAR}
+# ---------------------------------------------------------------------------
 
 # A string (kept whole, so comment markers inside it are text), a comment, or a
 # comma that only space and comments separate from the } or ] after it.
@@ -3439,7 +3547,7 @@ def _default_config(cwd):
     return path if os.path.isfile(path) else None
 
 
-def _transport(entry):
+def _entry_transport(entry):
     """"stdio" or "http" for a config entry, or None when it has neither command nor url."""
     kind = entry.get("type")
     if kind in _HTTP_TYPES or (kind is None and entry.get("url") and not entry.get("command")):
@@ -3455,7 +3563,7 @@ def _config_entry(servers, name, source, environ):
     entry, where = servers[name], "%s: server %r" % (source, name)
     if not isinstance(entry, dict):
         raise UsageError("%s is not a JSON object" % where)
-    transport = _transport(entry)
+    transport = _entry_transport(entry)
     if transport is None:
         raise _no_transport(entry.get("type"), where)
     config = {"name": name, "transport": transport, "command": None, "url": None,
@@ -3570,7 +3678,7 @@ def _describe_servers(servers):
     import shlex  # lazy: only for servers
     rows = []
     for name, entry in servers.items():
-        transport = _transport(entry) if isinstance(entry, dict) else None
+        transport = _entry_transport(entry) if isinstance(entry, dict) else None
         if transport == "http":
             transport, target = entry.get("type") or "http", _shown_word(entry["url"])
         elif transport == "stdio":
@@ -3589,7 +3697,9 @@ def _shown_word(value):
     return value if isinstance(value, str) else json.dumps(value)
 
 
-# -- arguments ------------------------------------------------------------------
+# ---------------------------------------------------------------------------
+# Arguments and rendering: key=value, signatures, content blocks
+# ---------------------------------------------------------------------------
 
 def _parse_pairs(tokens, allow_json=True):
     """``key=value`` and ``key:=JSON`` tokens as (key, value, is_raw_json) triples."""
@@ -3779,8 +3889,6 @@ def _coerce_arguments(pairs, schema):
     return arguments
 
 
-# -- human output ---------------------------------------------------------------
-
 def _first_line(text):
     for line in (_shown_word(text) if text else "").splitlines():
         if line.strip():
@@ -3911,7 +4019,9 @@ class _Saver(object):
                     self.diag.note("saved %s to %s" % (item.get("mimeType", "?"), path))
 
 
-# -- answering the server: elicitation and sampling -----------------------------
+# ---------------------------------------------------------------------------
+# Answering the server: elicitation and sampling
+# ---------------------------------------------------------------------------
 
 class _Elicitor(object):
     """--elicit: how the command line answers an elicitation (client/elicitation).
@@ -4273,7 +4383,9 @@ def _run_json_command(argv, payload, timeout, what):
     return result
 
 
-# -- commands -------------------------------------------------------------------
+# ---------------------------------------------------------------------------
+# Commands and the parser
+# ---------------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
     if args.json:
@@ -4597,7 +4709,6 @@ _COMMANDS = {
 # Positional arguments each command takes: (at least, at most or None).
 _ARITY = {"call": (1, None), "read": (1, 1), "prompt": (1, None), "complete": (3, None)}
 
-# -- the parser -----------------------------------------------------------------
 
 _USAGE = ("mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]\n"
           "       mcp_invoke [OPTIONS] COMMAND [ARGS...] [--config FILE] [--server NAME]")
@@ -4771,93 +4882,8 @@ def _server_env(specs, environ):
 
 
 # ---------------------------------------------------------------------------
-# main
+# Running one command: input, the client's options, the server
 # ---------------------------------------------------------------------------
-
-class _Signalled(KeyboardInterrupt):
-    """SIGTERM, SIGHUP or SIGQUIT: handled like Ctrl-C (cancel, shut down), exit 128+signum."""
-
-    def __init__(self, signum):
-        KeyboardInterrupt.__init__(self)
-        self.signum = signum
-
-
-# Signals that stop a run: Ctrl-C, and the others handled like it (see _Signalled).
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-
-
-def main(argv=None):
-    """Run the command line; returns the exit status (see the module docstring)."""
-    program = argv is None  # the process itself: it exits with what main returns
-    argv = _utf8_argv(sys.argv[1:]) if program else list(argv)
-    closed = _stand_in_streams()
-    diag = _Diagnostics(sys.stderr)
-    out = _Output(sys.stdout)
-    # The first stop signal raises, and the server is stopped in the usual
-    # order. Any later one, or one once the status is decided, raises nothing
-    # (so no cleanup is cut short, and no traceback shows) but kills the server
-    # at once; and the servers started are closed again at the end, in case
-    # the first signal cut a close short.
-    stopping, started = [], []
-
-    def on_signal(signum, frame):
-        if stopping:
-            for client in started:
-                client._abort()
-            return
-        stopping.append(signum)
-        raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
-
-    previous = {}
-    try:
-        try:  # inside: a signal may come while the handlers are being set
-            for signum in _STOP_SIGNALS:
-                handler = signal.getsignal(signum)
-                if handler not in (signal.SIG_IGN, None):  # nohup's ignored hangup stays so
-                    previous[signum] = signal.signal(signum, on_signal)
-        except ValueError:
-            pass  # not the main thread: signals stay as they are
-        code = _run(argv, diag, out, started)
-        out.flush()  # inside: a full disk shows only now, and is reported like any failure
-        return code
-    except MCPError as e:
-        stopping.append(e)  # first, before any call that a signal could interrupt
-        diag.finish()
-        diag.error(str(e))
-        return e.exit_code
-    except KeyboardInterrupt as e:
-        stopping.append(e)
-        diag.finish()
-        signum = getattr(e, "signum", None)
-        diag.error("interrupted" if signum is None
-                   else "stopped by %s" % signal.Signals(signum).name)
-        return _EXIT_INTERRUPTED if signum is None else 128 + signum
-    except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
-        stopping.append(e)
-        diag.finish()
-        diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
-        return 1
-    finally:
-        stopping.append(None)
-        for client in started:
-            client.close()
-        try:
-            out.flush()
-        except MCPError:
-            pass  # reported above; output has stopped
-        for name, stand_in in closed:
-            setattr(sys, name, None)
-            stand_in.close()
-        # The program exits with the status returned: it blocks stop signals from
-        # here on, as the interpreter puts back their defaults while it exits
-        # (ignoring them instead would race with one already on its way).
-        # Called as a function, main leaves signals as it found them.
-        if program and previous:
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-        elif not program:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-
 
 def _utf8_argv(argv):
     """The arguments as UTF-8 text, whatever the locale.
@@ -5079,6 +5105,95 @@ def _server_command(args, server):
     if cwd is not None:
         cwd = os.path.join(os.path.dirname(os.path.abspath(path)), cwd)
     return entry["command"], dict(entry["env"]), cwd
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM, SIGHUP or SIGQUIT: handled like Ctrl-C (cancel, shut down), exit 128+signum."""
+
+    def __init__(self, signum):
+        KeyboardInterrupt.__init__(self)
+        self.signum = signum
+
+
+# Signals that stop a run: Ctrl-C, and the others handled like it (see _Signalled).
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status (see the module docstring)."""
+    program = argv is None  # the process itself: it exits with what main returns
+    argv = _utf8_argv(sys.argv[1:]) if program else list(argv)
+    closed = _stand_in_streams()
+    diag = _Diagnostics(sys.stderr)
+    out = _Output(sys.stdout)
+    # The first stop signal raises, and the server is stopped in the usual
+    # order. Any later one, or one once the status is decided, raises nothing
+    # (so no cleanup is cut short, and no traceback shows) but kills the server
+    # at once; and the servers started are closed again at the end, in case
+    # the first signal cut a close short.
+    stopping, started = [], []
+
+    def on_signal(signum, frame):
+        if stopping:
+            for client in started:
+                client._abort()
+            return
+        stopping.append(signum)
+        raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
+
+    previous = {}
+    try:
+        try:  # inside: a signal may come while the handlers are being set
+            for signum in _STOP_SIGNALS:
+                handler = signal.getsignal(signum)
+                if handler not in (signal.SIG_IGN, None):  # nohup's ignored hangup stays so
+                    previous[signum] = signal.signal(signum, on_signal)
+        except ValueError:
+            pass  # not the main thread: signals stay as they are
+        code = _run(argv, diag, out, started)
+        out.flush()  # inside: a full disk shows only now, and is reported like any failure
+        return code
+    except MCPError as e:
+        stopping.append(e)  # first, before any call that a signal could interrupt
+        diag.finish()
+        diag.error(str(e))
+        return e.exit_code
+    except KeyboardInterrupt as e:
+        stopping.append(e)
+        diag.finish()
+        signum = getattr(e, "signum", None)
+        diag.error("interrupted" if signum is None
+                   else "stopped by %s" % signal.Signals(signum).name)
+        return _EXIT_INTERRUPTED if signum is None else 128 + signum
+    except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
+        stopping.append(e)
+        diag.finish()
+        diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
+        return 1
+    finally:
+        stopping.append(None)
+        for client in started:
+            client.close()
+        try:
+            out.flush()
+        except MCPError:
+            pass  # reported above; output has stopped
+        for name, stand_in in closed:
+            setattr(sys, name, None)
+            stand_in.close()
+        # The program exits with the status returned: it blocks stop signals from
+        # here on, as the interpreter puts back their defaults while it exits
+        # (ignoring them instead would race with one already on its way).
+        # Called as a function, main leaves signals as it found them.
+        if program and previous:
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        elif not program:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

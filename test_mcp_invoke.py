@@ -1765,9 +1765,9 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
                                            shutdown_grace=0.1)
     transport.start()
     try:
-        transport.send(b"x" * 300000 + b"\n")  # more than a pipe holds: queued
+        transport.send(None, b"x" * 300000 + b"\n")  # more than a pipe holds: queued
         assert transport.unsent_answers == 0
-        transport.send(b'{"jsonrpc":"2.0","id":1,"result":{}}\n', answer=True)
+        transport.send({"id": 1}, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', answer=True)
         assert transport.unsent_answers == 37
     finally:
         transport.close()
@@ -1776,7 +1776,7 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
     transport.start()
     try:
         for _ in range(3):
-            transport.send(b"{}\n", answer=True)
+            transport.send({}, b"{}\n", answer=True)
         assert transport.unsent_answers == 0
     finally:
         transport.close()
@@ -4068,3 +4068,61 @@ def test_an_error_to_initialize_waits_for_a_late_discover():
     with mcp_invoke.Client(era_server("modern", "late-discover", delay=0.3), timeout=5,
                            probe_timeout=0.2) as c:
         assert (c.era, c.era_source) == ("modern", "discover")
+
+
+class _Scripted(mcp_invoke._Transport):
+    """A transport answering from a script: a legacy server whose tools/call of
+    "boom" fails in the transport, and of "hang" never comes back."""
+
+    def __init__(self):
+        self.sent, self.inbox = [], collections.deque()
+        self.settles, self.cancelled, self.closed = [], [], False
+
+    def start(self):
+        pass
+
+    def send(self, message, frame, answer=False):
+        self.sent.append(message)
+        method, ident = message.get("method"), message.get("id")
+        reply = {"jsonrpc": "2.0", "id": ident}
+        if method == "server/discover":
+            self.inbox.append(dict(reply, error={"code": -32601, "message": "no"}))
+        elif method == "initialize":
+            self.inbox.append(dict(reply, result={
+                "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted"}}))
+        elif method == "tools/call" and message["params"]["name"] == "boom":
+            self.inbox.append(mcp_invoke._Failed(ident, mcp_invoke.ConnectionLost("HTTP 500")))
+        elif method == "tools/call" and message["params"]["name"] != "hang":
+            self.inbox.append(dict(reply, result={"content": [], "name": message["params"]}))
+
+    def receive(self, deadline):
+        if not self.inbox:  # nothing comes: wait as a real transport would
+            time.sleep(max(0.0, deadline - time.monotonic()))
+        return self.inbox
+
+    def cancel(self, ident):
+        self.cancelled.append(ident)
+        return True
+
+    def settled(self, era, version):
+        self.settles.append((era, version))
+
+    def close(self, grace=None):
+        self.closed = True
+
+
+def test_the_client_uses_only_the_transport_interface():
+    c = mcp_invoke.Client(["unused"], timeout=5)
+    c._transport = transport = _Scripted()
+    with c:
+        assert transport.settles == [("legacy", "2025-11-25")]
+        outcomes = list(c.batch([("tools/call", {"name": n}) for n in ("a", "boom", "b")]))
+        assert [type(o).__name__ for o in outcomes] == ["dict", "ConnectionLost", "dict"]
+        assert str(outcomes[1]) == "HTTP 500 (during tools/call)"
+        with pytest.raises(mcp_invoke.RequestTimeout):
+            c.call_tool("hang", timeout=0.1)
+        ident = transport.sent[-1]["id"]
+    # The transport cancelled the request itself: no notifications/cancelled.
+    assert transport.cancelled == [ident] and transport.closed
+    assert "notifications/cancelled" not in [m.get("method") for m in transport.sent]
