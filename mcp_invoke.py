@@ -680,6 +680,41 @@ class _Failed(object):
 
 # The stdio transport: the server process, and one selectors loop over its pipes.
 
+def _check_stdio(command, env, inherit_env, cwd):
+    """UsageError for a stdio argument of the wrong kind, before anything starts."""
+    if isinstance(command, (str, bytes)):
+        raise UsageError("the server command is a list of arguments, not a string "
+                         "(split it, e.g. with shlex.split)")
+    if not isinstance(command, (list, tuple)):
+        raise UsageError("the server command is a list of arguments, not %s" % _arg(command))
+    if not command or not command[0]:
+        raise UsageError("the server command is empty")
+    for word in command:  # what exec takes: text, bytes, paths, without NUL
+        if not _os_string(word):
+            raise UsageError("the server command holds %s, which is not an argument "
+                             "(strings without NUL only)" % _arg(word))
+    if env is not None and not hasattr(env, "items"):
+        raise UsageError("env is a mapping of names to values, not %s" % _arg(env))
+    for key, value in (env or {}).items():
+        if (not isinstance(key, (str, bytes)) or not _os_string(key) or not key
+                or b"=" in os.fsencode(key) or not _os_string(value)):
+            raise UsageError("env holds names without '=' and values, strings without NUL, "
+                             "not %s=%s" % (_arg(key), _arg(value)))
+    if cwd is not None and not _os_string(cwd):
+        raise UsageError("cwd is a path, not %s" % _arg(cwd))
+    if not isinstance(inherit_env, bool):
+        raise UsageError("inherit_env is True or False, not %s" % _arg(inherit_env))
+
+
+def _os_string(value):
+    """Whether ``value`` can be an argument, path or environment string: text, bytes
+    or a path, that the file system encoding takes, without NUL."""
+    try:
+        return b"\0" not in os.fsencode(value)
+    except (TypeError, UnicodeError):  # not a string; a lone surrogate
+        return False
+
+
 def _child_env(env=None, inherit_env=False, base=None):
     """The server's environment: an allowlist of ours (or all of it) plus ``env``."""
     base = os.environ if base is None else base
@@ -793,10 +828,11 @@ class _StdioTransport(_Transport):
     the other. stderr is drained into a bounded ring buffer all the while.
     """
 
-    def __init__(self, command, env=None, cwd=None, max_bytes=DEFAULT_MAX_BYTES,
-                 on_stderr=None, shutdown_grace=SHUTDOWN_GRACE):
+    def __init__(self, command, env=None, inherit_env=False, cwd=None,
+                 max_bytes=DEFAULT_MAX_BYTES, on_stderr=None, shutdown_grace=SHUTDOWN_GRACE):
+        _check_stdio(command, env, inherit_env, cwd)
         self.command = list(command)
-        self.env = env
+        self.env = _child_env(env, inherit_env)  # what the server gets
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
@@ -1162,38 +1198,19 @@ class _Call(object):
         self.done = False
 
 
-def _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_version,
-                     log_level, max_bytes, seconds, callbacks):
-    """UsageError for a Client argument of the wrong kind, before anything starts.
+def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, seconds,
+                     callbacks):
+    """UsageError for a Client argument of the wrong kind, before anything starts
+    (the transport checks its own).
 
     ``seconds`` and ``callbacks``: the arguments of those kinds, by name.
     """
-    if isinstance(command, (str, bytes)):
-        raise UsageError("the server command is a list of arguments, not a string "
-                         "(split it, e.g. with shlex.split)")
-    if not isinstance(command, (list, tuple)):
-        raise UsageError("the server command is a list of arguments, not %s" % _arg(command))
-    if not command or not command[0]:
-        raise UsageError("the server command is empty")
-    for word in command:  # what exec takes: text, bytes, paths, without NUL
-        if not _os_string(word):
-            raise UsageError("the server command holds %s, which is not an argument "
-                             "(strings without NUL only)" % _arg(word))
     for name, value in sorted(seconds.items()):
         if value is not None or name != "max_time":
             _seconds(value, name)
     if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float))
             or not max_bytes >= 1):
         raise UsageError("max_bytes is a positive number of bytes, not %s" % _arg(max_bytes))
-    if env is not None and not hasattr(env, "items"):
-        raise UsageError("env is a mapping of names to values, not %s" % _arg(env))
-    for key, value in (env or {}).items():
-        if (not isinstance(key, (str, bytes)) or not _os_string(key) or not key
-                or b"=" in os.fsencode(key) or not _os_string(value)):
-            raise UsageError("env holds names without '=' and values, strings without NUL, "
-                             "not %s=%s" % (_arg(key), _arg(value)))
-    if cwd is not None and not _os_string(cwd):
-        raise UsageError("cwd is a path, not %s" % _arg(cwd))
     for name, value in sorted(callbacks.items()):
         if value is not None and not callable(value):
             raise UsageError("%s is a function, not %s" % (name, _arg(value)))
@@ -1204,23 +1221,12 @@ def _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_vers
             trace.write("")  # a binary, closed or read-only file fails here
     except (AttributeError, TypeError, ValueError, OSError):
         raise UsageError("trace is a text file open for writing, not %s" % _arg(trace))
-    if not isinstance(inherit_env, bool):
-        raise UsageError("inherit_env is True or False, not %s" % _arg(inherit_env))
     if protocol_version is not None and not _is_date(protocol_version):
         raise UsageError("protocol version %r is not a date like %s"
                          % (protocol_version, LATEST_PROTOCOL_VERSION))
     if log_level is not None and log_level not in LOG_LEVELS:
         raise UsageError("unknown log level %r; use one of %s"
                          % (log_level, ", ".join(LOG_LEVELS)))
-
-
-def _os_string(value):
-    """Whether ``value`` can be an argument, path or environment string: text, bytes
-    or a path, that the file system encoding takes, without NUL."""
-    try:
-        return b"\0" not in os.fsencode(value)
-    except (TypeError, UnicodeError):  # not a string; a lone surrogate
-        return False
 
 
 class Client(object):
@@ -1278,9 +1284,9 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False):
-        _check_arguments(command, env, inherit_env, cwd, roots, trace, protocol_version,
-                         log_level, max_bytes, dict(timeout=timeout, probe_timeout=probe_timeout,
-                                         shutdown_grace=shutdown_grace, max_time=max_time),
+        _check_arguments(roots, trace, protocol_version, log_level, max_bytes,
+                         dict(timeout=timeout, probe_timeout=probe_timeout,
+                              shutdown_grace=shutdown_grace, max_time=max_time),
                          dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
                               on_log=on_log, on_warning=on_warning))
         self.timeout = timeout
@@ -1295,8 +1301,9 @@ class Client(object):
         self.on_warning = on_warning
         self.trace = trace
         self.strict = bool(strict)
+        # The one place a transport is chosen; it checks its own arguments.
         self._transport = _StdioTransport(
-            command, env=_child_env(env, inherit_env), cwd=cwd, max_bytes=max_bytes,
+            command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
             on_stderr=on_stderr, shutdown_grace=shutdown_grace)
         self._next_id = 0
         self._pending = {}
