@@ -1197,6 +1197,36 @@ class _Call(object):
         self.error = None
         self.done = False
 
+    # Every change to a deadline, here: never past the limit.
+
+    def progressed(self):
+        """Progress restarts the timeout (basic/lifecycle, "Timeouts")."""
+        self.deadline = min(time.monotonic() + self.timeout, self.limit)
+
+    def heard(self, answered_at):
+        """An answer to another request shows the server alive and working through
+        what it was sent (a batch queued behind a serial server): the timeout
+        restarts from it."""
+        self.deadline = max(self.deadline, min(answered_at + self.timeout, self.limit))
+
+    def paused(self, spent):
+        """Time spent answering the server (a person typing, a sampling command)
+        does not count against the timeout."""
+        self.deadline = min(self.deadline + spent, self.limit)
+
+    def lasts_as_long_as(self, other):
+        """Waited for as long as ``other`` is, if that is longer."""
+        self.limit = max(self.limit, other.limit)
+        self.deadline = max(self.deadline, other.deadline)
+
+    def overdue(self):
+        """Why it expired: its timeout, or its time limit."""
+        return self.past_limit() if self.deadline >= self.limit else (
+            "timed out after %gs" % self.timeout)
+
+    def past_limit(self):
+        return "took longer than its time limit of %gs" % self.cap
+
 
 def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, seconds,
                      callbacks):
@@ -1415,8 +1445,7 @@ class Client(object):
                                  None)
         self._settle_deferred()
         # A late DiscoverResult still counts, for as long as initialize may take.
-        discover.deadline = max(discover.deadline, initialize.deadline)
-        discover.limit = max(discover.limit, initialize.limit)
+        discover.lasts_as_long_as(initialize)
         while True:
             self._wait([c for c in (discover, initialize) if not c.done], first=True)
             if discover.done and _is_discover_result(discover.result):
@@ -1718,13 +1747,12 @@ class Client(object):
                                   self._transport.last_words, timeout)
 
         for _ in range(MAX_PAGES):
-            left = limit - time.monotonic()
-            if left <= 0:
+            if time.monotonic() >= limit:
                 raise overdue()
-            try:
-                result = self.request(method, params or None, min(timeout, left))
+            try:  # every page within the one limit, as the rounds of an MRTR request
+                result = self._complete(method, params or None, timeout, limit=limit)
             except RequestTimeout:
-                if left < timeout:  # the time limit ran out, not this page's own timeout
+                if time.monotonic() >= limit:  # the limit ran out, not this page's timeout
                     raise overdue()
                 raise
             except ProtocolError as e:
@@ -1761,12 +1789,14 @@ class Client(object):
         if not self._opened:
             self.open()
 
-    def _complete(self, method, params, timeout, on_progress=None, progress=False, call=None):
+    def _complete(self, method, params, timeout, on_progress=None, progress=False, call=None,
+                  limit=None):
         """Run one logical request to its complete result, across MRTR rounds.
 
-        ``call`` is its first round when that is already sent (batch pipelines them).
+        ``call`` is its first round when that is already sent (batch pipelines
+        them); ``limit`` (monotonic) one it shares with others (the pages of a list).
         """
-        version_retried, limit, rounds = False, None, 0
+        version_retried, rounds = False, 0
         while True:
             if call is None:
                 call = self._start(method, params, timeout, on_progress, progress, limit)
@@ -1822,7 +1852,7 @@ class Client(object):
                 try:  # answering counts against the request's time limit
                     answer = self._fulfil(method, _dict(request.get("params")), key, call.limit)
                 except _Overtime:
-                    raise self._timed_out(call, _past_limit(call))
+                    raise self._timed_out(call, call.past_limit())
                 if answer is None:
                     raise ProtocolError("server asked for %s, which this client did not "
                                         "declare" % _cut(str(method), _SHOW_CHARS))
@@ -1963,14 +1993,10 @@ class Client(object):
                 deadline, waiting = until, 0
                 for call in calls:
                     if not call.done and now >= call.deadline:
-                        # An answer to another request shows the server alive and
-                        # working through what it was sent (a batch queued behind
-                        # a serial server): the timeout restarts from it, up to the limit.
-                        call.deadline = max(call.deadline, min(
-                            self._answered_at + call.timeout, call.limit))
+                        call.heard(self._answered_at)
                     if not call.done and now >= call.deadline:
                         self._unresponsive = True
-                        self._expire(call, _overdue(call))
+                        self._expire(call, call.overdue())
                     if not call.done:
                         waiting += 1
                         if deadline is None or call.deadline < deadline:
@@ -2162,7 +2188,7 @@ class Client(object):
         # count against our requests' timeouts; their time limits stay.
         spent = time.monotonic() - started
         for call in self._pending.values():
-            call.deadline = min(call.deadline + spent, call.limit)
+            call.paused(spent)
         try:
             self._send(message, answer=True, frame=frame)
         except MCPError:
@@ -2173,8 +2199,7 @@ class Client(object):
             token = params.get("progressToken")
             call = self._pending.get(token) if _is_id(token) else None
             if call is not None and call.progress:  # only tokens we sent (utilities/progress)
-                # basic/lifecycle, "Timeouts": progress may reset the clock, up to a cap.
-                call.deadline = min(time.monotonic() + call.timeout, call.limit)
+                call.progressed()
                 if call.on_progress is not None:
                     call.on_progress(params)
         elif method == "notifications/message":
@@ -2422,15 +2447,6 @@ def _seconds(value, name):
 def _time_cap(timeout, max_time):
     """Most seconds one request may take, progress or not."""
     return MAX_TIME_FACTOR * timeout if max_time is None else max_time
-
-
-def _overdue(call):
-    return _past_limit(call) if call.deadline >= call.limit else (
-        "timed out after %gs" % call.timeout)
-
-
-def _past_limit(call):
-    return "took longer than its time limit of %gs" % call.cap
 
 
 def _cwd():
