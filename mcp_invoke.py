@@ -1570,9 +1570,11 @@ class Client(object):
         sending ``notifications/cancelled``), ConnectionLost, ProtocolError,
         UsageError for params JSON cannot carry (NaN), what ``open()`` raises
         on first use, and what a handler raises. The methods below are built
-        on it and raise the same.
+        on it and raise the same. A progressToken goes with every tools/call,
+        and with any request given ``on_progress``, which gets each progress
+        notification's params.
         """
-        return self._complete(method, params, timeout, on_progress, on_progress is not None)
+        return self._complete(method, params, timeout, on_progress)
 
     def notify(self, method, params=None):
         """Send one notification.
@@ -1625,7 +1627,7 @@ class Client(object):
         for this call (a progressToken is always sent).
         """
         params = {"name": name, "arguments": arguments if arguments is not None else {}}
-        return self._complete("tools/call", params, timeout, on_progress, True)
+        return self._complete("tools/call", params, timeout, on_progress)
 
     def list_resources(self, timeout=None):
         """Every resource, all pages, as a list of Resource dicts."""
@@ -1719,7 +1721,7 @@ class Client(object):
             return UsageError("a batch request is a (method, params) pair, not %s"
                               % _arg(request)), None, None
         try:
-            call = self._start(method, params, timeout, progress=method == "tools/call")
+            call = self._start(method, params, timeout)
         except MCPError as e:
             call = e
         return call, method, params
@@ -1789,8 +1791,7 @@ class Client(object):
         if not self._opened:
             self.open()
 
-    def _complete(self, method, params, timeout, on_progress=None, progress=False, call=None,
-                  limit=None):
+    def _complete(self, method, params, timeout, on_progress=None, call=None, limit=None):
         """Run one logical request to its complete result, across MRTR rounds.
 
         ``call`` is its first round when that is already sent (batch pipelines
@@ -1799,7 +1800,7 @@ class Client(object):
         version_retried, rounds = False, 0
         while True:
             if call is None:
-                call = self._start(method, params, timeout, on_progress, progress, limit)
+                call = self._start(method, params, timeout, on_progress, limit)
             limit = call.limit  # every round, and answering between them, within one limit
             self._wait([call])
             done, call = call, None
@@ -1893,7 +1894,7 @@ class Client(object):
             raise _Overtime()
         return answer
 
-    def _start(self, method, params, timeout, on_progress=None, progress=False, limit=None):
+    def _start(self, method, params, timeout, on_progress=None, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % _arg(method))
         if params is not None and (not isinstance(params, dict) or "_meta" in params
@@ -1906,6 +1907,9 @@ class Client(object):
             raise ProtocolError("%s, so %s is not sent in strict mode"
                                 % (_not_offered(self._undeclared(method)), method), method)
         self._next_id += 1
+        # The one progress rule: a token for every tools/call (progress is how a
+        # long call keeps its timeout from passing), and for any request watched.
+        progress = method == "tools/call" or on_progress is not None
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
                      self.max_time, progress, on_progress, limit)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
