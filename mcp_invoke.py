@@ -1482,7 +1482,7 @@ class Client(object):
             raise error
         if error.code != _UNSUPPORTED_VERSION:
             raise error
-        version = _mutual_version(error, self.protocol_version)
+        version = self._other_version(error, self.protocol_version)
         if _is_modern(version):
             self._discover(version, how)
         else:
@@ -1506,6 +1506,15 @@ class Client(object):
         self._transport.settled(self.era, self.protocol_version)
         self._settle_deferred()
 
+    def _other_version(self, error, tried):
+        """The version to offer after an UnsupportedProtocolVersion error (-32022)
+        to ``tried``: the best both sides speak (basic/versioning). The one rule
+        for the probe, the handshake and modern requests: a version pinned by
+        the caller is never swapped (ProtocolError, exit 4)."""
+        if self.pinned_version is not None:
+            raise _refused_pin(error, self.pinned_version)
+        return _mutual_version(error, tried)
+
     def _initialize_params(self, version):
         return {"protocolVersion": version, "capabilities": self.client_capabilities,
                 "clientInfo": _CLIENT_INFO}
@@ -1519,10 +1528,10 @@ class Client(object):
         try:
             result = (self._result(call) if call is not None
                       else self.request("initialize", self._initialize_params(version)))
-        except ServerError as e:
-            if e.code != _UNSUPPORTED_VERSION or self.pinned_version is not None:
+        except ServerError as e:  # a pinned version refused never gets here (_complete)
+            if e.code != _UNSUPPORTED_VERSION:
                 raise
-            version = _mutual_version(e, version)
+            version = self._other_version(e, version)
             if _is_modern(version):  # it answered server/discover as a legacy server would
                 raise
             self.protocol_version = version
@@ -1810,12 +1819,12 @@ class Client(object):
                 if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
                     raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
                                                   e.message), method, e.code, e.data)
-                if e.code == _UNSUPPORTED_VERSION and self.pinned_version is not None:
-                    raise _refused_pin(e, self.pinned_version)
-                # 2026-07-28 basic/versioning: retry once with a mutually supported version.
-                if e.code != _UNSUPPORTED_VERSION or self.era != "modern" or version_retried:
+                if e.code != _UNSUPPORTED_VERSION:
                     raise
-                version = _mutual_version(e, self.protocol_version)
+                # 2026-07-28 basic/versioning: retry once with a mutually supported version.
+                if self.pinned_version is None and (self.era != "modern" or version_retried):
+                    raise
+                version = self._other_version(e, self.protocol_version)
                 if not _is_modern(version):
                     raise
                 self.protocol_version, version_retried = version, True
