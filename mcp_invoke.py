@@ -1433,24 +1433,23 @@ class Client(object):
         ``initialize``; whichever then answers first decides, so a slow
         starter is not misjudged and a silent legacy server still works.
         """
-        self.era, self.protocol_version = "modern", LATEST_PROTOCOL_VERSION
+        self._speak("modern", LATEST_PROTOCOL_VERSION)
         discover = self._start("server/discover", None, None)
         self._wait([discover], until=time.monotonic() + min(self.probe_timeout, discover.timeout))
         if discover.done and not isinstance(discover.error, RequestTimeout):
             if not self._adopt(discover, "discover"):
                 self._handshake(LATEST_LEGACY_VERSION, "probe fallback")
             return
-        self.era = None
+        self._speak(None, self.protocol_version)
         initialize = self._start("initialize", self._initialize_params(LATEST_LEGACY_VERSION),
                                  None)
-        self._settle_deferred()
         # A late DiscoverResult still counts, for as long as initialize may take.
         discover.lasts_as_long_as(initialize)
         while True:
             self._wait([c for c in (discover, initialize) if not c.done], first=True)
             if discover.done and _is_discover_result(discover.result):
                 self._abandon(initialize)
-                self.era = "modern"
+                self._speak("modern", self.protocol_version)
                 self._adopt(discover, "discover")
                 return
             # An error to initialize says little while discover may still answer
@@ -1473,7 +1472,7 @@ class Client(object):
                 if not _is_modern(version):
                     self._handshake(version, how)
                     return True
-                self.protocol_version = version
+                self._speak("modern", version)
             self._use_discover(result, how)
             return True
         if not isinstance(error, ServerError) or error.code not in _MODERN_ERRORS:
@@ -1490,20 +1489,29 @@ class Client(object):
         return True
 
     def _discover(self, version, how):
-        self.era, self.protocol_version = "modern", version
+        self._speak("modern", version)
         self._use_discover(self.request("server/discover"), how)
 
     def _use_discover(self, result, how):
         kind = result.get("resultType", "complete")
         if kind != "complete":  # the probe reads it without _complete
             raise _unusable("server/discover", kind, result)
-        self.era_source = how
         self.discover_result = result
         meta = _dict(result.get("_meta"))
         self.server_info = _dict(meta.get("io.modelcontextprotocol/serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
         self.instructions = result.get("instructions")
-        self._transport.settled(self.era, self.protocol_version)
+        self._speak("modern", self.protocol_version, how)
+
+    def _speak(self, era, version, how=None):
+        """The one place the era and protocol version change. ``era``: "modern" or
+        "legacy", what requests are shaped for, or None while the probe offers
+        both (discover and initialize are out); ``how`` once they are settled.
+        What the server asked meanwhile is handled as the era now stands."""
+        self.era, self.protocol_version = era, version
+        if how is not None:
+            self.era_source = how
+            self._transport.settled(era, version)
         self._settle_deferred()
 
     def _other_version(self, error, tried):
@@ -1523,8 +1531,7 @@ class Client(object):
         """initialize (``call``: one already answered), then initialized (2025-11-25
         basic/lifecycle, "Initialization"); a server refusing the version with
         -32022 is offered the best one it names, once."""
-        self.era, self.protocol_version = "legacy", version
-        self._settle_deferred()
+        self._speak("legacy", version)
         try:
             result = (self._result(call) if call is not None
                       else self.request("initialize", self._initialize_params(version)))
@@ -1534,7 +1541,7 @@ class Client(object):
             version = self._other_version(e, version)
             if _is_modern(version):  # it answered server/discover as a legacy server would
                 raise
-            self.protocol_version = version
+            self._speak("legacy", version)
             result = self.request("initialize", self._initialize_params(version))
         self._finish_handshake(result, version, how)
 
@@ -1550,8 +1557,7 @@ class Client(object):
                 "initialize handshake speaks %s" % (json.dumps(version), offered,
                                                     ", ".join(LEGACY_PROTOCOL_VERSIONS)),
                 "initialize")
-        self.era, self.era_source, self.protocol_version = "legacy", how, version
-        self._transport.settled(self.era, version)
+        self._speak("legacy", version, how)
         self.initialize_result = result
         self.server_info = _dict(result.get("serverInfo"))
         self.capabilities = _dict(result.get("capabilities"))
@@ -1827,8 +1833,8 @@ class Client(object):
                 version = self._other_version(e, self.protocol_version)
                 if not _is_modern(version):
                     raise
-                self.protocol_version, version_retried = version, True
-                self._transport.settled(self.era, version)
+                self._speak(self.era, version, self.era_source)
+                version_retried = True
                 continue
             kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
             if kind == "complete" or self.era != "modern":
