@@ -4742,14 +4742,50 @@ class _Context(object):
             self.out.text(text, "" if text.endswith("\n") else "\n")
 
 
-_COMMANDS = {
-    "tools": _cmd_tools, "call": _cmd_call, "resources": _cmd_resources,
-    "templates": _cmd_templates, "read": _cmd_read, "prompts": _cmd_prompts,
-    "prompt": _cmd_prompt, "info": _cmd_info, "ping": _cmd_ping, "batch": _cmd_batch,
-    "complete": _cmd_complete, "servers": _cmd_servers,
-}
-# Positional arguments each command takes: (at least, at most or None).
-_ARITY = {"call": (1, None), "read": (1, 1), "prompt": (1, None), "complete": (3, None)}
+# One entry a command: what runs it, how many arguments it takes (at least, at
+# most or None), what they are (for errors), its --help lines, and how many
+# servers it talks to (servers reads config files only).
+_Command = collections.namedtuple("_Command", "run least most takes clients help")
+
+_COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in (
+    ("tools", (_cmd_tools, 0, 0, "no arguments", 1, [
+        ("tools", "list the tools, one per line, like signatures")])),
+    ("call", (_cmd_call, 1, None, "a tool name, then its arguments", 1, [
+        ("call NAME [ARGS...]", "call a tool; ARGS: a JSON object, @file.json or -"),
+        ("", "(stdin), then key=value (typed by the tool's"),
+        ("", "inputSchema) or key:=JSON")])),
+    ("resources", (_cmd_resources, 0, 0, "no arguments", 1, [
+        ("resources", "list the resources")])),
+    ("templates", (_cmd_templates, 0, 0, "no arguments", 1, [
+        ("templates", "list the resource templates")])),
+    ("read", (_cmd_read, 1, 1, "exactly one URI", 1, [("read URI", "read a resource")])),
+    ("prompts", (_cmd_prompts, 0, 0, "no arguments", 1, [("prompts", "list the prompts")])),
+    ("prompt", (_cmd_prompt, 1, None, "a prompt name, then key=value arguments", 1, [
+        ("prompt NAME [key=value...]", "get a prompt")])),
+    ("complete", (_cmd_complete, 3, None,
+                  "prompt NAME ARG=PARTIAL or resource TEMPLATE ARG=PARTIAL", 1, [
+                      ("complete prompt NAME ARG=PARTIAL [CTX=VALUE...]", ""),
+                      ("complete resource TEMPLATE ARG=PARTIAL [CTX=VALUE...]", ""),
+                      ("", "complete an argument, one value per line")])),
+    ("info", (_cmd_info, 0, 0, "no arguments", 1, [
+        ("info", "server name, version, era, protocol, capabilities")])),
+    ("ping", (_cmd_ping, 0, 0, "no arguments", 1, [("ping", "check the server answers")])),
+    ("batch", (_cmd_batch, 0, 0, "no arguments; it reads JSON Lines on stdin", 1, [
+        ("batch", 'JSON Lines on stdin ({"method": ..., "params": ...}),'),
+        ("", "pipelined; one result line per input line")])),
+    ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
+        ("servers", "list the servers in --config FILE or ./.mcp.json")])),
+))
+
+
+def _command_help():
+    """The commands part of --help, from the table."""
+    lines = []
+    for command in _COMMANDS.values():
+        for usage, text in command.help:
+            lines.append(("  %-26s %s" % (usage, text)).rstrip() if len(usage) <= 26
+                         else "  " + usage)
+    return "\n".join(lines)
 
 
 _USAGE = ("mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]\n"
@@ -4759,23 +4795,7 @@ _DESCRIPTION = """\
 Call an MCP server over stdio. Everything after -- is the server's exact argv.
 
 commands:
-  tools                      list the tools, one per line, like signatures
-  call NAME [ARGS...]        call a tool; ARGS: a JSON object, @file.json or -
-                             (stdin), then key=value (typed by the tool's
-                             inputSchema) or key:=JSON
-  resources                  list the resources
-  templates                  list the resource templates
-  read URI                   read a resource
-  prompts                    list the prompts
-  prompt NAME [key=value...] get a prompt
-  complete prompt NAME ARG=PARTIAL [CTX=VALUE...]
-  complete resource TEMPLATE ARG=PARTIAL [CTX=VALUE...]
-                             complete an argument, one value per line
-  info                       server name, version, era, protocol, capabilities
-  ping                       check the server answers
-  batch                      JSON Lines on stdin ({"method": ..., "params": ...}),
-                             pipelined; one result line per input line
-  servers                    list the servers in --config FILE or ./.mcp.json
+%s
 
 Without -- and --server, ./.mcp.json is used when it holds exactly one server."""
 
@@ -4789,10 +4809,6 @@ exit codes:
 example:
   mcp_invoke call echo text=hello -- python3 fake_server.py"""
 
-# Options that take a value: needed to move options ahead of the command's arguments.
-_VALUED = ("--timeout", "--max-time", "--max-bytes", "--env", "--cwd", "--protocol-version",
-           "--root", "--elicit", "--sampling-command", "--log-level", "--save-dir",
-           "--config", "--server", "--trace")
 _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 
@@ -4835,7 +4851,7 @@ _VERSION_LINE = "mcp_invoke " + __version__
 
 
 def _build_parser(out=None):
-    parser = _Parser(prog="mcp_invoke", usage=_USAGE, description=_DESCRIPTION,
+    parser = _Parser(prog="mcp_invoke", usage=_USAGE, description=_DESCRIPTION % _command_help(),
                      epilog=_EPILOG, allow_abbrev=False,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.out = out
@@ -4884,8 +4900,16 @@ def _build_parser(out=None):
     return parser
 
 
-def _split_argv(argv):
-    """Our options first, then the command and its arguments; the server's argv apart."""
+def _valued(parser):
+    """The options that take a value, as the parser knows them (its actions)."""
+    return frozenset(option for action in parser._actions if action.nargs != 0
+                     for option in action.option_strings)
+
+
+def _split_argv(argv, valued):
+    """Our options first, then the command and its arguments; the server's argv apart.
+
+    ``valued``: the options that take a value, which moves with them."""
     if "--" in argv:
         cut = argv.index("--")
         ours, server = argv[:cut], argv[cut + 1:]
@@ -4898,7 +4922,7 @@ def _split_argv(argv):
         if token.startswith("-") and token != "-":
             # --elicit answers FILE is the one option with two words.
             count = (2 if token == "--elicit" and ours[i + 1:i + 2] == ["answers"]
-                     else 1 if token in _VALUED else 0)
+                     else 1 if token in valued else 0)
             options.extend(ours[i:i + 1 + count])
             i += count
         else:
@@ -4988,22 +5012,23 @@ def _run(argv, diag, out, started):
     if argv == ["--version"]:  # alone, it needs no parser, which costs more to build
         out.write(_VERSION_LINE + "\n")
         return 0
-    ours, server = _split_argv(argv)
+    parser = _build_parser(out)
+    ours, server = _split_argv(argv, _valued(parser))
     for arg in ours:  # the server's own arguments go to it as bytes, whatever they hold
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:  # undecodable bytes, kept as surrogates (PEP 383)
             raise UsageError("argument %r is not valid UTF-8" % arg)
     try:
-        args = _build_parser(out).parse_args(ours)
+        args = parser.parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0
         return e.code or 0
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver)
-    if args.command == "servers":
-        return _cmd_servers(args, ctx)
+    if _COMMANDS[args.command].clients == 0:  # servers: config files only
+        return _COMMANDS[args.command].run(args, ctx)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
     command, config_env, config_cwd = _server_command(args, server)
@@ -5048,7 +5073,7 @@ def _run_command(client, args, ctx, elicitor):
         client.server_info.get("name"), client.server_info.get("version", ""),
         client.protocol_version, client.era, client.era_source))
     try:
-        return _COMMANDS[args.command](client, args, ctx)
+        return _COMMANDS[args.command].run(client, args, ctx)
     except ServerError as e:
         if args.json and e.code is not None:  # the server's error object, whole
             ctx.emit({"error": _error_object(e)})
@@ -5059,9 +5084,10 @@ def _check_args(args):
     """What argparse cannot check: combinations and command arities."""
     if args.verbose and args.quiet:
         raise UsageError("--verbose and --quiet exclude each other")
-    least, most = _ARITY.get(args.command, (0, 0))
-    if len(args.args) < least or (most is not None and len(args.args) > most):
-        raise UsageError("%s takes %s" % (args.command, _ARITY_TEXT[args.command]))
+    command = _COMMANDS[args.command]
+    if len(args.args) < command.least or (command.most is not None
+                                          and len(args.args) > command.most):
+        raise UsageError("%s takes %s" % (args.command, command.takes))
     if args.command == "complete":
         if args.args[0] not in ("prompt", "resource"):
             raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"
@@ -5072,16 +5098,6 @@ def _check_args(args):
         if mode not in _ELICIT_MODES or len(args.elicit) != (2 if mode == "answers" else 1):
             raise UsageError("--elicit takes interactive, defaults, answers FILE, decline "
                              "or cancel, not %r" % " ".join(args.elicit))
-
-
-_ARITY_TEXT = {
-    "call": "a tool name, then its arguments", "read": "exactly one URI",
-    "prompt": "a prompt name, then key=value arguments",
-    "complete": "prompt NAME ARG=PARTIAL or resource TEMPLATE ARG=PARTIAL",
-    "tools": "no arguments", "resources": "no arguments", "templates": "no arguments",
-    "prompts": "no arguments", "info": "no arguments", "ping": "no arguments",
-    "batch": "no arguments; it reads JSON Lines on stdin", "servers": "no arguments",
-}
 
 
 def _isatty(stream):

@@ -284,12 +284,18 @@ def test_exit_code_table_matches_the_documentation():
 
 
 def test_options_may_follow_the_command():
+    valued = mcp_invoke._valued(mcp_invoke._build_parser())
     ours, server = mcp_invoke._split_argv(
-        ["call", "echo", "text=hi", "--timeout", "5", "--json", "--", "srv", "--json"])
+        ["call", "echo", "text=hi", "--timeout", "5", "--json", "--", "srv", "--json"], valued)
     assert ours == ["--timeout", "5", "--json", "--", "call", "echo", "text=hi"]
-    ours, _ = mcp_invoke._split_argv(["call", "x", "--elicit", "answers", "a.json", "-v"])
+    ours, _ = mcp_invoke._split_argv(["call", "x", "--elicit", "answers", "a.json", "-v"],
+                                     valued)
     assert ours == ["--elicit", "answers", "a.json", "-v", "--", "call", "x"]
     assert server == ["srv", "--json"]
+    # Every option that takes a value moves with it: the parser says which.
+    assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd",
+                           "--protocol-version", "--root", "--elicit", "--sampling-command",
+                           "--log-level", "--save-dir", "--config", "--server", "--trace"}
 
 
 # ---------------------------------------------------------------------------
@@ -2124,7 +2130,8 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, message):
 def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     def broken(client, args, ctx):
         raise RuntimeError("oops")
-    monkeypatch.setitem(mcp_invoke._COMMANDS, "ping", broken)
+    monkeypatch.setitem(mcp_invoke._COMMANDS, "ping",
+                        mcp_invoke._COMMANDS["ping"]._replace(run=broken))
     code, out, err = run(capsys, "ping", "--", *SERVER)
     assert code == 1 and out == ""
     assert err == "mcp_invoke: internal error: RuntimeError: oops (please report it)\n"
