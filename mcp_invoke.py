@@ -5031,22 +5031,11 @@ def _run(argv, diag, out, started):
         return _COMMANDS[args.command].run(args, ctx)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
-    command, config_env, config_cwd = _server_command(args, server)
-    env, missing = _server_env(args.env, os.environ)
-    for name in missing:
-        diag.warning("--env %s: not set here, so not passed to the server" % name)
-    config_env.update(env)
+    entry = _server_entry(args, server)
     trace = _open_trace(args.trace)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
-        client = Client(command, timeout=args.timeout, max_time=args.max_time,
-                        max_bytes=args.max_bytes, env=config_env, inherit_env=args.inherit_env,
-                        cwd=args.cwd or config_cwd, protocol_version=args.protocol_version,
-                        log_level=args.log_level, roots=_roots(args.root, diag),
-                        on_elicit=elicitor,
-                        on_sample=_sampler(args.sampling_command, args.timeout),
-                        on_stderr=diag.relay, on_log=diag.log,
-                        on_warning=diag.client_warning, trace=trace, strict=args.strict)
+        client = Client(**_client_options(args, entry, diag, elicitor, trace))
         started.append(client)  # for main, which stops it whatever happens
         try:
             with client:
@@ -5135,12 +5124,15 @@ def _roots(paths, diag):
     return paths or None
 
 
-def _server_command(args, server):
-    """The server's argv, env and cwd: after --, or from a config file."""
+def _server_entry(args, server):
+    """The server to run, in the shape of a config entry (name, transport,
+    command or url, headers, env, cwd, and the file it came from): after --,
+    or from a config file."""
     if server:
         if args.config or args.server:
             raise UsageError("give a server command after -- or --config/--server, not both")
-        return server, {}, None
+        return {"name": None, "transport": "stdio", "command": server, "url": None,
+                "headers": {}, "env": {}, "cwd": None, "file": None}
     path = args.config or _default_config(_cwd())
     if path is None:
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
@@ -5156,13 +5148,29 @@ def _server_command(args, server):
                              % (path, len(servers), ", ".join(sorted(servers))))
         name = list(servers)[0]
     entry = _config_entry(servers, name, path, os.environ)
+    if entry["cwd"] is not None:  # relative to the file
+        entry["cwd"] = os.path.join(os.path.dirname(os.path.abspath(path)), entry["cwd"])
+    entry["file"] = path
+    return entry
+
+
+def _client_options(args, entry, diag, elicitor, trace):
+    """The Client's keyword arguments: the options given, and the server entry."""
     if entry["transport"] != "stdio":
         raise UsageError("server %r in %s is an HTTP server (%s); mcp_invoke supports only "
-                         "stdio servers so far" % (name, path, entry["url"]))
-    cwd = entry["cwd"]
-    if cwd is not None:
-        cwd = os.path.join(os.path.dirname(os.path.abspath(path)), cwd)
-    return entry["command"], dict(entry["env"]), cwd
+                         "stdio servers so far" % (entry["name"], entry["file"], entry["url"]))
+    env, missing = _server_env(args.env, os.environ)
+    for name in missing:
+        diag.warning("--env %s: not set here, so not passed to the server" % name)
+    server_env = dict(entry["env"])
+    server_env.update(env)
+    return dict(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
+                cwd=args.cwd or entry["cwd"], timeout=args.timeout, max_time=args.max_time,
+                max_bytes=args.max_bytes, protocol_version=args.protocol_version,
+                log_level=args.log_level, roots=_roots(args.root, diag), on_elicit=elicitor,
+                on_sample=_sampler(args.sampling_command, args.timeout),
+                on_stderr=diag.relay, on_log=diag.log, on_warning=diag.client_warning,
+                trace=trace, strict=args.strict)
 
 
 # ---------------------------------------------------------------------------
