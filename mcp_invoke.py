@@ -2741,6 +2741,11 @@ class _Diagnostics(object):
     def error(self, text):
         self._write("mcp_invoke: %s\n" % _one_line(text))
 
+    def failed(self, error):
+        """The run failed with ``error`` (an MCPError): its line, its exit code is the
+        caller's. It takes the exception, so another output (events) can show all of it."""
+        self.error(str(error))
+
     def warning(self, text):
         if not self.quiet:
             self._write("mcp_invoke: warning: %s\n" % _one_line(text))
@@ -4430,7 +4435,7 @@ def _run_json_command(argv, payload, timeout, what):
 # ---------------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
-    if args.json:
+    if ctx.json:
         return ctx.emit(client.list_all("tools/list"))
     return ctx.entries(client.list_tools(), _signature)
 
@@ -4452,7 +4457,7 @@ def _cmd_call(client, args, ctx):
     ctx.diag.finish()
     if "content" in result and not isinstance(result["content"], list):
         ctx.malformed(result, "tools/call result has content that is not a list")
-    ctx.result(result, args.json)
+    ctx.result(result)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
         return _EXIT_TOOL_ERROR
@@ -4497,13 +4502,13 @@ def _suggest(name, names):
 
 
 def _cmd_resources(client, args, ctx):
-    if args.json:
+    if ctx.json:
         return ctx.emit(client.list_all("resources/list"))
     return ctx.entries(client.list_resources(), lambda r: _listing(r.get("uri"), r))
 
 
 def _cmd_templates(client, args, ctx):
-    if args.json:
+    if ctx.json:
         return ctx.emit(client.list_all("resources/templates/list"))
     return ctx.entries(client.list_resource_templates(),
                        lambda t: _listing(t.get("uriTemplate"), t))
@@ -4519,11 +4524,11 @@ def _listing(uri, item):
 
 def _cmd_read(client, args, ctx):
     result = client.read_resource(args.args[0])
-    return ctx.result(result, args.json)
+    return ctx.result(result)
 
 
 def _cmd_prompts(client, args, ctx):
-    if args.json:
+    if ctx.json:
         return ctx.emit(client.list_all("prompts/list"))
     return ctx.entries(client.list_prompts(), _prompt_line)
 
@@ -4539,7 +4544,7 @@ def _prompt_line(prompt):
 def _cmd_prompt(client, args, ctx):
     pairs = _parse_pairs(args.args[1:], allow_json=False)
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
-    if args.json:
+    if ctx.json:
         return ctx.emit(result)
     if not isinstance(result.get("messages"), list):
         ctx.malformed(result, "prompts/get result has no messages list")
@@ -4550,7 +4555,7 @@ def _cmd_prompt(client, args, ctx):
 
 
 def _cmd_info(client, args, ctx):
-    if args.json:
+    if ctx.json:
         return ctx.emit(client.initialize_result or client.discover_result)
     info = client.server_info
     ctx.lines([
@@ -4566,7 +4571,7 @@ def _cmd_info(client, args, ctx):
 def _cmd_ping(client, args, ctx):
     start = time.monotonic()
     result = client.ping()
-    if args.json:
+    if ctx.json:
         return ctx.emit(result)
     return ctx.lines(["ok (%.1f ms)" % ((time.monotonic() - start) * 1000)])
 
@@ -4579,7 +4584,7 @@ def _cmd_complete(client, args, ctx):
            else {"type": "ref/resource", "uri": target})
     context = dict((k, v) for k, v, _ in pairs[1:])
     result = client.complete(ref, pairs[0][0], pairs[0][1], context)
-    if args.json:
+    if ctx.json:
         return ctx.emit(result)
     values = _dict(result.get("completion")).get("values")
     if not isinstance(values, list):
@@ -4593,7 +4598,7 @@ def _cmd_servers(args, ctx):
     if path is None:
         raise UsageError("no config file: give --config FILE or create ./.mcp.json")
     servers, _ = _config_servers(path)
-    if args.json:
+    if ctx.json:
         return ctx.emit({"servers": servers})
     return ctx.lines(_describe_servers(servers))
 
@@ -4693,18 +4698,20 @@ def _error_object(error):
 
 
 class _Context(object):
-    """What a command writes to: results on ``out``, the rest through ``diag``."""
+    """What a command writes to: results on ``out`` in the output mode (``json``:
+    the spec's objects; otherwise readable text), the rest through ``diag``."""
 
-    def __init__(self, out, diag, pretty, stdin, saver=None):
+    def __init__(self, out, diag, pretty, stdin, saver=None, json=False):
         self.out = out
         self.diag = diag
         self.pretty = pretty
         self.stdin = stdin
         self.saver = saver
+        self.json = json
 
-    def result(self, result, as_json):
+    def result(self, result):
         """A tool result or resource contents, as JSON or readable text."""
-        if as_json:
+        if self.json:
             if self.saver is not None:
                 self.saver.save_all(result)
             self.out.json(result, self.pretty, large=True)
@@ -5026,7 +5033,7 @@ def _run(argv, diag, out, started):
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
-    ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver)
+    ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
@@ -5064,7 +5071,7 @@ def _run_command(client, args, ctx, elicitor):
     try:
         return _COMMANDS[args.command].run(client, args, ctx)
     except ServerError as e:
-        if args.json and e.code is not None:  # the server's error object, whole
+        if ctx.json and e.code is not None:  # the server's error object, whole
             ctx.emit({"error": _error_object(e)})
         raise
 
@@ -5226,7 +5233,7 @@ def main(argv=None):
     except MCPError as e:
         stopping.append(e)  # first, before any call that a signal could interrupt
         diag.finish()
-        diag.error(str(e))
+        diag.failed(e)
         return e.exit_code
     except KeyboardInterrupt as e:
         stopping.append(e)
