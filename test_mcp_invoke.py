@@ -4133,3 +4133,9 @@ def test_the_client_uses_only_the_transport_interface():
     # The transport cancelled the request itself: no notifications/cancelled.
     assert transport.cancelled == [ident] and transport.closed
     assert "notifications/cancelled" not in [m.get("method") for m in transport.sent]
+
+
+def test_every_public_name_is_in_all_and_everything_else_is_private():
+    public = set(name for name in vars(mcp_invoke) if not name.startswith("_")
+                 and not isinstance(getattr(mcp_invoke, name), type(mcp_invoke)))
+    assert public == set(mcp_invoke.__all__) - {"__version__"}
