@@ -606,6 +606,113 @@ class _Framer(object):
             messages.append(_Noise((json.dumps(message) if text is None else text).rstrip("\r")))
 
 
+# Server-sent events (WHATWG HTML, "Server-sent events"), the body of a
+# Streamable HTTP answer of type text/event-stream (basic/transports,
+# "Streamable HTTP"). The parser works on bytes: CR and LF never occur inside
+# a UTF-8 sequence, so lines can be cut before decoding, and each is decoded
+# whole, which gives the same text as decoding the stream incrementally.
+_SSE_LINE_END = re.compile(b"\r\n|\r|\n")
+# ``retry`` is ASCII digits only; more digits than int() converts (3.11+) are
+# no useful time either, and are ignored like any other bad value.
+_SSE_RETRY = re.compile(u"[0-9]{1,%d}\\Z" % _INT_DIGITS)
+
+# ``id``: the last event ID after this event ("dispatch the event"), None if empty.
+_SSEEvent = collections.namedtuple("_SSEEvent", "name data id")
+
+
+class _SSEParser(object):
+    """Splits a text/event-stream into events, as WHATWG "Event stream
+    interpretation" reads it.
+
+    ``feed`` returns the events a chunk completes, in order. ``retry`` is the
+    last valid reconnection time (ms) and ``last_id`` the last event ID (None
+    while empty), both updated as the stream tells them; ``bad_utf8`` turns
+    True once invalid UTF-8 has been replaced with U+FFFD. An event whose
+    lines (without their line ends; a comment only while it is read) pass
+    ``max_bytes`` raises ProtocolError when its byte ``max_bytes + 1``
+    arrives, with ``events``: the ones completed before it. The stream as a
+    whole has no cap; the pending event is dropped when it ends, as WHATWG says.
+    """
+
+    def __init__(self, max_bytes):
+        self.max_bytes = max_bytes
+        self.retry = None
+        self.last_id = None
+        self.bad_utf8 = False
+        self._line = bytearray()  # the line being read
+        self._size = 0  # bytes of the current event's lines, line ends and comments not counted
+        self._after_cr = False  # a chunk ended in CR: a LF first in the next ends no line
+        self._first = True  # the next line is the stream's first, which may start with a BOM
+        self._name, self._data, self._id = "", [], ""
+
+    def feed(self, data):
+        if not data:
+            return []
+        events = []
+        start = 1 if self._after_cr and data.startswith(b"\n") else 0
+        try:
+            for end in _SSE_LINE_END.finditer(data, start):
+                self._extend(data, start, end.start())
+                self._take_line(events)
+                start = end.end()
+            self._extend(data, start, len(data))
+        except ProtocolError as e:
+            e.events = events  # what came before the big event is still the server's word
+            raise
+        self._after_cr = data.endswith(b"\r")
+        return events
+
+    def _extend(self, data, start, end):
+        if self._size + len(self._line) + end - start > self.max_bytes:
+            self._line, self._size, self._data = bytearray(), 0, []
+            raise ProtocolError("server sent an event over %d bytes "
+                                "(raise --max-bytes to allow it)" % self.max_bytes)
+        self._line += memoryview(data)[start:end]
+
+    def _take_line(self, events):
+        raw, self._line = self._line, bytearray()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "replace")
+            self.bad_utf8 = True
+        if self._first:  # one leading BOM is ignored ("Event stream interpretation")
+            self._first = False
+            text = text[1:] if text.startswith(u"\ufeff") else text
+        if not text:
+            self._dispatch(events)
+        elif not text.startswith(":"):
+            # A comment keeps nothing, so it leaves the count once read: the
+            # keep-alive ":" lines of a long-lived stream (2026-07-28 streamable-http,
+            # "Receiving Messages") need no blank line between them, and never add up.
+            self._size += len(raw)
+            name, colon, value = text.partition(":")
+            self._field(name, value[1:] if value.startswith(" ") else value)
+
+    def _field(self, name, value):
+        # WHATWG "Processing the field"; any other name is ignored.
+        if name == "event":
+            self._name = value
+        elif name == "data":
+            self._data.append(value)
+        elif name == "id" and u"\0" not in value:
+            self._id = value
+        elif name == "retry" and _SSE_RETRY.match(value):
+            self.retry = int(value)
+
+    def _dispatch(self, events):
+        # WHATWG "dispatch the event": the last event ID is kept even when no
+        # event follows. An empty data buffer means no data line at all; the
+        # event that primes a stream for resumption has an id and one empty
+        # data line (2025-11-25 basic/transports, "Sending Messages to the
+        # Server"), so it comes out with data "", which is no JSON-RPC message.
+        self.last_id = self._id or None
+        if self._data:
+            events.append(_SSEEvent(self._name or "message", "\n".join(self._data),
+                                    self.last_id))
+        self._name, self._data, self._size = "", [], 0
+
+
 # ---------------------------------------------------------------------------
 # Transport: what the Client needs of a way to a server; stdio
 # ---------------------------------------------------------------------------
