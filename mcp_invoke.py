@@ -713,6 +713,42 @@ class _SSEParser(object):
         self._name, self._data, self._size = "", [], 0
 
 
+class _BodyReader(object):
+    """Collects an HTTP body that is not an event stream, as it arrives.
+
+    ``length`` is the Content-Length, or None. A length over ``max_bytes``
+    raises ProtocolError at once; a body that passes ``max_bytes`` (or its
+    length) raises ProtocolError when that extra byte arrives. ``finish``
+    returns the body as bytes, or raises ConnectionLost if it is short.
+    """
+
+    def __init__(self, max_bytes, length=None):
+        if length is not None and length > max_bytes:
+            raise ProtocolError("server announced an answer of %d bytes, over %d bytes "
+                                "(raise --max-bytes to allow it)" % (length, max_bytes))
+        self.max_bytes = max_bytes
+        self.length = length
+        self._body = bytearray()
+
+    def feed(self, data):
+        size = len(self._body) + len(data)
+        if size > self.max_bytes:
+            self._body = bytearray()
+            raise ProtocolError("server sent an answer over %d bytes "
+                                "(raise --max-bytes to allow it)" % self.max_bytes)
+        if self.length is not None and size > self.length:
+            raise ProtocolError("server sent an answer longer than its Content-Length "
+                                "of %d bytes" % self.length)
+        self._body += data
+
+    def finish(self):
+        body, self._body = bytes(self._body), bytearray()
+        if self.length is not None and len(body) < self.length:
+            raise ConnectionLost("the server's answer ended after %d of %d bytes"
+                                 % (len(body), self.length))
+        return body
+
+
 # ---------------------------------------------------------------------------
 # Transport: what the Client needs of a way to a server; stdio
 # ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Tests for the wire helpers of the Streamable HTTP transport: the SSE parser.
-Pure: no processes, no network.
+"""Tests for the wire helpers of the Streamable HTTP transport: the SSE parser
+and the body reader. Pure: no processes, no network.
 """
 
 import random
@@ -7,7 +7,7 @@ import random
 import pytest
 
 import mcp_invoke
-from mcp_invoke import ProtocolError
+from mcp_invoke import ConnectionLost, ProtocolError
 
 Event = mcp_invoke._SSEEvent
 
@@ -261,3 +261,60 @@ def test_sse_fails_a_200_mb_line_within_its_first_megabyte():
     assert "over 1048576 bytes" in str(info.value)
     assert fed[0] == 6 + 16 * 65536  # the chunk holding byte 1 MiB + 1
     assert fed[0] < 2 << 20
+
+
+# ---------------------------------------------------------------------------
+# A body that is not an event stream
+# ---------------------------------------------------------------------------
+
+def test_body_reader_joins_chunks_with_a_content_length():
+    reader = mcp_invoke._BodyReader(100, length=10)
+    for chunk in (b'{"a"', b"", b':"bc', b'"}'):
+        reader.feed(chunk)
+    assert reader.finish() == b'{"a":"bc"}'
+
+
+def test_body_reader_joins_chunks_without_a_content_length():
+    reader = mcp_invoke._BodyReader(100)
+    for chunk in (b"[1,", b"2]"):
+        reader.feed(chunk)
+    assert reader.finish() == b"[1,2]"
+    assert mcp_invoke._BodyReader(100).finish() == b""
+
+
+def test_body_reader_accepts_max_bytes_and_fails_on_one_more_as_it_arrives():
+    for length in (None, 20):
+        reader = mcp_invoke._BodyReader(20, length=length)
+        reader.feed(b"x" * 20)
+        assert reader.finish() == b"x" * 20
+    reader = mcp_invoke._BodyReader(20)
+    reader.feed(b"x" * 19)
+    reader.feed(b"x")
+    with pytest.raises(ProtocolError) as info:
+        reader.feed(b"x")
+    assert str(info.value) == "server sent an answer over 20 bytes (raise --max-bytes to allow it)"
+    assert len(reader._body) == 0
+
+
+def test_body_reader_refuses_a_content_length_over_max_bytes_before_reading():
+    with pytest.raises(ProtocolError) as info:
+        mcp_invoke._BodyReader(20, length=21)
+    assert str(info.value) == ("server announced an answer of 21 bytes, over 20 bytes "
+                               "(raise --max-bytes to allow it)")
+
+
+def test_body_reader_finds_a_body_shorter_than_its_content_length():
+    reader = mcp_invoke._BodyReader(100, length=10)
+    reader.feed(b"abc")
+    with pytest.raises(ConnectionLost) as info:
+        reader.finish()
+    assert str(info.value) == "the server's answer ended after 3 of 10 bytes"
+    assert info.value.exit_code == 5
+
+
+def test_body_reader_refuses_bytes_past_its_content_length():
+    reader = mcp_invoke._BodyReader(100, length=3)
+    reader.feed(b"ab")
+    with pytest.raises(ProtocolError) as info:
+        reader.feed(b"cd")
+    assert str(info.value) == "server sent an answer longer than its Content-Length of 3 bytes"
