@@ -55,7 +55,8 @@ The file, top to bottom (each part opens with a banner):
 
     Constants        protocol versions, defaults, limits, each with its reason
     Exceptions       MCPError and its leaves, each carrying its exit code
-    Wire helpers     JSON in and out, and the framer that splits stdout into messages
+    Wire helpers     JSON in and out, the framer that splits stdout into messages,
+                     and for HTTP the server-sent events parser and capped bodies
     Transport        _Transport, the interface the Client uses; _StdioTransport,
                      the server process and one selectors loop
     Client           the protocol: eras, requests, batch, answers to the server
@@ -398,7 +399,7 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
 
 
 # ---------------------------------------------------------------------------
-# Wire helpers: framing and JSON
+# Wire helpers: framing, JSON, server-sent events
 # ---------------------------------------------------------------------------
 
 # Built once: json.dumps with any option builds a new encoder on every call.
