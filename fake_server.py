@@ -653,8 +653,12 @@ class _Server(object):
 
     # -- reading --------------------------------------------------------
 
-    def read_stdin_message(self):
-        """The next JSON object from stdin, or None at EOF."""
+    def read_message(self):
+        """The client's next JSON object, from stdin; None at EOF.
+
+        The HTTP server overrides this (and write_line): the rest of the
+        server, handle_request and ask included, is shared by both transports.
+        """
         while True:
             line = self.stdin.readline()
             if not line:
@@ -677,7 +681,7 @@ class _Server(object):
         """The next message to handle: queued ones first, then stdin."""
         if self.pending:
             return self.pending.popleft()
-        return self.read_stdin_message()
+        return self.read_message()
 
     def at_eof(self):
         """Stdin is closed: exit, unless a mode says to linger."""
@@ -1192,7 +1196,7 @@ class _Server(object):
         ids = set(ask_id for ask_id, _, _ in asks)
         answers = {}
         while len(answers) < len(asks):
-            message = self.read_stdin_message()
+            message = self.read_message()
             if message is None:
                 self.at_eof()
             if "method" in message:
