@@ -158,12 +158,20 @@ Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 i
 
 import argparse
 import base64
+import binascii
 import collections
+import http.server
 import json
 import os
+import queue
+import re
+import select
 import signal
+import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 
 # ---------------------------------------------------------------------------
@@ -173,6 +181,15 @@ import time
 # The handshake-era versions; anything else is answered with the latest.
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_VERSION = "2025-11-25"
+
+# Modes that only mean something over HTTP (--http).
+HTTP_MODES = ("sse", "sse-retry", "no-get")
+
+# Modes that write to stdout outside an answer or hold answers across
+# requests: stdio only.
+STDIO_MODES = ("banner", "bytewise", "close-stdout", "write-before-read",
+               "reverse", "late-discover", "early-ask", "ping-first",
+               "answer-then-ask", "die-holding-pipes")
 
 MODES = (
     "hang-init", "hang-call", "ignore-sigterm", "no-exit-on-eof", "grandchild",
@@ -185,7 +202,10 @@ MODES = (
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
     "deep-schema", "discover-asks", "early-ask", "late-discover",
-)
+) + HTTP_MODES
+
+# The retry field (milliseconds) of sse-retry's priming event.
+RETRY_MS = 100
 
 ERAS = ("legacy", "modern", "dual")
 
@@ -229,6 +249,8 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+HEADER_MISMATCH = -32020
+MISSING_CAPABILITY = -32021
 UNSUPPORTED_VERSION = -32022
 
 # What the tools ask the client for, by input key, in the order of their text.
@@ -1366,6 +1388,533 @@ def _install_signals(record, signums):
 
 
 # ---------------------------------------------------------------------------
+# Streamable HTTP: the same server behind http.server
+# ---------------------------------------------------------------------------
+
+# 2026-07-28 errors that travel with an HTTP status other than 200
+# (transports/streamable-http, "Protocol Version Header", "Server Validation").
+MODERN_STATUS = {HEADER_MISMATCH: 400, MISSING_CAPABILITY: 400,
+                 UNSUPPORTED_VERSION: 400, METHOD_NOT_FOUND: 404}
+
+# The body field that Mcp-Name mirrors, by method.
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name",
+                 "resources/read": "uri"}
+
+# Versions older than 2025-06-18 had no MCP-Protocol-Version header.
+HEADERLESS_VERSIONS = ("2024-11-05", "2025-03-26")
+
+# Event ids of resumable streams: s<stream>-<event>, both counted from 1.
+EVENT_ID = re.compile(r"^s([0-9]+)-([0-9]+)$")
+
+# How often a waiting stream checks whether its client has gone.
+PEER_POLL = 0.5
+
+
+class _Stream(object):
+    """One SSE stream of a session, kept so Last-Event-ID can resume it."""
+
+    def __init__(self, number, wfile, resumable):
+        self.number = number
+        self.wfile = wfile  # None while no connection carries it
+        self.resumable = resumable
+        self.events = []  # encoded events; None for the priming one
+        self.done = False  # its answer has been sent
+
+    def add(self, data, retry=None):
+        """Record one event and send it if connected; return its bytes."""
+        self.events.append(data)
+        lines = []
+        if self.resumable:
+            lines.append(b"id: s%d-%d" % (self.number, len(self.events)))
+        if retry is not None:
+            lines.append(b"retry: %d" % retry)
+        if data is None:
+            lines.append(b"data: ")
+        else:
+            lines += [b"event: message", b"data: " + data]
+        self.write(b"\n".join(lines) + b"\n\n")
+
+    def write(self, data):
+        if self.wfile is None:
+            return
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            self.wfile = None  # the client left; keep the events for it
+
+    def replay(self, after):
+        """Send the events after number `after` again (priming ones skipped)."""
+        for number, data in enumerate(self.events[after:], after + 1):
+            if data is not None:
+                self.write(b"id: s%d-%d\nevent: message\ndata: %s\n\n"
+                           % (self.number, number, data))
+
+
+class _HttpServer(_Server):
+    """The server of one HTTP session, or of every sessionless request.
+
+    handle_request is the stdio server's; only the wire differs: what it
+    writes goes to the current POST's _Exchange, and what it reads (the
+    client's answers to its requests) arrives by other POSTs.
+    """
+
+    def __init__(self, options, session_id=None):
+        _Server.__init__(self, options)
+        self.session_id = session_id
+        self.version = None  # negotiated by initialize
+        self.lock = threading.Lock()  # one request at a time, as on stdio
+        self.replies = queue.Queue()  # the client's responses, from POSTs
+        self.cond = threading.Condition()  # guards streams and ended
+        self.streams = []
+        self.get_stream = None  # the open standalone GET stream
+        self.ended = False  # DELETE ended the session
+        self.exchange = None
+
+    def write_line(self, line):
+        for part in line.split(b"\n"):
+            self.exchange.emit(part)
+
+    def read_message(self):
+        return self.replies.get()
+
+    def new_stream(self, wfile):
+        """A stream numbered within the session (resumable if there is one)."""
+        with self.cond:
+            stream = _Stream(len(self.streams) + 1, wfile,
+                             self.session_id is not None)
+            self.streams.append(stream)
+            return stream
+
+    def stream_for(self, event_id):
+        """The stream an event id names, or None."""
+        match = EVENT_ID.match(event_id or "")
+        if not match:
+            return None
+        number = int(match.group(1))
+        with self.cond:
+            if 1 <= number <= len(self.streams):
+                return self.streams[number - 1]
+        return None
+
+    def end(self):
+        with self.cond:
+            self.ended = True
+            self.cond.notify_all()
+
+
+def _parse_line(line):
+    """A line the server wrote, as a dict, or None if it is not JSON."""
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is one too
+        return None
+    return message if isinstance(message, dict) else None
+
+
+class _Exchange(object):
+    """One POSTed request's answer: JSON, or SSE once there is more to say.
+
+    Plain answers go out as application/json.  Anything the server sends
+    before the answer (progress, logs, its own requests) turns the answer
+    into an SSE stream; --mode sse makes every answer one.
+    """
+
+    def __init__(self, handler, server, request_id, modern, sse):
+        self.handler = handler
+        self.server = server
+        self.request_id = request_id
+        self.modern = modern  # 2026-07-28 rules: errors may change the status
+        self.sse = sse
+        self.stream = None
+        self.answered = False
+        self.on_result = None  # initialize: called with the result, returns headers
+
+    def is_answer(self, message):
+        if message is None:  # a line that is not JSON: invalid-utf8, bad-frame
+            return True
+        return "method" not in message and message.get("id") == self.request_id
+
+    def emit(self, line):
+        message = _parse_line(line)
+        answer = self.is_answer(message)
+        headers = []
+        if answer:
+            self.answered = True
+            if self.on_result and message and "result" in message:
+                headers = self.on_result(message["result"])
+        if self.stream is None:
+            if answer and not self.sse:
+                status = 200
+                error = (message or {}).get("error")
+                if self.modern and isinstance(error, dict):
+                    status = MODERN_STATUS.get(error.get("code"), 200)
+                self.handler.send_body(status, line, headers)
+                return
+            self.open(headers)
+        with self.server.cond:
+            self.stream.add(line)
+            if answer:
+                self.stream.done = True
+                self.server.cond.notify_all()
+
+    def open(self, headers=(), retry=None):
+        """Start the SSE answer; with retry, prime it and drop the connection."""
+        self.handler.start_stream(headers)
+        self.stream = self.server.new_stream(self.handler.wfile)
+        if retry is not None:  # 2025-11-25 transports, "Sending Messages" 6
+            with self.server.cond:
+                self.stream.add(None, retry)
+                self.stream.wfile = None
+            self.handler.hang_up()
+
+
+def _media_types(value):
+    """The media types an Accept or Content-Type header lists, lowercased."""
+    return set(part.split(";")[0].strip().lower()
+               for part in (value or "").split(","))
+
+
+def _header_text(value):
+    """A header value, Base64 sentinel decoded; None if undecodable."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2].encode("ascii"),
+                                    validate=True).decode("utf-8")
+        except (ValueError, UnicodeError):
+            return None
+    return value
+
+
+def _header_problem(headers, message):
+    """What is wrong with a 2026-07-28 request's mirrored headers, or None."""
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    meta = params.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
+    checks = [("MCP-Protocol-Version", meta.get(VERSION_KEY)),
+              ("Mcp-Method", message.get("method"))]
+    field = NAMED_METHODS.get(message.get("method"))
+    if field:
+        checks.append(("Mcp-Name", params.get(field)))
+    for name, wanted in checks:
+        value = headers.get(name)
+        if value is None:
+            return "missing %s header" % name
+        if name == "Mcp-Name":
+            value = _header_text(value)
+        if value != wanted:
+            return "%s header value %r does not match body value %r" % (
+                name, value, wanted)
+    return None
+
+
+def _jsonrpc_error(code, message, request_id=None, data=None):
+    """An error response; without request_id it has no id (transport errors)."""
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    response = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        response["id"] = request_id
+    response["error"] = error
+    return _encode(response)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """The MCP endpoint, /mcp: POST, GET and DELETE, era by era."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive for JSON; SSE streams close
+
+    def log_message(self, format, *args):
+        pass  # stderr belongs to the modes that write there
+
+    # -- answering ------------------------------------------------------
+
+    def send_body(self, status, body, headers=()):
+        self.send_response(status)
+        if body:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def reject(self, status, code, message, request_id=None, data=None):
+        self.send_body(status, _jsonrpc_error(code, message, request_id, data))
+
+    def start_stream(self, headers=()):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Accel-Buffering", "no")  # 2026-07-28 "Receiving Messages"
+        self.send_header("Connection", "close")  # the stream ends with the connection
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+
+    def hang_up(self):
+        """Close our side now; the client sees the stream end."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def peer_gone(self):
+        """Whether the client has closed its side of the connection."""
+        try:
+            if not select.select([self.connection], [], [], 0)[0]:
+                return False
+            return not self.connection.recv(1, socket.MSG_PEEK)
+        except OSError:
+            return True
+
+    def wait(self, server, until):
+        """Keep the connection until `until()`, the session ends, or the client leaves."""
+        with server.cond:
+            while not until() and not server.ended:
+                server.cond.wait(PEER_POLL)
+                if self.peer_gone():
+                    return
+
+    # -- checks ---------------------------------------------------------
+
+    def read_body(self, required):
+        """The request body (b"" if none), or None after answering 411."""
+        length = self.headers.get("Content-Length")
+        if length is None and not required:
+            return b""
+        try:
+            return self.rfile.read(int(length))
+        except (TypeError, ValueError):
+            self.close_connection = True
+            self.reject(411, INVALID_REQUEST, "Length Required")
+            return None
+
+    def admitted(self, required_body=False):
+        """Read the body, check path and Origin; False once answered."""
+        self.body = self.read_body(required_body)
+        if self.body is None:
+            return False
+        if self.path.split("?")[0] != "/mcp":
+            self.reject(404, INVALID_REQUEST, "Not Found: the endpoint is /mcp")
+            return False
+        origin = self.headers.get("Origin")
+        port = self.server.server_address[1]
+        if origin is not None and origin not in (
+                "http://127.0.0.1:%d" % port, "http://localhost:%d" % port):
+            self.reject(403, INVALID_REQUEST, "Forbidden: Origin %s" % origin)
+            return False
+        return True
+
+    def session(self):
+        """The legacy session the request names; None once answered 400/404."""
+        session_id = self.headers.get("Mcp-Session-Id")
+        if session_id is None:
+            self.reject(400, INVALID_REQUEST, "Bad Request: Missing session ID")
+            return None
+        server = self.server.sessions.get(session_id)
+        if server is None:
+            self.reject(404, INVALID_REQUEST, "Session not found")
+            return None
+        version = self.headers.get("MCP-Protocol-Version")
+        if version is None and server.version in HEADERLESS_VERSIONS:
+            return server  # 2025-11-25 "Protocol Version Header": no header then
+        if version != server.version:
+            self.reject(400, INVALID_REQUEST,
+                        "Bad Request: MCP-Protocol-Version %s, but the session "
+                        "speaks %s" % (version, server.version))
+            return None
+        return server
+
+    # -- POST: one JSON-RPC message -------------------------------------
+
+    def do_POST(self):
+        if not self.admitted(required_body=True):
+            return
+        if not {"application/json", "text/event-stream"} <= _media_types(
+                self.headers.get("Accept")):
+            return self.reject(406, INVALID_REQUEST, "Not Acceptable: Accept "
+                               "must list application/json and text/event-stream")
+        if _media_types(self.headers.get("Content-Type")) != {"application/json"}:
+            return self.reject(415, INVALID_REQUEST, "Unsupported Media Type: "
+                               "Content-Type must be application/json")
+        if self.server.options.record:
+            _append(self.server.options.record, self.body.rstrip(b"\n") + b"\n")
+        try:
+            message = json.loads(self.body.decode("utf-8"))
+        except ValueError:
+            return self.reject(400, PARSE_ERROR, "Parse error")
+        if not isinstance(message, dict):
+            return self.reject(400, INVALID_REQUEST,
+                               "Invalid Request: one JSON-RPC message per POST")
+        era = self.server.options.era
+        if era != "modern" and message.get("method") == "initialize":
+            return self.initialize(message)
+        if era == "modern" or (era == "dual" and
+                               "Mcp-Session-Id" not in self.headers):
+            return self.post_modern(message)
+        self.post_legacy(message)
+
+    def initialize(self, message):
+        """Start a session; it exists once initialize has a result."""
+        session_id = binascii.hexlify(os.urandom(16)).decode("ascii")
+        server = _HttpServer(self.server.options, session_id)
+        sessions = self.server.sessions
+
+        def on_result(result):
+            server.version = result.get("protocolVersion")
+            sessions[session_id] = server
+            return [("Mcp-Session-Id", session_id)]
+        if "id" not in message:
+            return self.reject(400, INVALID_REQUEST, "initialize needs an id")
+        self.dispatch(server, message, False, on_result)
+
+    def post_legacy(self, message):
+        """2025-03-26 to 2025-11-25: everything but initialize in a session."""
+        server = self.session()
+        if server is None:
+            return
+        if "method" not in message:
+            server.replies.put(message)  # an answer to one of our requests
+        if "method" not in message or "id" not in message:
+            return self.send_body(202, b"")
+        self.dispatch(server, message, False)
+
+    def post_modern(self, message):
+        """2026-07-28: no session; the headers must mirror the body."""
+        if "method" not in message:
+            return self.reject(400, INVALID_REQUEST, "Bad Request: a client "
+                               "sends no responses in 2026-07-28")
+        if "id" not in message:
+            return self.send_body(202, b"")
+        problem = _header_problem(self.headers, message)
+        if problem:
+            if message["method"] == "initialize":  # basic/versioning: name them
+                problem += " (this server speaks only %s)" % ", ".join(
+                    self.server.options.supported)
+            return self.reject(400, HEADER_MISMATCH, "Header mismatch: "
+                               + problem, message["id"])
+        self.dispatch(self.server.modern, message, True)
+
+    def dispatch(self, server, message, modern, on_result=None):
+        """Run the shared handle_request with this POST as its wire."""
+        retry = (not modern and "sse-retry" in server.modes and
+                 message["method"] == "tools/call")
+        exchange = _Exchange(self, server, message["id"], modern,
+                             retry or "sse" in server.modes)
+        exchange.on_result = on_result
+        with server.lock:
+            server.exchange = exchange
+            try:
+                if retry:
+                    exchange.open(retry=RETRY_MS)
+                server.handle_request(message)
+            except SystemExit as exc:  # crash-call ends the process, as on stdio
+                os._exit(exc.code if isinstance(exc.code, int) else 1)
+            finally:
+                server.exchange = None
+        if not exchange.answered:  # hang-call and friends: hold the line
+            self.close_connection = True
+            self.wait(server, lambda: False)
+
+    # -- GET: the standalone stream, or a resumed one --------------------
+
+    def do_GET(self):
+        if not self.admitted():
+            return
+        if self.server.options.era == "modern" or "no-get" in self.server.modes:
+            return self.send_body(405, b"", [("Allow", "POST, DELETE")])
+        if "text/event-stream" not in _media_types(self.headers.get("Accept")):
+            return self.reject(406, INVALID_REQUEST, "Not Acceptable: Accept "
+                               "must list text/event-stream")
+        server = self.session()
+        if server is None:
+            return
+        last = self.headers.get("Last-Event-ID")
+        if last is not None:
+            return self.resume(server, last)
+        with server.cond:
+            if server.get_stream is not None:
+                return self.reject(409, INVALID_REQUEST,
+                                   "Conflict: a GET stream is already open")
+            self.start_stream()
+            server.get_stream = server.new_stream(self.wfile)
+        try:
+            self.wait(server, lambda: False)
+        finally:
+            with server.cond:
+                server.get_stream = None
+
+    def resume(self, server, last):
+        """Replay a stream after Last-Event-ID, then carry it to its end."""
+        stream = server.stream_for(last)
+        if stream is None:
+            return self.reject(400, INVALID_REQUEST,
+                               "Bad Request: unknown Last-Event-ID %s" % last)
+        self.start_stream()
+        with server.cond:
+            stream.wfile = self.wfile
+            stream.replay(int(EVENT_ID.match(last).group(2)))
+        self.wait(server, lambda: stream.done)
+
+    # -- DELETE: end the session -----------------------------------------
+
+    def do_DELETE(self):
+        if not self.admitted():
+            return
+        if self.server.options.era == "modern":
+            return self.send_body(405, b"", [("Allow", "POST")])
+        server = self.session()
+        if server is None:
+            return
+        self.server.sessions.pop(server.session_id, None)
+        server.end()
+        self.send_body(200, b"")
+
+
+class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    """The HTTP server: legacy sessions by id, one sessionless modern server.
+
+    Python 3.6 has no http.server.ThreadingHTTPServer; this is the same.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, options):
+        http.server.HTTPServer.__init__(self, ("127.0.0.1", options.http),
+                                        _Handler)
+        self.options = options
+        self.modes = frozenset(options.modes)
+        self.sessions = {}
+        self.modern = _HttpServer(options)
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # not a client leaving
+            http.server.HTTPServer.handle_error(self, request, client_address)
+
+
+def _serve_http(options):
+    """Serve until stdin ends; print the endpoint's URL once listening."""
+    listener = _Listener(options)
+    thread = threading.Thread(target=listener.serve_forever)
+    thread.daemon = True
+    thread.start()
+    sys.stdout.write("http://127.0.0.1:%d/mcp\n" % listener.server_address[1])
+    sys.stdout.flush()
+    while os.read(0, 65536):
+        pass
+    if set(options.modes) & {"ignore-sigterm", "no-exit-on-eof"}:
+        _sleep_forever()
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------
 
@@ -1395,6 +1944,9 @@ def _build_parser():
                         help="sleep in the late and slow-start modes")
     parser.add_argument("--answer", default="{}", metavar="JSON",
                         help="the bad-frame mode's answer to tools/call")
+    parser.add_argument("--http", type=int, metavar="PORT",
+                        help="serve Streamable HTTP on 127.0.0.1:PORT (0: any "
+                             "free port) instead of stdio; prints the URL")
     return parser
 
 
@@ -1407,6 +1959,10 @@ def _parse(argv):
         if mode not in MODES:
             parser.error("unknown mode %r (choose from %s)"
                          % (mode, ", ".join(MODES)))
+        if options.http is None and mode in HTTP_MODES:
+            parser.error("mode %r needs --http" % mode)
+        if options.http is not None and mode in STDIO_MODES:
+            parser.error("mode %r is for stdio only" % mode)
     if options.supported is None:
         options.supported = {"legacy": PROTOCOL_VERSIONS, "modern": MODERN_VERSIONS,
                              "dual": DUAL_VERSIONS}[options.era]
@@ -1442,6 +1998,8 @@ def main(argv=None):
         server.start_grandchild()
     if "huge-stderr-line" in server.modes:
         _write_stderr(b"huge " + b"e" * (300000 - 5))
+    if options.http is not None:
+        return _serve_http(options)
     if "banner" in server.modes:
         server.write_line(b"Starting fake server v1.0")
         server.write_line(b"\x1b[31mcolored banner\x1b[0m")
