@@ -1,0 +1,267 @@
+"""Tests for fake_server.py --http: Streamable HTTP, driven with http.client.
+
+Each test starts a real server on a free port, reads the URL it prints, and
+always terminates and reaps it.
+"""
+
+import base64
+import contextlib
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "fake_server.py")
+
+LEGACY = "2025-11-25"
+MODERN = "2026-07-28"
+ACCEPT = "application/json, text/event-stream"
+TIMEOUT = 5
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _server(*args):
+    """Run fake_server.py --http 0 ARGS; yield (process, port)."""
+    proc = subprocess.Popen([sys.executable, FAKE, "--http", "0"] + list(args),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        url = proc.stdout.readline().decode("ascii").strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), url
+        yield proc, int(url[len("http://127.0.0.1:"):-len("/mcp")])
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+
+
+def _request(port, method, body=None, headers=None, stream=False):
+    """(status, headers, body bytes); with stream, the open response instead."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+    sent = {"Accept": ACCEPT}
+    if body is not None:
+        sent["Content-Type"] = "application/json"
+        body = json.dumps(body).encode("utf-8")
+    sent.update(headers or {})
+    sent = dict((k, v) for k, v in sent.items() if v is not None)
+    connection.request(method, "/mcp", body, sent)
+    response = connection.getresponse()
+    if stream:
+        return response
+    data = response.read()
+    connection.close()
+    return response.status, response, data
+
+
+def _post(port, message, headers=None, session=None, version=None):
+    extra = {"Mcp-Session-Id": session, "MCP-Protocol-Version": version}
+    extra.update(headers or {})
+    return _request(port, "POST", message, extra)
+
+
+def _events(data):
+    """The SSE events in data, each a dict of its fields."""
+    events = []
+    for block in data.decode("utf-8").split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if line and not line.startswith(":"):
+                name, _, value = line.partition(":")
+                fields[name] = value[1:] if value.startswith(" ") else value
+        if fields:
+            events.append(fields)
+    return events
+
+
+def _next_event(response):
+    """Read one SSE event from an open response."""
+    lines = []
+    while True:
+        line = response.fp.readline()
+        assert line, "stream ended"
+        if line in (b"\n", b"\r\n"):
+            if lines:
+                return _events(b"".join(lines))[0]
+            continue
+        lines.append(line)
+
+
+def _call(request_id, name, arguments=None, meta=None):
+    params = {"name": name, "arguments": arguments or {}}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": params}
+
+
+def _initialize(port, capabilities=None, version=LEGACY):
+    """Open a legacy session; return its id."""
+    status, response, body = _post(port, {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": version,
+                   "capabilities": capabilities or {},
+                   "clientInfo": {"name": "test", "version": "1"}}})
+    assert status == 200
+    assert json.loads(body.decode("utf-8"))["result"]["protocolVersion"] == version
+    session = response.getheader("Mcp-Session-Id")
+    assert session and all(0x21 <= ord(c) <= 0x7e for c in session)
+    assert _post(port, {"jsonrpc": "2.0",
+                        "method": "notifications/initialized"},
+                 session=session, version=version)[0] == 202
+    return session
+
+
+def _meta(version=MODERN):
+    return {"io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def _modern_headers(method, name=None, version=MODERN):
+    headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+def _json(body):
+    return json.loads(body.decode("utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# Process: URL, exit status, command line
+# ---------------------------------------------------------------------------
+
+def test_http_prints_its_url_and_exits_0_when_stdin_ends():
+    with _server() as (proc, port):
+        assert _post(port, {"jsonrpc": "2.0", "id": 1, "method": "ping"})[0] == 400
+        proc.stdin.close()
+        assert proc.wait(TIMEOUT) == 0
+
+
+def test_http_exits_143_on_sigterm():
+    with _server() as (proc, port):
+        proc.terminate()
+        assert proc.wait(TIMEOUT) == 143
+
+
+def test_http_refuses_stdio_only_modes_and_http_modes_need_http():
+    for argv in (["--http", "0", "--mode", "bytewise"], ["--mode", "sse"]):
+        proc = subprocess.Popen([sys.executable, FAKE] + argv,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        out, err = proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 2 and out == b""
+
+
+# ---------------------------------------------------------------------------
+# POST: checks every era shares
+# ---------------------------------------------------------------------------
+
+def test_post_needs_both_accept_types_json_content_and_a_local_origin():
+    with _server() as (proc, port):
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        assert _post(port, ping, {"Accept": "application/json"})[0] == 406
+        assert _post(port, ping, {"Accept": "text/event-stream"})[0] == 406
+        assert _post(port, ping, {"Content-Type": "text/plain"})[0] == 415
+        status, _, body = _post(port, ping, {"Origin": "http://evil.example"})
+        assert status == 403 and "id" not in _json(body)
+        assert _post(port, ping, {"Origin": "http://127.0.0.1:1"})[0] == 403
+        for origin in ("http://127.0.0.1:%d" % port, "http://localhost:%d" % port):
+            status, _, body = _post(port, ping, {"Origin": origin})
+            assert status == 400  # past the Origin check: no session yet
+
+
+def test_post_rejects_bad_json_and_batches_without_an_id():
+    with _server() as (proc, port):
+        status, _, body = _request(port, "POST", None,
+                                   {"Content-Type": "application/json"})
+        assert status == 400 and _json(body)["error"]["code"] == -32700
+        status, _, body = _post(port, [{"jsonrpc": "2.0", "id": 1,
+                                        "method": "ping"}])
+        assert status == 400 and _json(body)["error"]["code"] == -32600
+        assert "id" not in _json(body)
+
+
+# ---------------------------------------------------------------------------
+# Legacy era: sessions, the version header, DELETE
+# ---------------------------------------------------------------------------
+
+def test_legacy_session_answers_json_and_notifications_get_202():
+    with _server() as (proc, port):
+        session = _initialize(port)
+        status, response, body = _post(port, _call(1, "echo", {"text": "hi"}),
+                                       session=session, version=LEGACY)
+        assert status == 200
+        assert response.getheader("Content-Type") == "application/json"
+        assert response.getheader("Mcp-Session-Id") is None
+        assert _json(body) == {"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": "hi"}]}}
+        status, _, body = _post(port, {"jsonrpc": "2.0", "id": "x",
+                                       "result": {}},
+                                session=session, version=LEGACY)
+        assert status == 202 and body == b""
+
+
+def test_legacy_requests_without_a_session_get_400_and_unknown_ones_404():
+    with _server() as (proc, port):
+        _initialize(port)
+        status, _, body = _post(port, _call(1, "echo", {"text": "hi"}),
+                                version=LEGACY)
+        assert status == 400 and _json(body)["error"]["code"] == -32600
+        status, _, body = _post(port, _call(1, "echo", {"text": "hi"}),
+                                session="feed", version=LEGACY)
+        assert status == 404
+
+
+def test_legacy_requests_need_the_negotiated_version_header():
+    with _server() as (proc, port):
+        session = _initialize(port)
+        call = _call(1, "echo", {"text": "hi"})
+        assert _post(port, call, session=session)[0] == 400
+        assert _post(port, call, session=session, version="2025-06-18")[0] == 400
+        assert _post(port, call, session=session, version=LEGACY)[0] == 200
+        old = _initialize(port, version="2025-03-26")  # before the header
+        assert _post(port, call, session=old)[0] == 200
+
+
+def test_legacy_delete_ends_the_session():
+    with _server() as (proc, port):
+        session = _initialize(port)
+        headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+        assert _request(port, "DELETE", None, {"Accept": None})[0] == 400
+        assert _request(port, "DELETE", None, headers)[0] == 200
+        assert _request(port, "DELETE", None, headers)[0] == 404
+        assert _post(port, _call(1, "echo", {"text": "hi"}),
+                     session=session, version=LEGACY)[0] == 404
+
+
+def test_failed_initialize_opens_no_session():
+    with _server("--mode", "error-init") as (proc, port):
+        status, response, body = _post(port, {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}}})
+        assert status == 200 and "error" in _json(body)
+        assert response.getheader("Mcp-Session-Id") is None
+
+
+def test_legacy_only_server_answers_a_modern_request_without_a_modern_error():
+    with _server() as (proc, port):
+        status, _, body = _post(port, {
+            "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": _meta()}},
+            _modern_headers("server/discover"))
+        assert status == 400
+        assert _json(body)["error"]["code"] not in (-32020, -32021, -32022)
