@@ -48,9 +48,10 @@ def _server(*args):
         proc.stdout.close()
 
 
-def _request(port, method, body=None, headers=None, stream=False):
-    """(status, headers, body bytes); with stream, the open response instead."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+def _request(port, method, body=None, headers=None, stream=False,
+             timeout=TIMEOUT):
+    """(status, response, body bytes); with stream, the open response instead."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     sent = {"Accept": ACCEPT}
     if body is not None:
         sent["Content-Type"] = "application/json"
@@ -115,7 +116,7 @@ def _initialize(port, capabilities=None, version=LEGACY):
                    "capabilities": capabilities or {},
                    "clientInfo": {"name": "test", "version": "1"}}})
     assert status == 200
-    assert json.loads(body.decode("utf-8"))["result"]["protocolVersion"] == version
+    assert _answer(response, body)["result"]["protocolVersion"] == version
     session = response.getheader("Mcp-Session-Id")
     assert session and all(0x21 <= ord(c) <= 0x7e for c in session)
     assert _post(port, {"jsonrpc": "2.0",
@@ -138,6 +139,13 @@ def _modern_headers(method, name=None, version=MODERN):
 
 def _json(body):
     return json.loads(body.decode("utf-8"))
+
+
+def _answer(response, body):
+    """The JSON-RPC answer in a JSON body, or in an SSE body's last event."""
+    if response.getheader("Content-Type") == "text/event-stream":
+        return _json(_events(body)[-1]["data"].encode("utf-8"))
+    return _json(body)
 
 
 # ---------------------------------------------------------------------------
@@ -265,3 +273,115 @@ def test_legacy_only_server_answers_a_modern_request_without_a_modern_error():
             _modern_headers("server/discover"))
         assert status == 400
         assert _json(body)["error"]["code"] not in (-32020, -32021, -32022)
+
+
+# ---------------------------------------------------------------------------
+# SSE answers, the GET stream, resumption
+# ---------------------------------------------------------------------------
+
+def test_sse_mode_answers_with_one_message_event():
+    with _server("--mode", "sse") as (proc, port):
+        session = _initialize(port)
+        status, response, body = _post(port, _call(1, "echo", {"text": "hi"}),
+                                       session=session, version=LEGACY)
+        assert status == 200
+        assert response.getheader("Content-Type") == "text/event-stream"
+        events = _events(body)
+        assert len(events) == 1 and events[0]["event"] == "message"
+        assert events[0]["id"]
+        assert _json(events[0]["data"].encode())["result"]["content"][0][
+            "text"] == "hi"
+
+
+def test_default_mode_streams_when_there_is_something_before_the_answer():
+    with _server() as (proc, port):
+        session = _initialize(port)
+        status, response, body = _post(port, _call(1, "log"),
+                                       session=session, version=LEGACY)
+        assert response.getheader("Content-Type") == "text/event-stream"
+        messages = [_json(e["data"].encode()) for e in _events(body)]
+        assert [m.get("method") for m in messages] == [
+            "notifications/message", "notifications/message", None]
+        assert messages[-1]["id"] == 1
+        ids = [e["id"] for e in _events(body)]
+        assert len(set(ids)) == 3
+
+
+def test_legacy_ask_tool_asks_on_the_post_stream_and_takes_the_answer_by_post():
+    with _server() as (proc, port):
+        session = _initialize(port, {"elicitation": {"form": {}}})
+        response = _request(port, "POST", _call(1, "ask_name"), {
+            "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY},
+            stream=True)
+        assert response.getheader("Content-Type") == "text/event-stream"
+        ask = _json(_next_event(response)["data"].encode())
+        assert ask["method"] == "elicitation/create" and ask["id"] == "q1"
+        status, _, body = _post(port, {"jsonrpc": "2.0", "id": "q1", "result": {
+            "action": "accept", "content": {"name": "Ada"}}},
+            session=session, version=LEGACY)
+        assert status == 202 and body == b""
+        answer = _json(_next_event(response)["data"].encode())
+        assert answer["result"]["content"][0]["text"] == \
+            'name: accept {"name":"Ada"}'
+        assert response.read() == b""  # the stream ends with the answer
+
+
+def test_get_opens_one_stream_per_session_that_delete_ends():
+    with _server() as (proc, port):
+        session = _initialize(port)
+        headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+        assert _request(port, "GET", None, dict(
+            headers, Accept="application/json"))[0] == 406
+        assert _request(port, "GET", None, {"Accept": "text/event-stream"})[0] == 400
+        stream = _request(port, "GET", None, dict(
+            headers, Accept="text/event-stream"), stream=True)
+        assert stream.status == 200
+        assert stream.getheader("Content-Type") == "text/event-stream"
+        assert _request(port, "GET", None, dict(
+            headers, Accept="text/event-stream"))[0] == 409
+        assert _request(port, "DELETE", None, headers)[0] == 200
+        assert stream.read() == b""  # the session's end closes it
+
+
+def test_no_get_mode_answers_get_with_405():
+    with _server("--mode", "no-get") as (proc, port):
+        session = _initialize(port)
+        assert _request(port, "GET", None, {
+            "Accept": "text/event-stream", "Mcp-Session-Id": session,
+            "MCP-Protocol-Version": LEGACY})[0] == 405
+
+
+def test_sse_retry_closes_the_call_stream_and_the_answer_arrives_on_get():
+    with _server("--mode", "sse-retry") as (proc, port):
+        session = _initialize(port)
+        status, response, body = _post(port, _call(1, "echo", {"text": "hi"}),
+                                       session=session, version=LEGACY)
+        assert status == 200
+        assert response.getheader("Content-Type") == "text/event-stream"
+        (priming,) = _events(body)  # then the connection closed
+        assert priming["retry"] == "100" and priming["data"] == ""
+        assert "event" not in priming
+        status, response, body = _request(port, "GET", None, {
+            "Accept": "text/event-stream", "Mcp-Session-Id": session,
+            "MCP-Protocol-Version": LEGACY, "Last-Event-ID": priming["id"]})
+        assert status == 200
+        (event,) = _events(body)
+        assert event["id"] != priming["id"]
+        assert _json(event["data"].encode())["result"]["content"][0][
+            "text"] == "hi"
+        assert _request(port, "GET", None, {
+            "Accept": "text/event-stream", "Mcp-Session-Id": session,
+            "MCP-Protocol-Version": LEGACY, "Last-Event-ID": "nope"})[0] == 400
+
+
+def test_hang_call_holds_the_post_open_without_an_answer():
+    with _server("--mode", "hang-call") as (proc, port):
+        session = _initialize(port)
+        try:
+            _request(port, "POST", _call(1, "echo", {"text": "hi"}), {
+                "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY},
+                timeout=0.5)
+        except OSError:  # socket.timeout is one
+            pass
+        else:
+            raise AssertionError("answered")
