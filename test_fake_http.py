@@ -385,3 +385,119 @@ def test_hang_call_holds_the_post_open_without_an_answer():
             pass
         else:
             raise AssertionError("answered")
+
+
+# ---------------------------------------------------------------------------
+# Modern era (2026-07-28): no sessions, mirrored headers
+# ---------------------------------------------------------------------------
+
+def _modern_call(port, name, headers, arguments=None):
+    return _post(port, _call(1, name, arguments, _meta()), headers)
+
+
+def test_modern_answers_without_a_session_when_headers_mirror_the_body():
+    with _server("--era", "modern") as (proc, port):
+        status, response, body = _modern_call(
+            port, "echo", _modern_headers("tools/call", "echo"), {"text": "hi"})
+        assert status == 200 and response.getheader("Mcp-Session-Id") is None
+        assert _json(body)["result"]["content"][0]["text"] == "hi"
+        assert _json(body)["result"]["resultType"] == "complete"
+        status, _, body = _post(port, {
+            "jsonrpc": "2.0", "id": 2, "method": "resources/read",
+            "params": {"uri": "fake://item/1", "_meta": _meta()}},
+            _modern_headers("resources/read", "fake://item/1"))
+        assert status == 200 and "contents" in _json(body)["result"]
+
+
+def test_modern_rejects_missing_or_mismatched_headers_with_header_mismatch():
+    with _server("--era", "modern") as (proc, port):
+        good = _modern_headers("tools/call", "echo")
+        bad = [dict(good, **{"MCP-Protocol-Version": None}),
+               dict(good, **{"MCP-Protocol-Version": "2025-11-25"}),
+               dict(good, **{"Mcp-Method": None}),
+               dict(good, **{"Mcp-Method": "tools/list"}),
+               dict(good, **{"Mcp-Name": None}),
+               dict(good, **{"Mcp-Name": "add"})]
+        for headers in bad:
+            status, _, body = _modern_call(port, "echo", headers, {"text": "x"})
+            assert status == 400, headers
+            assert _json(body)["id"] == 1
+            assert _json(body)["error"]["code"] == -32020, headers
+
+
+def test_modern_decodes_a_base64_mcp_name():
+    with _server("--era", "modern") as (proc, port):
+        name = "=?base64?%s?=" % base64.b64encode(b"echo").decode("ascii")
+        status, _, body = _modern_call(
+            port, "echo", _modern_headers("tools/call", name), {"text": "x"})
+        assert status == 200 and "result" in _json(body)
+
+
+def test_modern_status_follows_the_error():
+    with _server("--era", "modern") as (proc, port):
+        status, _, body = _post(port, {
+            "jsonrpc": "2.0", "id": 1, "method": "x/unknown",
+            "params": {"_meta": _meta()}}, _modern_headers("x/unknown"))
+        assert status == 404 and _json(body)["error"]["code"] == -32601
+        status, _, body = _post(port, {
+            "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": _meta("2099-01-01")}},
+            _modern_headers("tools/list", version="2099-01-01"))
+        assert status == 400 and _json(body)["error"]["code"] == -32022
+        assert _json(body)["error"]["data"]["supported"] == [MODERN]
+        status, _, body = _modern_call(
+            port, "nope", _modern_headers("tools/call", "nope"))
+        assert status == 200 and _json(body)["error"]["code"] == -32602
+
+
+def test_modern_refuses_initialize_naming_its_versions():
+    with _server("--era", "modern") as (proc, port):
+        status, response, body = _post(port, {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}}})
+        assert status == 400 and response.getheader("Mcp-Session-Id") is None
+        error = _json(body)["error"]
+        assert error["code"] == -32020 and MODERN in error["message"]
+
+
+def test_modern_has_no_get_delete_sessions_or_client_responses():
+    with _server("--era", "modern") as (proc, port):
+        assert _request(port, "GET", None, {"Accept": "text/event-stream"})[0] == 405
+        assert _request(port, "DELETE", None)[0] == 405
+        status, response, _ = _modern_call(
+            port, "echo", dict(_modern_headers("tools/call", "echo"),
+                               **{"Mcp-Session-Id": "stale"}), {"text": "x"})
+        assert status == 200 and response.getheader("Mcp-Session-Id") is None
+        assert _post(port, {"jsonrpc": "2.0", "id": "q1", "result": {}})[0] == 400
+        assert _post(port, {"jsonrpc": "2.0", "method": "notifications/x"})[0] == 202
+
+
+def test_modern_ask_tool_answers_input_required_on_an_sse_stream_without_ids():
+    with _server("--era", "modern", "--mode", "sse") as (proc, port):
+        meta = dict(_meta(), **{"io.modelcontextprotocol/clientCapabilities":
+                                {"elicitation": {}}})
+        status, response, body = _post(port, _call(1, "ask_name", None, meta),
+                                       _modern_headers("tools/call", "ask_name"))
+        assert response.getheader("Content-Type") == "text/event-stream"
+        (event,) = _events(body)
+        assert "id" not in event  # 2026-07-28 streams are not resumable
+        assert _json(event["data"].encode())["result"]["resultType"] == \
+            "input_required"
+
+
+# ---------------------------------------------------------------------------
+# Dual era: initialize opens a legacy session, the rest is modern
+# ---------------------------------------------------------------------------
+
+def test_dual_serves_legacy_sessions_and_sessionless_modern_requests():
+    with _server("--era", "dual") as (proc, port):
+        session = _initialize(port)
+        status, _, body = _post(port, _call(1, "echo", {"text": "old"}),
+                                session=session, version=LEGACY)
+        assert status == 200 and "resultType" not in _json(body)["result"]
+        status, response, body = _modern_call(
+            port, "echo", _modern_headers("tools/call", "echo"), {"text": "new"})
+        assert status == 200 and response.getheader("Mcp-Session-Id") is None
+        assert _json(body)["result"]["resultType"] == "complete"
+        status, _, body = _post(port, _call(2, "echo", {"text": "x"}))
+        assert status == 400 and _json(body)["error"]["code"] == -32020
