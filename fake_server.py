@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""A stdio MCP server that misbehaves on request, for testing mcp_invoke.
+"""An MCP server that misbehaves on request, for testing mcp_invoke.
 
-The server speaks JSON-RPC 2.0 over stdin/stdout, one message per line.
-Requests are handled strictly one after another, in arrival order.  Each
-``--mode`` switches on one misbehaviour and leaves everything else normal.
-Standard library only; runs on CPython 3.6 and later.
+The server speaks JSON-RPC 2.0 over stdin/stdout, one message per line, or,
+with --http, over Streamable HTTP (see HTTP below) with the same tools, eras
+and modes.  Requests are handled strictly one after another, in arrival
+order.  Each ``--mode`` switches on one misbehaviour and leaves everything
+else normal.  Standard library only; runs on CPython 3.6 and later.
 
 Usage::
 
     python3 fake_server.py [--mode MODE]... [--era ERA] [--supported V1,V2]
                            [--record FILE] [--pidfile FILE] [--size N]
-                           [--delay SECONDS]
+                           [--delay SECONDS] [--http PORT]
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
     --era ERA        legacy (default), modern or dual; see Eras below
@@ -26,6 +27,9 @@ Usage::
                      write-before-read (default 2 MiB)
     --delay SECONDS  how long the late and slow-start modes sleep (default 1.0)
     --answer JSON    the bad-frame mode's answer to tools/call
+    --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0: a free
+                     port) instead of stdio; --record then records every
+                     POST body as a line
 
 Eras:
 
@@ -68,6 +72,48 @@ and, unlisted, fake://secret ("secret for NAME", asks the name).  Prompts:
 greet; secret_greeting ("Say hello to NAME", asks the name; NAME is nobody
 unless the form is accepted).  Completions: prompt greet (style, name; formal
 style gives Dr. names) and template fake://item/{id} (id), by prefix.
+
+HTTP (--http):
+
+    Once listening, the server prints one line, http://127.0.0.1:N/mcp, and
+    serves until stdin ends (keep stdin open) or a signal arrives.  Only
+    /mcp exists.  Every era checks, in this order: an Origin other than
+    http://127.0.0.1:N or http://localhost:N (403), a POST whose Accept
+    lacks application/json or text/event-stream (406), or whose
+    Content-Type is not application/json (415), a body that is not one
+    JSON object (400, -32700 or -32600).  Errors about the HTTP request
+    itself carry a JSON-RPC error without an id.  A request is answered
+    with application/json, unless the server sends something before the
+    answer (progress, logs, its own requests): then with an SSE stream,
+    one "event: message" per message, that ends after the answer.
+
+    legacy  (2025-03-26 to 2025-11-25) initialize opens a session: its
+            answer carries Mcp-Session-Id (random hex) if it is a result.
+            Every later request needs that header (400 without, 404 for an
+            unknown or deleted one, error -32600) and MCP-Protocol-Version
+            equal to the negotiated version (400; it may be absent when that
+            is 2024-11-05 or 2025-03-26).  Notifications and the client's
+            responses get 202; a response to one of the server's requests
+            (the ask tools, server-requests) lets the waiting call go on.
+            JSON-RPC errors come with 200.  SSE events have ids s<stream>-
+            <n>; GET with Last-Event-ID resumes that stream (400 if unknown),
+            and GET without it opens the session's one standalone stream
+            (409 for a second; 406 without Accept text/event-stream), which
+            DELETE closes.  DELETE ends the session (200).  A request that
+            is neither initialize nor in a session is refused with 400 and
+            -32600, not a modern error, as a legacy-only server would.
+    modern  (2026-07-28) no sessions: Mcp-Session-Id and Last-Event-ID are
+            ignored, GET and DELETE get 405, a POSTed response 400.  A
+            request needs MCP-Protocol-Version equal to its _meta
+            io.modelcontextprotocol/protocolVersion, Mcp-Method equal to its
+            method and, for tools/call, prompts/get and resources/read,
+            Mcp-Name equal to params.name or params.uri (a =?base64?...?=
+            value is decoded first); otherwise 400 with HeaderMismatch
+            -32020 (for initialize, naming --supported).  -32601 comes with
+            404, -32020 to -32022 with 400, other errors with 200.  SSE
+            events have no ids.
+    dual    initialize opens a legacy session, served as above; a request
+            without Mcp-Session-Id is served as modern.
 
 Modes:
 
@@ -151,6 +197,20 @@ Modes:
     odd-discover       answer server/discover with resultType "task"
     odd-page           (modern era) the last page of a paginated tools/list
                        has resultType "task"
+
+HTTP modes (with --http only):
+
+    sse                answer every request with an SSE stream
+    sse-retry          (legacy era) answer tools/call with an SSE stream that
+                       sends only a priming event (an id, retry: 100, empty
+                       data) and closes; the rest, answer included, waits
+                       for a GET with that id as Last-Event-ID
+    no-get             answer GET with 405, as servers without a standalone
+                       stream do
+
+Stdio only (refused with --http, exit status 2): banner, bytewise,
+close-stdout, write-before-read, reverse, late-discover, early-ask,
+ping-first, answer-then-ask, die-holding-pipes.
 
 Exit status: 0 on stdin EOF, 143 on SIGTERM, 130 on SIGINT, 3 in crash-call, 1 in exit-early,
 2 on a bad command line.
@@ -1920,7 +1980,8 @@ def _serve_http(options):
 
 def _build_parser():
     parser = argparse.ArgumentParser(
-        description="A stdio MCP server that misbehaves on request.")
+        description="An MCP server (stdio, or HTTP with --http) that "
+                    "misbehaves on request.")
     parser.add_argument("--mode", action="append", default=[],
                         metavar="MODE",
                         help="misbehaviour to switch on; repeatable or "
