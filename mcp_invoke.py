@@ -1472,6 +1472,10 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False):
+        # The one place a transport is chosen; it checks its own arguments first.
+        self._transport = _StdioTransport(
+            command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
+            on_stderr=on_stderr, shutdown_grace=shutdown_grace)
         _check_arguments(roots, trace, protocol_version, log_level, max_bytes,
                          dict(timeout=timeout, probe_timeout=probe_timeout,
                               shutdown_grace=shutdown_grace, max_time=max_time),
@@ -1489,10 +1493,6 @@ class Client(object):
         self.on_warning = on_warning
         self.trace = trace
         self.strict = bool(strict)
-        # The one place a transport is chosen; it checks its own arguments.
-        self._transport = _StdioTransport(
-            command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
-            on_stderr=on_stderr, shutdown_grace=shutdown_grace)
         self._next_id = 0
         self._pending = {}
         self._abandoned = set()
@@ -1910,6 +1910,7 @@ class Client(object):
     def _paginate(self, method, key, timeout):
         # server/utilities/pagination: follow nextCursor; a repeated cursor is a loop.
         # The pages make one answer, held to one message's size and one request's time.
+        self._ensure_open()  # the handshake is not the list's: its limit starts after
         items, seen, params = [], set(), {}
         timeout = self.timeout if timeout is None else timeout
         cap = _time_cap(timeout, self.max_time)
@@ -2290,9 +2291,10 @@ class Client(object):
     def _server_request(self, ident, method, params):
         """A request from the server, by era: a legacy server's is answered, a
         modern server's never is (2026-07-28 basic/transports/stdio). While the
-        era is unsettled it is held, but for a ping once initialize is out: a
-        legacy server may ping before its handshake, and wait for the answer
-        (2025-11-25 basic/lifecycle); it may send nothing else until then."""
+        era is unsettled it is held, but for a ping once the probe falls back
+        to initialize: a legacy server may ping before its handshake, and wait
+        for the answer (2025-11-25 basic/lifecycle); it may send nothing else
+        until then."""
         if self.era == "legacy" or self.era is None and method == "ping":
             self._answer(ident, method, params)
         elif self.era == "modern" and self.era_source is not None:
@@ -5196,11 +5198,13 @@ def _run(argv, diag, out, started):
         return _COMMANDS[args.command].run(args, ctx)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
-    entry = _server_entry(args, server)
+    options = _client_options(args, _server_entry(args, server), diag)
     trace = _open_trace(args.trace)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
-        client = Client(**_client_options(args, entry, diag, elicitor, trace))
+        client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
+                        on_sample=_sampler(args.sampling_command, args.timeout),
+                        trace=trace, **options)
         started.append(client)  # for main, which stops it whatever happens
         try:
             with client:
@@ -5319,8 +5323,9 @@ def _server_entry(args, server):
     return entry
 
 
-def _client_options(args, entry, diag, elicitor, trace):
-    """The Client's keyword arguments: the options given, and the server entry."""
+def _client_options(args, entry, diag):
+    """The Client's keyword arguments from the options given and the server entry,
+    but for those that open files or run checks of their own (the caller's)."""
     if entry["transport"] != "stdio":
         raise UsageError("server %r in %s is an HTTP server (%s); mcp_invoke supports only "
                          "stdio servers so far" % (entry["name"], entry["file"], entry["url"]))
@@ -5332,10 +5337,8 @@ def _client_options(args, entry, diag, elicitor, trace):
     return dict(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
                 cwd=args.cwd or entry["cwd"], timeout=args.timeout, max_time=args.max_time,
                 max_bytes=args.max_bytes, protocol_version=args.protocol_version,
-                log_level=args.log_level, roots=_roots(args.root, diag), on_elicit=elicitor,
-                on_sample=_sampler(args.sampling_command, args.timeout),
-                on_stderr=diag.relay, on_log=diag.log, on_warning=diag.client_warning,
-                trace=trace, strict=args.strict)
+                log_level=args.log_level, on_stderr=diag.relay, on_log=diag.log,
+                on_warning=diag.client_warning, strict=args.strict)
 
 
 # ---------------------------------------------------------------------------

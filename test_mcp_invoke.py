@@ -4948,3 +4948,23 @@ def test_dual_serves_legacy_sessions_and_sessionless_modern_requests():
         assert _json(body)["result"]["resultType"] == "complete"
         status, _, body = _post(port, _call(2, "echo", {"text": "x"}))
         assert status == 400 and _json(body)["error"]["code"] == -32020
+
+
+def test_a_list_from_an_unopened_client_gets_its_whole_limit_after_the_handshake():
+    c = mcp_invoke.Client(fake("slow-start", delay=0.6), timeout=5, max_time=0.5)
+    try:
+        assert len(c.list_tools()) == 19  # opened by the list, whose limit starts after
+    finally:
+        c.close()
+
+
+def test_the_server_entry_is_checked_before_trace_and_answers_files(capsys, tmp_path):
+    config = tmp_path / "http.json"
+    config.write_text(json.dumps({"mcpServers": {"web": {"url": "https://example.com/mcp"}}}))
+    code, out, err = run(capsys, "--trace", str(tmp_path / "no" / "t.jsonl"), "--elicit",
+                         "answers", str(tmp_path / "none.json"), "tools", "--config",
+                         str(config), "--server", "web")
+    assert code == 2 and "is an HTTP server (https://example.com/mcp)" in err
+    assert not (tmp_path / "no").exists()
+    with pytest.raises(mcp_invoke.UsageError, match="the server command is empty"):
+        mcp_invoke.Client([], max_bytes=0)  # the command's own problem first
