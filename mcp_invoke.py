@@ -95,6 +95,7 @@ __all__ = [
     "ServerError",
     "ProtocolError",
     "ConnectionLost",
+    "AuthError",
     "RequestTimeout",
     "LaunchError",
     "CommandNotFound",
@@ -323,11 +324,13 @@ class ServerError(MCPError):
 class ProtocolError(MCPError):
     """The server broke the protocol: bad frames, versions, oversized messages.
 
-    Attribute ``result``: the result the server sent, when the violation is
-    in one (the command line still shows it), else None.
+    Attributes: ``result``, the result the server sent, when the violation
+    is in one (the command line still shows it), else None; ``status``, the
+    HTTP status of an answer that broke it, else None.
     """
 
     exit_code = 4
+    status = None
 
     def __init__(self, message, method=None, stderr_tail="", result=None):
         MCPError.__init__(self, message, method, stderr_tail)
@@ -346,17 +349,38 @@ class _Unanswerable(ProtocolError):
 
 
 class ConnectionLost(MCPError):
-    """The server went away: it exited, closed its output or stopped reading.
+    """The server went away: it exited, closed its output or stopped reading;
+    over HTTP, the connection failed or the server answered 5xx.
 
-    Attribute ``returncode``: the server's exit status if it had exited
-    (negative: killed by that signal), else None.
+    Attributes: ``returncode``, the server's exit status if it had exited
+    (negative: killed by that signal), else None; ``status``, the HTTP
+    status that ended it, else None.
     """
 
     exit_code = 5
 
-    def __init__(self, message, method=None, stderr_tail="", returncode=None):
+    def __init__(self, message, method=None, stderr_tail="", returncode=None, status=None):
         MCPError.__init__(self, message, method, stderr_tail)
         self.returncode = returncode
+        self.status = status
+
+
+class _SessionGone(ConnectionLost):
+    """The server answered 404 to a request of our session: it ended the session."""
+
+
+class AuthError(MCPError):
+    """The server refused to authenticate or authorize us (HTTP 401 or 403).
+
+    Attributes: ``status`` and ``www_authenticate`` (the header's value, or "").
+    """
+
+    exit_code = 6
+
+    def __init__(self, message, method=None, status=None, www_authenticate=""):
+        MCPError.__init__(self, message, method)
+        self.status = status
+        self.www_authenticate = www_authenticate
 
 
 class RequestTimeout(MCPError):
@@ -663,6 +687,13 @@ class _SSEParser(object):
         self._after_cr = data.endswith(b"\r")
         return events
 
+    def restart(self):
+        """A new connection resumes the stream (WHATWG, "reestablish the
+        connection"): what was half read is dropped; the last event ID and
+        the retry time stay."""
+        self._line, self._size, self._after_cr, self._first = bytearray(), 0, False, True
+        self._name, self._data, self._id = "", [], self.last_id or ""
+
     def _extend(self, data, start, end):
         if self._size + len(self._line) + end - start > self.max_bytes:
             self._line, self._size, self._data = bytearray(), 0, []
@@ -782,6 +813,7 @@ class _Transport(object):
                         the era and protocol version are known (or changed).
     backlogged()        True while answers to the server pile up unsent: it
                         is not reading, and is not answered any more.
+    describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
                         (None: the transport's own); idempotent.
@@ -794,6 +826,7 @@ class _Transport(object):
     held = False
     pid = None
     received = 0
+    noise = "ignored non-JSON line on server stdout: %r"  # a warning, by transport
     max_bytes = DEFAULT_MAX_BYTES
     last_words = ""
 
@@ -817,6 +850,9 @@ class _Transport(object):
 
     def backlogged(self):
         return False
+
+    def describe(self):
+        raise NotImplementedError
 
     def close(self, grace=None):
         raise NotImplementedError
@@ -1047,6 +1083,9 @@ class _StdioTransport(_Transport):
 
     def backlogged(self):
         return self.unsent_answers > self.max_bytes
+
+    def describe(self):
+        return "stdio"
 
     # -- the loop ------------------------------------------------------------
 
@@ -1295,6 +1334,846 @@ class _StdioTransport(_Transport):
                 self._sel.unregister(key.fd)
 
 
+# The HTTP transport (basic/transports, "Streamable HTTP"): http.client on
+# worker threads, each blocking on one connection; the Client's thread only
+# waits on the inbox, so its deadlines hold whatever a socket does, and
+# ``close`` ends every socket and thread.
+
+# Requests on connections of their own at once (batch); more wait for one.
+# Notifications and answers to the server go one by one on another.
+_HTTP_CONNECTIONS = 4
+# Messages a stream's reader hands over before it waits for the Client to
+# take them: a server that floods is read no faster than it is handled.
+_HTTP_BACKLOG = 256
+# Redirects one request may follow; a longer chain is taken for a loop.
+_MAX_REDIRECTS = 5
+# How long a stream is resumed after when the server named no retry time, in
+# ms, and the least wait taken whatever it names, so a stream that keeps
+# closing cannot spin (it ends at the request's timeout).
+_RETRY_MS = 1000
+_LEAST_RETRY_MS = 50
+# Tries of the standing GET stream that end with nothing received before it
+# is given up (a 405 ends it at once: the server offers none).
+_GET_TRIES = 3
+# A connect polls for close() and cancellation this often (seconds).
+_CONNECT_POLL = 0.05
+# How much of an error body is read to find a JSON-RPC error in it.
+_ERROR_BODY = 64 * 1024
+# HTTP header field names (RFC 9110 "token") and values we send (visible
+# ASCII, spaces and tabs inside, none at the ends).
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z"
+_PLAIN_VALUE = r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?\Z"
+_METHOD_NAME_KEY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def _check_http(url, headers):
+    """The URL's parts (scheme, host, port, target) and the headers as a list of
+    pairs; UsageError for what cannot go on the wire, before anything is sent."""
+    from urllib.parse import urlsplit  # lazy: HTTP only
+    if not isinstance(url, str):
+        raise UsageError("the server URL is a string, not %s" % _arg(url))
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as e:
+        raise UsageError("bad server URL %s: %s" % (_shown_url(url), e))
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise UsageError("the server URL must start with http:// or https:// and name a "
+                         "host, not %s" % _shown_url(url))
+    if re.search(r"[\x00-\x20\x7f]", url):
+        raise UsageError("the server URL holds a space or control character: %s"
+                         % _shown_url(url))
+    scheme = parts.scheme.lower()
+    target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    if headers is not None and not hasattr(headers, "items"):
+        raise UsageError("headers is a mapping of names to values, not %s" % _arg(headers))
+    pairs = []
+    for name, value in (headers or {}).items():
+        if not isinstance(name, str) or not re.match(_TOKEN, name):
+            raise UsageError("header name %s is not a token (letters, digits, -)" % _arg(name))
+        if not isinstance(value, str) or re.search(r"[\r\n\x00]", value):
+            raise UsageError("the value of header %s is not a string without CR, LF or NUL"
+                             % name)
+        pairs.append((name, value))
+    return (scheme, parts.hostname, port or (443 if scheme == "https" else 80), target), pairs
+
+
+def _shown_url(url):
+    """A URL as messages show it: no user, password or query (they may hold secrets)."""
+    from urllib.parse import urlsplit  # lazy: HTTP only
+    try:
+        parts = urlsplit(str(url))
+        host = parts.hostname or ""
+        port = ":%d" % parts.port if parts.port else ""
+    except ValueError:
+        return "(a malformed URL)"
+    if ":" in host:
+        host = "[%s]" % host
+    shown = "%s://%s%s%s" % (parts.scheme, host, port, parts.path)
+    return _flat(_cut(shown, _SHOW_CHARS * 2) + ("?..." if parts.query else ""))
+
+
+def _header_value(text):
+    """A value mirrored into a header: as is when plain ASCII, else in the Base64
+    sentinel form (2026-07-28 transports/streamable-http, "Value Encoding")."""
+    import base64  # lazy: modern HTTP only
+    if re.match(_PLAIN_VALUE, text) and not (text.startswith("=?base64?")
+                                             and text.endswith("?=")):
+        return text
+    return "=?base64?%s?=" % base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def _proxy_for(scheme, host, environ):
+    """The proxy URL the environment names for ``scheme``://``host``, or None
+    (curl's rules: lower-case names first, NO_PROXY suffixes and "*")."""
+    for name in ("no_proxy", "NO_PROXY"):
+        if name in environ:
+            for entry in environ[name].replace(" ", "").split(","):
+                entry = entry.lstrip(".").lower()
+                if entry == "*" or entry and (host.lower() == entry
+                                              or host.lower().endswith("." + entry)):
+                    return None
+            break
+    for name in (scheme + "_proxy", scheme.upper() + "_PROXY", "all_proxy", "ALL_PROXY"):
+        if environ.get(name):
+            proxy = environ[name]
+            return proxy if "://" in proxy else "http://" + proxy
+    return None
+
+
+class _Post(object):
+    """One HTTP exchange: a message to POST (or a stream to resume) and its state."""
+
+    __slots__ = ("message", "body", "ident", "method", "conn", "response", "cancelled",
+                 "answered", "after")
+
+    def __init__(self, message, body, after=0):
+        self.message = message
+        self.body = body
+        self.method = message.get("method")
+        # The id of a request: its answer is what this exchange waits for.
+        self.ident = message.get("id") if self.method is not None else None
+        self.conn = None  # the connection carrying it now, and its response
+        self.response = None
+        self.cancelled = False
+        self.answered = False
+        self.after = after  # notifications and answers sent before it goes
+
+
+class _HttpTransport(_Transport):
+    """Streamable HTTP, in both eras (2025-11-25 basic/transports; 2026-07-28
+    basic/transports/streamable-http).
+
+    ``send`` queues a POST; worker threads (up to _HTTP_CONNECTIONS for
+    requests, one for notifications and answers) carry them on keep-alive
+    connections and put what comes back, a JSON body or the events of a
+    stream, into the inbox, and a failed exchange as _Failed. Legacy era:
+    the session id from initialize and the version header go on every
+    request, a standing GET stream carries the server's own requests, a
+    stream that ends early is resumed with Last-Event-ID, and the session is
+    DELETEd on close. Modern era: the headers mirror the body, and closing a
+    request's stream cancels it.
+    """
+
+    noise = "ignored an event from the server that is not JSON: %r"
+
+    def __init__(self, url, headers=None, max_bytes=DEFAULT_MAX_BYTES, timeout=DEFAULT_TIMEOUT,
+                 cacert=None, insecure=False, shutdown_grace=SHUTDOWN_GRACE, environ=None):
+        (self.scheme, self.host, self.port, self.target), self.headers = _check_http(url, headers)
+        if cacert is not None and not _os_string(cacert):
+            raise UsageError("cacert is a path, not %s" % _arg(cacert))
+        import threading  # lazy: HTTP only
+        self.url = url
+        self.shown_url = _shown_url(url)
+        self.max_bytes = max_bytes
+        self.connect_timeout = timeout
+        self.cacert = cacert
+        self.insecure = bool(insecure)
+        self.grace = shutdown_grace
+        self.proxy = _proxy_for(self.scheme, self.host, os.environ if environ is None
+                                else environ)
+        self.session_id = None
+        self.era = self.version = None
+        self._cond = threading.Condition()
+        self._thread = threading.Thread
+        self._inbox = collections.deque()
+        self._requests = collections.deque()  # _Posts waiting for a worker
+        self._small = collections.deque()  # notifications and answers, in order
+        self._small_bytes = 0  # of answers not yet sent (backlogged)
+        self._small_count = self._small_done = 0  # notifications and answers queued, sent
+        self._live = {}  # request id -> its _Post, while it is carried
+        self._idle = []  # keep-alive connections not in use
+        self._conns = set()  # every connection open now
+        self._threads = []
+        self._workers = self._waiting = 0
+        self._small_worker = False
+        self._get_wanted = False
+        self._closed = False
+        self._tls = None
+        self.last_words = ""
+        self.received = 0
+
+    def start(self):
+        pass  # connections open as requests go
+
+    # -- the Client's side -----------------------------------------------------
+
+    def send(self, message, frame, answer=False):
+        if self._closed:
+            raise ConnectionLost("the connection to the server is closed")
+        with self._cond:
+            post = _Post(message, frame, self._small_count)
+            if post.ident is None:  # a notification or an answer: in order, on their own
+                self._small_count += 1
+                self._small.append(post)
+                if answer:
+                    self._small_bytes += len(frame)
+                if not self._small_worker:
+                    self._small_worker = True
+                    self._spawn(self._serve_small)
+            else:
+                self._requests.append(post)
+                self._live[post.ident] = post
+                if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
+                    self._workers += 1
+                    self._spawn(self._serve_requests)
+            if self._get_wanted and self.era == "legacy":
+                self._get_wanted = False  # after initialize's answer; open it once
+                self._spawn(self._serve_get)
+            self._cond.notify_all()
+
+    def receive(self, deadline):
+        with self._cond:
+            while not self._inbox and not self._closed:
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    break
+                self._cond.wait(timeout)
+            self._cond.notify_all()  # readers waiting for the inbox to empty
+            if self._closed and not self._inbox:
+                raise ConnectionLost("the connection to the server is closed")
+        return self._inbox
+
+    def cancel(self, ident):
+        """Close the request's stream: cancellation itself in the modern era
+        (2026-07-28 streamable-http, "Cancellation"); in the legacy era the
+        Client also sends notifications/cancelled (a closed stream is not one)."""
+        with self._cond:
+            post = self._live.pop(ident, None)
+            if post is not None:
+                post.cancelled = True
+                if post in self._requests:
+                    self._requests.remove(post)
+                self._hang_up(post.conn)
+        return self.era == "modern"
+
+    def settled(self, era, version):
+        self.era, self.version = era, version
+        self._get_wanted = era == "legacy"
+
+    def backlogged(self):
+        return self._small_bytes > self.max_bytes
+
+    def describe(self):
+        session = " (session %s)" % self.session_id if self.session_id else ""
+        return "streamable HTTP %s%s" % (self.shown_url, session)
+
+    def renew(self):
+        """Forget the session the server ended (404), before a new initialize."""
+        self.session_id = None
+        self.era = None
+
+    # -- workers -----------------------------------------------------------------
+
+    def _spawn(self, target):
+        thread = self._thread(target=target, name="mcp_invoke-http")
+        thread.daemon = True  # never holds the interpreter open; close() joins it
+        self._threads.append(thread)
+        thread.start()
+
+    def _next(self, queue):
+        """The next exchange from ``queue``, waiting; None once closed. A request
+        goes once the notifications and answers sent before it have gone (the
+        server reads initialized before what follows it)."""
+        with self._cond:
+            while not queue and not self._closed:
+                self._waiting += queue is self._requests
+                self._cond.wait()
+                self._waiting -= queue is self._requests
+            if self._closed:
+                return None
+            post = queue.popleft()
+            self._after(post)
+            return post
+
+    def _after(self, post):
+        while self._small_done < post.after and not (self._closed or post.cancelled):
+            self._cond.wait()
+
+    def _serve_requests(self):
+        while True:
+            post = self._next(self._requests)
+            if post is None:
+                return
+            self._exchange(post)
+
+    def _serve_small(self):
+        while True:
+            post = self._next(self._small)
+            if post is None:
+                return
+            try:
+                self._exchange(post)
+            finally:
+                with self._cond:
+                    self._small_done += 1
+                    if post.message.get("method") is None:
+                        self._small_bytes -= len(post.body)
+                    self._cond.notify_all()
+
+    def _exchange(self, post):
+        """POST one message and hand over what comes back; never raises."""
+        try:
+            response = self._open("POST", self._post_headers(post.message), post)
+            if response is not None:
+                self._take(response, post)
+        except MCPError as e:
+            self._fail(post, e)
+        except Exception as e:  # a bug here must not kill the worker silently
+            self._fail(post, ConnectionLost("HTTP request failed: %s: %s"
+                                            % (type(e).__name__, e)))
+        finally:
+            self._release(post)
+
+    def _fail(self, post, error):
+        if post.cancelled or self._closed:
+            return
+        error.method = error.method or post.method
+        self._put([_Failed(post.ident, error)], post)
+
+    def _put(self, items, post=None):
+        """Hand messages to the Client; waits while it has a backlog."""
+        with self._cond:
+            while (len(self._inbox) > _HTTP_BACKLOG and not self._closed
+                   and not (post is not None and post.cancelled)):
+                self._cond.wait()
+            if self._closed or post is not None and post.cancelled:
+                return
+            self._inbox.extend(items)
+            self._cond.notify_all()
+
+    # -- HTTP --------------------------------------------------------------------
+
+    def _post_headers(self, message):
+        headers = [("Content-Type", "application/json"),
+                   ("Accept", "application/json, text/event-stream")]
+        params = _dict(message.get("params"))
+        version = _dict(params.get("_meta")).get(_VERSION_KEY)
+        method = message.get("method")
+        if isinstance(version, str):
+            # 2026-07-28 "Request Metadata": the headers mirror the body.
+            headers.append(("MCP-Protocol-Version", _header_value(version)))
+            if isinstance(method, str):
+                headers.append(("Mcp-Method", _header_value(method)))
+            name = params.get(_METHOD_NAME_KEY.get(method))
+            if isinstance(name, str):
+                headers.append(("Mcp-Name", _header_value(name)))
+        else:
+            headers += self._session_headers(method)
+        return headers
+
+    def _session_headers(self, method=None):
+        # 2025-11-25 transports, "Session Management" and "Protocol Version Header".
+        headers = []
+        if method != "initialize":
+            if self.session_id is not None:
+                headers.append(("Mcp-Session-Id", self.session_id))
+            if self.era == "legacy" and self.version is not None:
+                headers.append(("MCP-Protocol-Version", self.version))
+        return headers
+
+    def _open(self, method, headers, post, target=None):
+        """Send ``method`` to the endpoint and return the response, following
+        redirects on the same origin; None if the exchange was cancelled."""
+        target = target or self.target
+        for _ in range(_MAX_REDIRECTS + 1):
+            response = self._request(method, target, headers, post)
+            if response is None or response.status not in (307, 308):
+                return response
+            target = self._redirected(response.getheader("Location") or "")
+            self._release(post)
+        raise ProtocolError("the server redirected more than %d times" % _MAX_REDIRECTS)
+
+    def _redirected(self, location):
+        """The target of a redirect on the same origin; other origins are refused,
+        as Authorization and our headers are never sent to them."""
+        from urllib.parse import urljoin, urlsplit  # lazy: HTTP only
+        base = "%s://%s:%d%s" % (self.scheme, self.host, self.port, self.target)
+        parts = urlsplit(urljoin(base, location))
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if (parts.scheme, parts.hostname, port) != (self.scheme, self.host, self.port):
+            raise ProtocolError("the server redirected to another origin, %s; not followed "
+                                "(use that URL if it is trusted)" % _shown_url(parts.geturl()))
+        return (parts.path or "/") + ("?" + parts.query if parts.query else "")
+
+    def _request(self, method, target, headers, post):
+        """One request on a keep-alive connection (a new one if the server closed
+        the old meanwhile); the response, its headers read."""
+        import http.client  # lazy: HTTP only
+        headers = [("User-Agent", "mcp_invoke/" + __version__)] + headers + self.headers
+        for attempt in (0, 1):
+            conn, reused = self._connection(post)
+            if conn is None:
+                return None
+            try:
+                if conn.sock is None:
+                    conn.connect()
+                    conn.sock.settimeout(None)  # close() and cancel() end a wait now
+                    conn.mcp_sock = conn.sock  # kept: a response may take it from conn
+                conn.putrequest(method, self._absolute(target), skip_accept_encoding=True)
+                for name, value in headers:
+                    conn.putheader(name, value)
+                if method == "POST":
+                    conn.putheader("Content-Length", str(len(post.body)))
+                conn.endheaders(post.body if method == "POST" else None)
+                post.response = conn.getresponse()
+                return post.response
+            except (http.client.RemoteDisconnected, BrokenPipeError,
+                    ConnectionResetError) as e:
+                if post.cancelled or self._closed:
+                    return None
+                self._drop(post)
+                if not reused or attempt:  # a kept connection may have timed out: once more
+                    raise self._lost(e)
+            except (OSError, http.client.HTTPException) as e:
+                if post.cancelled or self._closed:
+                    return None
+                self._drop(post)
+                raise self._lost(e)
+        return None
+
+    def _absolute(self, target):
+        if self.proxy is not None and self.scheme == "http":  # a plain proxy takes the URL
+            return "http://%s:%d%s" % (self.host, self.port, target)
+        return target
+
+    def _lost(self, error):
+        """ConnectionLost naming what failed: the address, TLS, a reset."""
+        import socket  # lazy: HTTP only
+        import ssl
+        where = "%s:%d" % (self.host, self.port)
+        if isinstance(error, ssl.SSLError):
+            reason = getattr(error, "verify_message", None) or error.reason or str(error)
+            return ConnectionLost("TLS with %s failed: %s%s" % (
+                where, _flat(str(reason)), " (give its CA with --cacert FILE)"
+                if "verify" in str(error).lower() else ""))
+        if isinstance(error, socket.gaierror):
+            return ConnectionLost("cannot find host %s: %s" % (self.host, error.strerror))
+        if isinstance(error, ConnectionRefusedError):
+            return ConnectionLost("cannot connect to %s: connection refused" % where)
+        if isinstance(error, OSError) and error.strerror:
+            return ConnectionLost("connection to %s failed: %s" % (where, error.strerror.lower()))
+        return ConnectionLost("connection to %s failed: %s" % (
+            where, _flat(_cut(str(error) or type(error).__name__, _SHOW_CHARS))))
+
+    def _connection(self, post):
+        """(a connection for ``post``, whether it was kept from before); (None,
+        False) once the exchange is cancelled."""
+        with self._cond:
+            if post.cancelled or self._closed:
+                return None, False
+            reused = bool(self._idle)
+            conn = self._idle.pop() if reused else self._new_connection(post)
+            post.conn = conn
+        return conn, reused
+
+    def _new_connection(self, post, timeout=None, stop=None):
+        """An http.client connection (through the proxy, if any), not yet open,
+        whose connect waits as _connect does (``stop``: when to give up early;
+        by default once the exchange is cancelled or the transport closed)."""
+        import http.client  # lazy: HTTP only
+        host, port, tunnel = self.host, self.port, None
+        if self.proxy is not None:
+            from urllib.parse import urlsplit  # lazy: HTTP only
+            proxy = urlsplit(self.proxy)
+            if self.scheme == "https":
+                tunnel = (host, port)  # CONNECT through it
+            host, port = proxy.hostname, proxy.port or 80
+        if self.scheme == "https":
+            conn = http.client.HTTPSConnection(host, port, context=self._context())
+        else:
+            conn = http.client.HTTPConnection(host, port)
+        if tunnel is not None:
+            conn.set_tunnel(*tunnel)
+        timeout = self.connect_timeout if timeout is None else timeout
+        stop = stop or (lambda: post.cancelled or self._closed)
+        conn._create_connection = lambda address, *_: self._connect(address, timeout, stop)
+        conn.mcp_sock = None
+        self._conns.add(conn)
+        return conn
+
+    def _context(self):
+        import ssl  # lazy: HTTPS only
+        if self._tls is None:
+            try:
+                context = ssl.create_default_context(cafile=self.cacert)
+            except (OSError, ssl.SSLError) as e:
+                raise UsageError("cannot use the CA file %s: %s"
+                                 % (self.cacert, getattr(e, "strerror", None) or e))
+            if self.insecure:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            self._tls = context
+        return self._tls
+
+    def _connect(self, address, timeout, stop):
+        """A connected socket, waiting in short steps so that close() and
+        cancellation end the wait; blocking (with the connect's time left, for
+        TLS and a proxy's CONNECT) once connected."""
+        import select  # lazy: HTTP only
+        import socket
+        host, port = address
+        deadline = time.monotonic() + timeout
+        error = None
+        for family, kind, proto, _, address in socket.getaddrinfo(host, port, 0,
+                                                                  socket.SOCK_STREAM):
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.setblocking(False)
+                sock.connect_ex(address)
+                while not select.select([], [sock], [], _CONNECT_POLL)[1]:
+                    if stop():
+                        raise ConnectionAbortedError(0, "cancelled")
+                    if time.monotonic() >= deadline:
+                        raise socket.timeout(0, "connection timed out")
+                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if code:
+                    raise OSError(code, os.strerror(code))
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                return sock
+            except OSError as e:
+                sock.close()
+                error = e
+        raise error or OSError(0, "no address for %s" % host)
+
+    def _release(self, post):
+        """Give the exchange's connection back for the next one, or close it."""
+        with self._cond:
+            conn, post.conn = post.conn, None
+            if post.ident is not None and self._live.get(post.ident) is post and post.answered:
+                del self._live[post.ident]
+            if conn is None:
+                return
+            response, post.response = post.response, None
+            if (self._closed or post.cancelled or conn.sock is None
+                    or response is not None and not response.isclosed()):
+                if response is not None:
+                    response.close()
+                self._conns.discard(conn)
+                conn.close()
+            else:
+                self._idle.append(conn)
+
+    def _drop(self, post):
+        """Close the exchange's connection (broken, or carrying a stream we leave)."""
+        with self._cond:
+            conn, post.conn = post.conn, None
+            response, post.response = post.response, None
+            if conn is not None:
+                self._conns.discard(conn)
+                self._hang_up(conn)
+                conn.close()
+            if response is not None:
+                response.close()
+
+    @staticmethod
+    def _hang_up(conn):
+        """Wake a thread reading ``conn``: shut its socket down (the plain socket's
+        shutdown, which an SSL socket's own would not be from another thread)."""
+        import socket  # lazy: HTTP only
+        sock = getattr(conn, "mcp_sock", None)
+        if sock is not None:
+            try:
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except (OSError, ValueError):
+                pass
+
+    # -- responses ---------------------------------------------------------------
+
+    def _take(self, response, post):
+        """Hand over what a POST's response says, or how it failed."""
+        status = response.status
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if post.ident is None and 200 <= status < 300:
+            return self._discard(response)  # a notification or an answer: taken
+        if post.method == "initialize" and status == 200:
+            session = response.getheader("Mcp-Session-Id")
+            if session is not None:
+                if not re.match(r"[\x21-\x7e]+\Z", session):
+                    raise ProtocolError("the server's Mcp-Session-Id is not visible ASCII")
+                self.session_id = session
+        if status == 200 and kind == "text/event-stream":
+            return self._stream(response, post)
+        if (status in (200, 201) and kind == "application/json"
+                or status >= 400 and post.ident is not None):
+            body = self._body(response, status)
+            if body is not None:
+                return self._answered(body, status, response, post)
+        if status in (202, 204):
+            self._discard(response)
+            raise ProtocolError("server answered %s with HTTP %d and no answer"
+                                % (post.method, status), post.method)
+        raise self._refused(status, response, post)
+
+    def _refused(self, status, response, post, error=None):
+        """The error for an HTTP status that carries no answer of JSON-RPC."""
+        reason = _flat(_cut(response.reason or "", _SHOW_CHARS))
+        said = "server answered HTTP %d %s" % (status, reason)
+        if error:  # a JSON-RPC error object without our id: its message helps
+            said += ": " + _flat(_cut(str(_dict(error).get("message", "")), _SHOW_CHARS))
+        if status in (401, 403):
+            hint = _flat(_cut(response.getheader("WWW-Authenticate") or "", 300))
+            return AuthError("%s%s" % (said, "; WWW-Authenticate: " + hint if hint else
+                                       " (give credentials with --header or --bearer-env)"),
+                             post.method, status, hint)
+        if status == 404 and self.session_id is not None and post.method != "initialize":
+            return _SessionGone("%s: the server ended the session" % said, post.method,
+                                status=404)
+        if status >= 500:
+            return ConnectionLost(said, post.method, status=status)
+        if 200 <= status < 300:
+            ctype = _flat(_cut(response.getheader("Content-Type") or "none", _SHOW_CHARS))
+            error = ProtocolError("server answered %s with Content-Type %s, not JSON or an "
+                                  "event stream" % (post.method, ctype), post.method)
+        else:
+            error = ProtocolError(said, post.method)
+        error.status = status
+        return error
+
+    def _body(self, response, status):
+        """The body (bytes) of a JSON answer within max_bytes, or None for an
+        error status whose body is not JSON (its HTML never shows)."""
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if status >= 400 and kind != "application/json":
+            return None
+        length = response.getheader("Content-Length")
+        length = int(length) if length and length.isdigit() else None
+        limit = self.max_bytes if status < 400 else min(self.max_bytes, _ERROR_BODY)
+        if status >= 400 and length is not None and length > limit:
+            return None
+        reader = _BodyReader(limit, length)
+        while True:
+            chunk = self._read(response)
+            if not chunk:
+                return reader.finish()
+            self.received += len(chunk)
+            reader.feed(chunk)
+
+    def _read(self, response):
+        import http.client  # lazy: HTTP only
+        try:
+            return response.read1(_READ_SIZE)
+        except http.client.IncompleteRead:
+            raise ConnectionLost("the server's answer ended early")
+        except (OSError, http.client.HTTPException) as e:
+            raise self._lost(e)
+
+    def _discard(self, response):
+        try:
+            for _ in range(16):  # a few reads; a longer body just closes the connection
+                if not response.read1(_READ_SIZE):
+                    return
+        except Exception:
+            pass
+
+    def _answered(self, body, status, response, post):
+        """A JSON body: the answer to ``post``, or, with an error status, an error
+        object (without an id: about the request itself) made its answer."""
+        message, bad, text = _parse_frame([body])
+        if not isinstance(message, dict):
+            if status >= 400:
+                raise self._refused(status, response, post)
+            raise ProtocolError("server answered %s with a body that is not a JSON-RPC "
+                                "message" % post.method, post.method)
+        if status >= 400:
+            error = message.get("error")
+            if not isinstance(error, dict) or message.get("id") not in (None, post.ident):
+                raise self._refused(status, response, post, error)
+            if status in (401, 403) or status >= 500 or (
+                    status == 404 and self.session_id is not None
+                    and post.method != "initialize"):
+                raise self._refused(status, response, post, error)
+            message = {"jsonrpc": "2.0", "id": post.ident, "error": error}
+        post.answered = message.get("id") == post.ident and "method" not in message
+        if not post.answered:
+            raise ProtocolError("server answered %s with a message that is not its answer"
+                                % post.method, post.method)
+        self._put(([_BadUTF8()] if bad else []) + [message], post)
+
+    def _stream(self, response, post):
+        """Read a response's event stream until its answer; resume it (legacy era)
+        with Last-Event-ID when it ends before, waiting the server's retry time."""
+        parser = _SSEParser(self.max_bytes)
+        while True:
+            self._events(response, parser, post)
+            if post.answered or post.cancelled or self._closed:
+                return
+            if parser.last_id is None or self.era == "modern":
+                # 2025-11-25 transports: a stream that ends unanswered is resumed by
+                # its event ID; with none, nothing can bring the answer back.
+                raise ConnectionLost("the server's stream ended before the answer to %s"
+                                     % post.method, post.method)
+            self._drop(post)
+            if not self._pause(parser.retry, post):
+                return
+            headers = [("Accept", "text/event-stream"), ("Last-Event-ID", parser.last_id)]
+            response = self._open("GET", headers + self._session_headers(), post)
+            if response is None:
+                return
+            kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+            if response.status != 200 or kind != "text/event-stream":
+                raise self._refused(response.status, response, post)
+            parser.restart()
+
+    def _pause(self, retry, post):
+        """Wait the retry time (ms) unless closed or cancelled; False if so."""
+        until = time.monotonic() + max(_RETRY_MS if retry is None else retry,
+                                       _LEAST_RETRY_MS) / 1000.0
+        with self._cond:
+            while not (post.cancelled or self._closed):
+                left = until - time.monotonic()
+                if left <= 0:
+                    return True
+                self._cond.wait(left)
+        return False
+
+    def _events(self, response, parser, post):
+        """Hand over a stream's messages until it ends, its answer comes, or the
+        exchange is cancelled; a ProtocolError hands over what came first."""
+        while not (post.answered or post.cancelled or self._closed):
+            try:
+                chunk = self._read(response)
+            except ConnectionLost:
+                if post.cancelled or self._closed:
+                    return
+                if parser.last_id is not None and self.era != "modern":
+                    return  # resumable
+                raise
+            if not chunk:
+                return
+            self.received += len(chunk)
+            try:
+                events = parser.feed(chunk)
+            except ProtocolError as e:
+                self._put(self._messages(e.events, post), post)
+                raise
+            if events:
+                self._put(self._messages(events, post), post)
+
+    def _messages(self, events, post):
+        items = []
+        for event in events:
+            if event.name != "message" or not event.data:
+                continue  # other events carry no JSON-RPC; a priming event no data
+            try:
+                message, bad, text = _parse_frame([event.data.encode("utf-8")])
+            except ProtocolError:  # NaN, deep nesting: as on stdio, exit 4
+                self._put(items, post)
+                raise
+            if not isinstance(message, dict):
+                items.append(_Noise(event.data if text is None else text))
+                continue
+            if (post is not None and "method" not in message
+                    and message.get("id") == post.ident):
+                post.answered = True
+            items.append(message)
+        return items
+
+    # -- the standing GET stream (legacy era) -------------------------------------
+
+    def _serve_get(self):
+        """2025-11-25 transports, "Listening for Messages from the Server": a GET
+        stream for what the server sends outside our requests; a 405 means it
+        offers none, and a stream that keeps failing is given up."""
+        with self._cond:
+            post = _Post({}, None, self._small_count)  # once initialized has gone
+            self._after(post)
+        parser, tries = _SSEParser(self.max_bytes), 0
+        while tries < _GET_TRIES and not self._closed:
+            headers = [("Accept", "text/event-stream")] + self._session_headers()
+            if parser.last_id is not None:
+                headers.append(("Last-Event-ID", parser.last_id))
+            try:
+                response = self._open("GET", headers, post)
+                if response is None:
+                    return
+                kind = (response.getheader("Content-Type") or "").split(";")[0].lower()
+                if response.status != 200 or kind.strip() != "text/event-stream":
+                    return  # 405: none offered; others: nothing to listen to
+                before = self.received
+                self._events(response, parser, post)
+                tries = 0 if self.received > before else tries + 1
+            except MCPError:
+                tries += 1
+            finally:
+                self._drop(post)
+            parser.restart()
+            if not self._pause(parser.retry, post):
+                return
+
+    # -- shutdown ----------------------------------------------------------------
+
+    def close(self, grace=None):
+        """Stop every exchange, DELETE the session (legacy era; 405 is fine), and
+        end every thread and socket, ``grace`` seconds per step at most."""
+        if self._closed:
+            return
+        grace = self.grace if grace is None else min(grace, self.grace)
+        deadline = time.monotonic() + min(grace, _LINGER)
+        with self._cond:  # what was sent last (notifications/cancelled) goes out first
+            while self._small_done < self._small_count and time.monotonic() < deadline:
+                self._cond.wait(deadline - time.monotonic())
+            self._closed = True
+            conns = list(self._conns)
+            self._cond.notify_all()
+        for conn in conns:
+            self._hang_up(conn)
+        deadline = time.monotonic() + grace
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for conn in conns:
+            conn.close()
+        if self.session_id is not None and self.era == "legacy" and grace > 0:
+            self._delete(grace)
+
+    def _delete(self, grace):
+        # 2025-11-25 transports, "Session Management": end the session we opened.
+        import http.client  # lazy: HTTP only
+        post = _Post({}, None)
+        conn = self._new_connection(post, grace, stop=lambda: False)
+        try:
+            conn.connect()
+            conn.mcp_sock = conn.sock
+            conn.sock.settimeout(grace)
+            conn.putrequest("DELETE", self._absolute(self.target), skip_accept_encoding=True)
+            for name, value in ([("User-Agent", "mcp_invoke/" + __version__)]
+                                + self._session_headers() + self.headers):
+                conn.putheader(name, value)
+            conn.endheaders()
+            conn.getresponse().read(_ERROR_BODY)  # 405: the server keeps it; fine
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            conn.close()
+            self._conns.discard(conn)
+
+    def abort(self):
+        """From a signal handler: shut every connection now (close() joins)."""
+        for conn in list(self._conns):
+            self._hang_up(conn)
+
+
 # ---------------------------------------------------------------------------
 # Client
 # ---------------------------------------------------------------------------
@@ -1467,15 +2346,30 @@ class Client(object):
     ``initialize_result`` (legacy) or ``discover_result`` (modern).
     """
 
-    def __init__(self, command, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES,
+    def __init__(self, command=None, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES,
                  env=None, inherit_env=False, cwd=None, protocol_version=None,
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
-                 on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False):
+                 on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
+                 url=None, headers=None, cacert=None, insecure=False):
         # The one place a transport is chosen; it checks its own arguments first.
-        self._transport = _StdioTransport(
-            command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
-            on_stderr=on_stderr, shutdown_grace=shutdown_grace)
+        if (command is None) == (url is None):
+            raise UsageError("give the Client a server command or a url, not %s"
+                             % ("both" if url is not None else "neither"))
+        if url is not None:
+            if env is not None or inherit_env or cwd is not None or on_stderr is not None:
+                raise UsageError("env, inherit_env, cwd and on_stderr are for a server "
+                                 "command; a url takes headers, cacert and insecure")
+            self._transport = _HttpTransport(
+                url, headers, max_bytes=max_bytes, timeout=timeout, cacert=cacert,
+                insecure=insecure, shutdown_grace=shutdown_grace)
+        elif headers is not None or cacert is not None or insecure:
+            raise UsageError("headers, cacert and insecure are for a url; a server command "
+                             "takes env, inherit_env and cwd")
+        else:
+            self._transport = _StdioTransport(
+                command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
+                on_stderr=on_stderr, shutdown_grace=shutdown_grace)
         _check_arguments(roots, trace, protocol_version, log_level, max_bytes,
                          dict(timeout=timeout, probe_timeout=probe_timeout,
                               shutdown_grace=shutdown_grace, max_time=max_time),
@@ -1570,6 +2464,12 @@ class Client(object):
         return self._transport.last_words
 
     @property
+    def transport(self):
+        """How the server is reached, for people: "stdio", or "streamable HTTP
+        URL" and its session, if any (the URL's query and password left out)."""
+        return self._transport.describe()
+
+    @property
     def client_capabilities(self):
         """What this client declares: only what it was given handlers for."""
         capabilities = {}
@@ -1635,6 +2535,10 @@ class Client(object):
             return True
         if not isinstance(error, ServerError) or error.code not in _MODERN_ERRORS:
             if isinstance(error, (ServerError, _BadErrorObject)):  # any error answer: legacy
+                return False
+            if getattr(error, "status", None) in (400, 404, 405):
+                # 2026-07-28 streamable-http, "Backward Compatibility": refused over
+                # HTTP with no modern error in the body, it is a legacy server.
                 return False
             raise error
         if error.code != _UNSUPPORTED_VERSION:
@@ -1971,7 +2875,7 @@ class Client(object):
         ``call`` is its first round when that is already sent (batch pipelines
         them); ``limit`` (monotonic) one it shares with others (the pages of a list).
         """
-        version_retried, rounds = False, 0
+        version_retried, renewed, rounds = False, False, 0
         while True:
             if call is None:
                 call = self._start(method, params, timeout, on_progress, limit)
@@ -1980,6 +2884,15 @@ class Client(object):
             done, call = call, None
             try:
                 result = self._result(done)
+            except _SessionGone:
+                # 2025-11-25 transports, "Session Management": a 404 means the
+                # server ended the session; start a new one, once, and ask again.
+                if renewed or self.era != "legacy" or method == "initialize":
+                    raise
+                renewed = True
+                self._transport.renew()
+                self._handshake(self.protocol_version, self.era_source)
+                continue
             except ServerError as e:
                 if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
                     raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
@@ -2249,6 +3162,9 @@ class Client(object):
             call = self._pending.pop(message.ident, None)
             if call is not None:
                 call.done, call.error = True, _for_method(message.error, call.method)
+            elif message.ident is None:  # a notification or an answer of ours
+                self._warn("server", "the server did not take our %s: %s"
+                           % (message.error.method or "answer", message.error.message))
             return
         if self.trace is not None:
             self._record("recv", frame=message)
@@ -2431,7 +3347,7 @@ class Client(object):
             return
         if self.trace is not None:
             self._record("recv", raw=text)
-        self._warn("noise", "ignored non-JSON line on server stdout: %r" % text[:80])
+        self._warn("noise", self._transport.noise % text[:80])
 
     def _invalid_utf8(self):
         if not self._utf8_warned:
@@ -4721,6 +5637,7 @@ def _cmd_info(client, args, ctx):
     ctx.lines([
         "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
         "protocol: %s (%s era, %s)" % (client.protocol_version, client.era, client.era_source),
+        "transport: %s" % client.transport,
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
     ])
     if client.instructions:  # free text, last: it may take several lines
@@ -4956,10 +5873,12 @@ def _command_help():
 
 
 _USAGE = ("mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]\n"
+          "       mcp_invoke [OPTIONS] COMMAND [ARGS...] --url URL\n"
           "       mcp_invoke [OPTIONS] COMMAND [ARGS...] [--config FILE] [--server NAME]")
 
 _DESCRIPTION = """\
-Call an MCP server over stdio. Everything after -- is the server's exact argv.
+Call an MCP server over stdio (everything after -- is the server's exact argv)
+or over Streamable HTTP (--url).
 
 commands:
 %s
@@ -4970,11 +5889,12 @@ _EPILOG = """\
 exit codes:
   0 ok, 1 the tool returned isError, 2 usage or bad input,
   3 the server answered a JSON-RPC error, 4 protocol violation,
-  5 connection lost, 6 authentication refused (HTTP), 124 timed out,
+  5 connection lost (or HTTP 5xx), 6 authentication refused (HTTP 401/403), 124 timed out,
   126 server not executable, 127 server not found, 130 interrupted
 
-example:
-  mcp_invoke call echo text=hello -- python3 fake_server.py"""
+examples:
+  mcp_invoke call echo text=hello -- python3 fake_server.py
+  mcp_invoke tools --url https://mcp.example.com/mcp --bearer-env MCP_TOKEN"""
 
 _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
@@ -5040,6 +5960,15 @@ def _build_parser(out=None):
     add("--inherit-env", action="store_true",
         help="pass this whole environment to the server (default: an allowlist)")
     add("--cwd", metavar="DIR", help="the server's working directory")
+    add("--url", metavar="URL", help="reach the server over Streamable HTTP at URL "
+        "instead of running a command")
+    add("--header", action="append", default=[], metavar="'NAME: VALUE'",
+        help="send this HTTP header (repeatable; ${VAR} expands from this environment)")
+    add("--bearer-env", metavar="NAME",
+        help="send Authorization: Bearer with the token in environment variable NAME")
+    add("--cacert", metavar="FILE", help="trust the CA certificates in FILE (HTTPS)")
+    add("--insecure", action="store_true",
+        help="do not verify the server's TLS certificate (HTTPS; warns)")
     add("--protocol-version", metavar="V",
         help="pin this protocol version (and so its era) and skip the probe")
     add("--config", metavar="FILE", help="an MCP config file (mcpServers or VS Code servers)")
@@ -5297,6 +6226,12 @@ def _server_entry(args, server):
     """The server to run, in the shape of a config entry (name, transport,
     command or url, headers, env, cwd, and the file it came from): after --,
     or from a config file."""
+    if args.url is not None:
+        if server or args.config or args.server:
+            raise UsageError("give --url or a server command after -- (or --config/--server), "
+                             "not both")
+        return {"name": None, "transport": "http", "command": None, "url": args.url,
+                "headers": {}, "env": {}, "cwd": None, "file": None}
     if server:
         if args.config or args.server:
             raise UsageError("give a server command after -- or --config/--server, not both")
@@ -5326,19 +6261,58 @@ def _server_entry(args, server):
 def _client_options(args, entry, diag):
     """The Client's keyword arguments from the options given and the server entry,
     but for those that open files or run checks of their own (the caller's)."""
-    if entry["transport"] != "stdio":
-        raise UsageError("server %r in %s is an HTTP server (%s); mcp_invoke supports only "
-                         "stdio servers so far" % (entry["name"], entry["file"], entry["url"]))
+    options = dict(timeout=args.timeout, max_time=args.max_time, max_bytes=args.max_bytes,
+                   protocol_version=args.protocol_version, log_level=args.log_level,
+                   on_log=diag.log, on_warning=diag.client_warning, strict=args.strict)
+    if entry["transport"] == "http":
+        given = [name for name, value in (("--env", args.env), ("--cwd", args.cwd),
+                                          ("--inherit-env", args.inherit_env)) if value]
+        if given:
+            raise UsageError("%s %s for a server command; an HTTP server takes --header "
+                             "and --bearer-env" % (" and ".join(given),
+                                                   "is" if len(given) == 1 else "are"))
+        if args.insecure:
+            diag.warning("--insecure: the server's TLS certificate is not checked; anyone "
+                         "on the way can read and change what is sent")
+        headers = _http_headers(args, entry)
+        _check_http(entry["url"], headers)  # before a trace or answers file is opened
+        options.update(url=entry["url"], headers=headers, cacert=args.cacert,
+                       insecure=args.insecure)
+        return options
+    given = [name for name, value in (("--header", args.header), ("--bearer-env",
+                                                                   args.bearer_env),
+                                      ("--cacert", args.cacert), ("--insecure", args.insecure))
+             if value]
+    if given:
+        raise UsageError("%s %s for an HTTP server (--url)" % (
+            " and ".join(given), "is" if len(given) == 1 else "are"))
     env, missing = _server_env(args.env, os.environ)
     for name in missing:
         diag.warning("--env %s: not set here, so not passed to the server" % name)
     server_env = dict(entry["env"])
     server_env.update(env)
-    return dict(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
-                cwd=args.cwd or entry["cwd"], timeout=args.timeout, max_time=args.max_time,
-                max_bytes=args.max_bytes, protocol_version=args.protocol_version,
-                log_level=args.log_level, on_stderr=diag.relay, on_log=diag.log,
-                on_warning=diag.client_warning, strict=args.strict)
+    options.update(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
+                   cwd=args.cwd or entry["cwd"], on_stderr=diag.relay)
+    return options
+
+
+def _http_headers(args, entry):
+    """The HTTP headers to send: the config entry's, then --header, then
+    --bearer-env's Authorization; values are never shown, not even in errors."""
+    headers = dict(entry["headers"])
+    for spec in args.header:
+        name, colon, value = spec.partition(":")
+        if not colon or not name.strip():
+            raise UsageError("--header takes 'Name: value', not %s" % _show(name.strip()
+                                                                           or spec[:1]))
+        headers[name.strip()] = _expand(value.strip(), os.environ, "--header %s" % name.strip())
+    if args.bearer_env is not None:
+        token = os.environ.get(args.bearer_env)
+        if not token:
+            raise UsageError("--bearer-env %s: the variable is not set or empty"
+                             % args.bearer_env)
+        headers["Authorization"] = "Bearer " + token
+    return headers
 
 
 # ---------------------------------------------------------------------------

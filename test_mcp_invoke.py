@@ -298,7 +298,8 @@ def test_options_may_follow_the_command():
     # Every option that takes a value moves with it: the parser says which.
     assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd",
                            "--protocol-version", "--root", "--elicit", "--sampling-command",
-                           "--log-level", "--save-dir", "--config", "--server", "--trace"}
+                           "--log-level", "--save-dir", "--config", "--server", "--trace",
+                           "--url", "--header", "--bearer-env", "--cacert"}
 
 
 # ---------------------------------------------------------------------------
@@ -1571,6 +1572,7 @@ def test_info_shows_server_protocol_capabilities_instructions(capsys):
     assert out.splitlines() == [
         "server: fake-server 1.0.0",
         "protocol: 2025-03-26 (legacy era, pinned)",
+        "transport: stdio",
         "capabilities: completions, logging, prompts, resources, tools",
         "instructions: Fake server for mcp_invoke tests.",
     ]
@@ -2503,8 +2505,8 @@ def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_pat
     assert code == 2
     assert err == ("mcp_invoke: %s has 2 servers (one, web); pick one with --server NAME\n"
                    % path)
-    code, out, err = run(capsys, "--config", path, "--server", "web", "ping")
-    assert code == 2 and "is an HTTP server (https://example.com/mcp)" in err
+    code, out, err = run(capsys, "--config", path, "--server", "web", "--env", "A=1", "ping")
+    assert code == 2 and "--env is for a server command; an HTTP server takes" in err
     code, out, err = run(capsys, "--config", path, "--server", "two", "ping")
     assert code == 2 and "no server 'two'" in err and "one, web" in err
     path = _config(tmp_path, {}, name="empty.json")
@@ -4960,11 +4962,187 @@ def test_a_list_from_an_unopened_client_gets_its_whole_limit_after_the_handshake
 
 def test_the_server_entry_is_checked_before_trace_and_answers_files(capsys, tmp_path):
     config = tmp_path / "http.json"
-    config.write_text(json.dumps({"mcpServers": {"web": {"url": "https://example.com/mcp"}}}))
+    config.write_text(json.dumps({"mcpServers": {"web": {"url": "ftp://example.com/mcp"}}}))
     code, out, err = run(capsys, "--trace", str(tmp_path / "no" / "t.jsonl"), "--elicit",
                          "answers", str(tmp_path / "none.json"), "tools", "--config",
                          str(config), "--server", "web")
-    assert code == 2 and "is an HTTP server (https://example.com/mcp)" in err
+    assert code == 2 and "must start with http:// or https://" in err
     assert not (tmp_path / "no").exists()
     with pytest.raises(mcp_invoke.UsageError, match="the server command is empty"):
         mcp_invoke.Client([], max_bytes=0)  # the command's own problem first
+
+
+# ---------------------------------------------------------------------------
+# The HTTP client: Client(url=...) and --url against fake_server.py --http
+# ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _http(*args):
+    """fake_server.py --http 0 ARGS; yields its URL. Every thread the client
+    started must be gone once the test's clients are closed."""
+    import threading
+    before = threading.active_count()
+    with _server(*args) as (proc, port):
+        yield "http://127.0.0.1:%d/mcp" % port
+    assert wait_for(lambda: threading.active_count() <= before, 2), "a thread outlived close()"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_http_tools_call_and_info_in_both_eras(era, capsys):
+    with _http("--era", era) as url:
+        code, out, err = run(capsys, "--url", url, "tools")
+        assert code == 0 and out.startswith("echo(text: string) - Echo the text back.\n")
+        code, out, err = run(capsys, "call", "add", "a=2", "b=3", "--url", url)
+        assert (code, out, err) == (0, "5\n", "")
+        code, out, err = run(capsys, "--url", url, "info")
+        assert code == 0 and "protocol: %s (%s era" % (
+            MODERN if era == "modern" else LEGACY, era) in out
+        session = re.search(r"transport: streamable HTTP %s(?: \(session (\w+)\))?\n"
+                            % re.escape(url), out)
+        assert session and bool(session.group(1)) == (era == "legacy")
+
+
+def test_http_legacy_session_is_deleted_on_close_and_the_get_stream_is_open():
+    with _http() as url:
+        port = int(url.split(":")[2].split("/")[0])
+        with mcp_invoke.Client(url=url, timeout=TIMEOUT) as client:
+            session = client._transport.session_id
+            assert client.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
+            # The standing GET stream is ours: a second one is refused.
+            assert wait_for(lambda: _request(port, "GET", None, {
+                "Accept": "text/event-stream", "Mcp-Session-Id": session,
+                "MCP-Protocol-Version": LEGACY})[0] == 409, 3)
+        status = _post(port, _call(9, "echo", {"text": "x"}), session=session,
+                       version=LEGACY)[0]
+        assert status == 404  # DELETEd
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_http_sse_answers_carry_progress_and_questions(era, capsys, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text('{"name": "Ada"}')
+    with _http("--era", era, "--mode", "sse") as url:
+        code, out, err = run(capsys, "--url", url, "call", "ask_all", "--elicit", "answers",
+                             str(answers), "--root", str(tmp_path))
+        assert code == 0
+        assert out.splitlines()[0] == 'name: accept {"name":"Ada"}'
+        assert "roots: %s" % mcp_invoke._root(str(tmp_path))["uri"] in out
+        code, out, err = run(capsys, "--url", url, "call", "slow", "--timeout", "5")
+        assert code == 0 and out == "done after 3 steps\n"
+
+
+def test_http_legacy_stream_closed_early_is_resumed_with_last_event_id(capsys):
+    with _http("--mode", "sse-retry") as url:
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=resumed")
+        assert (code, out, err) == (0, "resumed\n", "")
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_http_timeout_is_124_and_cancels_by_the_era(era, capsys, tmp_path):
+    record = tmp_path / "record.jsonl"
+    with _http("--era", era, "--mode", "hang-call", "--record", str(record)) as url:
+        started = time.monotonic()
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=x", "--timeout",
+                             "0.3")
+        assert code == 124 and "tools/call timed out after 0.3s" in err
+        assert time.monotonic() - started < 3
+    cancels = [r for r in records(record) if r.get("method") == "notifications/cancelled"]
+    # Legacy: a notification; 2026-07-28: closing the stream is the cancellation.
+    assert len(cancels) == (1 if era == "legacy" else 0)
+
+
+def test_http_connection_refused_is_5_naming_the_address(capsys):
+    import socket
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    code, out, err = run(capsys, "--url", "http://127.0.0.1:%d/mcp" % port, "tools")
+    assert code == 5 and out == ""
+    assert "cannot connect to 127.0.0.1:%d: connection refused" % port in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--url", "ftp://example.com/x"], "must start with http:// or https://"),
+    (["--url", "http://"], "must start with http:// or https:// and name a host"),
+    (["--url", "http://127.0.0.1:1/mcp", "--", "python3", "x.py"],
+     "give --url or a server command after --"),
+    (["--url", "http://127.0.0.1:1/mcp", "--cwd", "/"], "--cwd is for a server command"),
+    (["--url", "http://127.0.0.1:1/mcp", "--inherit-env"], "--inherit-env is for a server"),
+    (["--url", "http://127.0.0.1:1/mcp", "--header", "X-A: 1\r\nHost: evil"],
+     "the value of header X-A is not a string without CR, LF or NUL"),
+    (["--url", "http://127.0.0.1:1/mcp", "--header", "no colon"], "--header takes"),
+    (["--url", "http://127.0.0.1:1/mcp", "--header", "X-A: ${NO_SUCH_VARIABLE_HERE}"],
+     "${NO_SUCH_VARIABLE_HERE}, which is not set"),
+    (["--url", "http://127.0.0.1:1/mcp", "--bearer-env", "NO_SUCH_VARIABLE_HERE"],
+     "--bearer-env NO_SUCH_VARIABLE_HERE: the variable is not set or empty"),
+    (["--header", "X-A: 1", "--", sys.executable, FAKE], "--header is for an HTTP server"),
+    (["--insecure", "--", sys.executable, FAKE], "--insecure is for an HTTP server"),
+])
+def test_http_usage_errors_are_2_before_anything_is_sent(argv, message, capsys):
+    code, out, err = run(capsys, "tools", *argv)
+    assert code == 2 and out == "" and message in err and "Traceback" not in err
+
+
+def test_http_client_takes_a_command_or_a_url_and_checks_headers():
+    for kwargs, message in [
+            (dict(), "a server command or a url, not neither"),
+            (dict(command=["x"], url="http://a/"), "not both"),
+            (dict(url="http://a/", env={"A": "1"}), "env, inherit_env, cwd and on_stderr"),
+            (dict(command=["x"], headers={"A": "1"}), "headers, cacert and insecure"),
+            (dict(url="http://a/", headers={"Bad Name": "1"}), "is not a token"),
+            (dict(url="http://a/", headers={"A": "x\ny"}), "without CR, LF or NUL"),
+            (dict(url="http://a/", headers="A: 1"), "headers is a mapping")]:
+        with pytest.raises(mcp_invoke.UsageError, match=re.escape(message)):
+            mcp_invoke.Client(**kwargs)
+
+
+@pytest.mark.parametrize("mode", ["json", "sse"])
+def test_http_max_bytes_bounds_each_answer_as_it_is_read(mode, capsys):
+    args = ["--mode", "sse"] if mode == "sse" else []
+    with _http(*args) as url:
+        code, out, err = run(capsys, "--url", url, "--max-bytes", "100K", "call", "big",
+                             "size=300000")
+        assert code == 4 and out == ""
+        assert "over 102400 bytes (raise --max-bytes to allow it)" in err
+        code, out, err = run(capsys, "--url", url, "--max-bytes", "1M", "call", "big",
+                             "size=300000")
+        assert code == 0 and len(out) == 300001
+
+
+def test_http_secrets_in_headers_never_show(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_TOKEN", "tok-SECRET-1")
+    monkeypatch.setenv("MY_KEY", "key-SECRET-2")
+    trace = tmp_path / "trace.jsonl"
+    with _http("--mode", "hang-call") as url:
+        code, out, err = run(capsys, "-v", "--url", url + "?api_key=q-SECRET-3", "--trace",
+                             str(trace), "--bearer-env", "MY_TOKEN", "--header",
+                             "X-Key: ${MY_KEY}", "--timeout", "0.3", "call", "echo", "text=x")
+        assert code == 124
+        code, out2, err2 = run(capsys, "--url", url + "?api_key=q-SECRET-3", "info")
+    everything = out + err + trace.read_text() + out2 + err2
+    assert "SECRET" not in everything
+    assert "?..." in out2  # the query is left out, and said to be
+
+
+def test_http_batch_keeps_input_order(capsys):
+    lines = "".join(json.dumps({"id": i, "method": "tools/call", "params": {
+        "name": "add", "arguments": {"a": i, "b": 1}}}) + "\n" for i in range(20))
+    with _http("--mode", "sse") as url:
+        code, out, err = run(capsys, "--url", url, "batch", stdin=lines)
+    assert code == 0, err
+    got = [json.loads(line) for line in out.splitlines()]
+    assert [g["id"] for g in got] == list(range(20))
+    assert [g["result"]["content"][0]["text"] for g in got] == [str(i + 1) for i in range(20)]
+
+
+def test_http_dual_era_server_is_spoken_to_in_the_modern_era(capsys):
+    with _http("--era", "dual") as url:
+        code, out, err = run(capsys, "--url", url, "info")
+    assert code == 0 and "(modern era, discover)" in out and "session" not in out
+
+
+def test_http_no_get_stream_is_fine(capsys):
+    with _http("--mode", "no-get") as url:
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=x")
+    assert (code, out, err) == (0, "x\n", "")
