@@ -813,6 +813,8 @@ class _Transport(object):
                         the era and protocol version are known (or changed).
     backlogged()        True while answers to the server pile up unsent: it
                         is not reading, and is not answered any more.
+    vet_tools(tools)    (the tools of a tools/list page it can call, [(name,
+                        why) for each it cannot]); all of them by default.
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
@@ -850,6 +852,9 @@ class _Transport(object):
 
     def backlogged(self):
         return False
+
+    def vet_tools(self, tools):
+        return tools, []
 
     def describe(self):
         raise NotImplementedError
@@ -1426,6 +1431,58 @@ def _header_value(text):
     return "=?base64?%s?=" % base64.b64encode(text.encode("utf-8")).decode("ascii")
 
 
+# Keywords whose values are data, not schemas: an x-mcp-header under them is
+# no annotation.
+_DATA_KEYWORDS = ("const", "enum", "default", "examples", "x-mcp-header")
+_HEADER_TYPES = ("string", "integer", "boolean")
+
+
+def _param_headers(schema):
+    """[(argument path, header name)] from a tool's x-mcp-header annotations;
+    ValueError naming the first that breaks the rules (2026-07-28
+    streamable-http, "Schema Extension")."""
+    found, seen, budget = [], set(), [_MAX_PARTS]
+
+    def walk(node, path, reachable, depth):
+        budget[0] -= 1
+        if budget[0] < 0 or depth > _MAX_SCHEMA_DEPTH * 4:
+            raise ValueError("its inputSchema is too large to check for x-mcp-header")
+        if isinstance(node, list):
+            for item in node:
+                walk(item, path, False, depth + 1)
+            return
+        if not isinstance(node, dict):
+            return
+        if "x-mcp-header" in node:
+            found.append(annotation(node, path, reachable))
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    walk(sub, path + (name,), reachable, depth + 1)
+            elif key not in _DATA_KEYWORDS:
+                walk(value, path, False, depth + 1)
+
+    def annotation(node, path, reachable):
+        header = node["x-mcp-header"]
+        where = ".".join(path) or "the arguments"
+        if not reachable or not path:
+            raise ValueError("x-mcp-header on %s is not reached by properties alone"
+                             % _cut(where, _SHOW_CHARS))
+        if not isinstance(header, str) or not re.match(_TOKEN, header):
+            raise ValueError("x-mcp-header %s of %s is not a header name"
+                             % (_show(header), _cut(where, _SHOW_CHARS)))
+        if header.lower() in seen:
+            raise ValueError("x-mcp-header %s is given twice" % _show(header))
+        seen.add(header.lower())
+        if node.get("type") not in _HEADER_TYPES:
+            raise ValueError("x-mcp-header %s is on %s, whose type is not string, integer "
+                             "or boolean" % (_show(header), _cut(where, _SHOW_CHARS)))
+        return path, header
+
+    walk(schema, (), True, 0)
+    return found
+
+
 def _proxy_for(scheme, host, environ):
     """The proxy URL the environment names for ``scheme``://``host``, or None
     (curl's rules: lower-case names first, NO_PROXY suffixes and "*")."""
@@ -1512,8 +1569,11 @@ class _HttpTransport(_Transport):
         self._small_worker = False
         self._get_wanted = False
         self._get_opening = None  # until when requests wait for the GET stream
+        self.old_sse = False  # the 2024-11-05 HTTP+SSE transport: answers on one stream
+        self._ended = None  # what ended that stream: every later receive raises it
         self._closed = False
         self._tls = None
+        self._params = {}  # tool name -> [(argument path, Mcp-Param- header name)]
         self.last_words = ""
         self.received = 0
 
@@ -1541,7 +1601,7 @@ class _HttpTransport(_Transport):
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
                     self._workers += 1
                     self._spawn(self._serve_requests)
-            if self._get_wanted and self.era == "legacy":
+            if self._get_wanted and self.era == "legacy" and not self.old_sse:
                 self._get_wanted = False  # after initialize's answer; open it once
                 self._get_opening = time.monotonic() + _GET_OPENING
                 self._spawn(self._serve_get)
@@ -1549,7 +1609,7 @@ class _HttpTransport(_Transport):
 
     def receive(self, deadline):
         with self._cond:
-            while not self._inbox and not self._closed:
+            while not self._inbox and not self._closed and self._ended is None:
                 timeout = deadline - time.monotonic()
                 if timeout <= 0:
                     break
@@ -1557,6 +1617,8 @@ class _HttpTransport(_Transport):
             self._cond.notify_all()  # readers waiting for the inbox to empty
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
+            if self._ended is not None and not self._inbox:
+                raise self._ended
         return self._inbox
 
     def cancel(self, ident):
@@ -1582,6 +1644,25 @@ class _HttpTransport(_Transport):
     def describe(self):
         session = " (session %s)" % self.session_id if self.session_id else ""
         return "streamable HTTP %s%s" % (self.shown_url, session)
+
+    def vet_tools(self, tools):
+        """2026-07-28 streamable-http, "Custom Headers from Tool Parameters": a
+        tool whose x-mcp-header annotations break the rules is left out; the
+        others' are kept, to mirror their arguments into headers."""
+        if self.era != "modern":
+            return tools, []
+        kept, rejected = [], []
+        for tool in tools:
+            name = _dict(tool).get("name")
+            try:
+                params = _param_headers(_dict(tool).get("inputSchema"))
+            except ValueError as e:
+                rejected.append((name, str(e)))
+                continue
+            if isinstance(name, str):
+                self._params[name] = params
+            kept.append(tool)
+        return kept, rejected
 
     def renew(self):
         """Forget the session the server ended (404), before a new initialize."""
@@ -1653,9 +1734,17 @@ class _HttpTransport(_Transport):
     def _exchange(self, post):
         """POST one message and hand over what comes back; never raises."""
         try:
-            response = self._open("POST", self._post_headers(post.message), post)
-            if response is not None:
-                self._take(response, post)
+            try:
+                response = self._open("POST", self._post_headers(post.message), post)
+                if response is not None:
+                    self._take(response, post)
+            except ProtocolError as e:
+                if not (post.method == "initialize" and e.status in (404, 405)
+                        and not self.old_sse and self._old_transport(post)):
+                    raise
+                response = self._open("POST", self._post_headers(post.message), post)
+                if response is not None:
+                    self._take(response, post)
         except MCPError as e:
             self._fail(post, e)
         except Exception as e:  # a bug here must not kill the worker silently
@@ -1697,8 +1786,26 @@ class _HttpTransport(_Transport):
             name = params.get(_METHOD_NAME_KEY.get(method))
             if isinstance(name, str):
                 headers.append(("Mcp-Name", _header_value(name)))
+            if method == "tools/call":
+                headers += self._param_values(name, params.get("arguments"))
         else:
             headers += self._session_headers(method)
+        return headers
+
+    def _param_values(self, tool, arguments):
+        """Mcp-Param-{Name} for each annotated argument present ("Value Encoding")."""
+        headers = []
+        for path, header in self._params.get(tool, ()):
+            value = arguments
+            for key in path:
+                value = _dict(value).get(key)
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, (int, str)):
+                text = str(value)
+            else:
+                continue  # absent, or of a type the annotation does not take
+            headers.append(("Mcp-Param-" + header, _header_value(text)))
         return headers
 
     def _session_headers(self, method=None):
@@ -1723,7 +1830,7 @@ class _HttpTransport(_Transport):
             self._release(post)
         raise ProtocolError("the server redirected more than %d times" % _MAX_REDIRECTS)
 
-    def _redirected(self, location):
+    def _redirected(self, location, what="redirected to"):
         """The target of a redirect on the same origin; other origins are refused,
         as Authorization and our headers are never sent to them."""
         from urllib.parse import urljoin, urlsplit  # lazy: HTTP only
@@ -1731,8 +1838,8 @@ class _HttpTransport(_Transport):
         parts = urlsplit(urljoin(base, location))
         port = parts.port or (443 if parts.scheme == "https" else 80)
         if (parts.scheme, parts.hostname, port) != (self.scheme, self.host, self.port):
-            raise ProtocolError("the server redirected to another origin, %s; not followed "
-                                "(use that URL if it is trusted)" % _shown_url(parts.geturl()))
+            raise ProtocolError("the server %s another origin, %s; not followed (use that "
+                                "URL if it is trusted)" % (what, _shown_url(parts.geturl())))
         return (parts.path or "/") + ("?" + parts.query if parts.query else "")
 
     def _request(self, method, target, headers, post):
@@ -1924,8 +2031,11 @@ class _HttpTransport(_Transport):
         """Hand over what a POST's response says, or how it failed."""
         status = response.status
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-        if post.ident is None and 200 <= status < 300:
-            return self._discard(response)  # a notification or an answer: taken
+        if (post.ident is None or self.old_sse) and 200 <= status < 300:
+            # Taken: a notification or an answer; with HTTP+SSE, a request too,
+            # answered on the stream (nothing to cancel there once sent).
+            post.answered = True
+            return self._discard(response)
         if post.method == "initialize" and status == 200:
             session = response.getheader("Mcp-Session-Id")
             if session is not None:
@@ -2108,6 +2218,53 @@ class _HttpTransport(_Transport):
                 post.answered = True
             items.append(message)
         return items
+
+    # -- the 2024-11-05 HTTP+SSE transport ----------------------------------------
+
+    def _old_transport(self, post):
+        """2025-11-25 transports, "Backwards Compatibility": initialize refused
+        with 404 or 405 may mean the older HTTP+SSE transport. GET the URL; a
+        stream whose first event is ``endpoint`` names where to POST (on the
+        same origin), and carries every answer from then on. False if not."""
+        self._drop(post)
+        response = self._open("GET", [("Accept", "text/event-stream")], post)
+        if response is None or response.status != 200 or (response.getheader(
+                "Content-Type") or "").split(";")[0].strip().lower() != "text/event-stream":
+            return False
+        parser, early, endpoint = _SSEParser(self.max_bytes), [], None
+        while endpoint is None:
+            chunk = self._read(response)
+            if not chunk:
+                return False
+            for event in parser.feed(chunk):
+                if endpoint is None and event.name == "endpoint":
+                    endpoint = event.data.strip()
+                else:
+                    early.append(event)
+        self.target = self._redirected(endpoint, "named its endpoint on")
+        self.old_sse = True
+        stream = _Post({}, None)  # the stream outlives this exchange
+        with self._cond:
+            stream.conn, stream.response, post.conn, post.response = (
+                post.conn, post.response, None, None)
+        self._put(self._messages(early, stream))
+        self._spawn(lambda: self._carry(stream, response, parser))
+        return True
+
+    def _carry(self, stream, response, parser):
+        """Hand over the HTTP+SSE stream's messages; its end ends the connection."""
+        try:
+            self._events(response, parser, stream)
+            lost = ConnectionLost("the server's event stream ended")
+        except MCPError as e:
+            lost = e
+        except Exception as e:
+            lost = ConnectionLost("the server's event stream failed: %s" % e)
+        finally:
+            self._drop(stream)
+        with self._cond:
+            self._ended = lost
+            self._cond.notify_all()
 
     # -- the standing GET stream (legacy era) -------------------------------------
 
@@ -2871,6 +3028,8 @@ class Client(object):
             if not isinstance(page, list):
                 raise ProtocolError("%s result has no %r list" % (method, key), method,
                                     result=_pages(items, result, key))
+            if method == "tools/list":
+                page = self._callable(page)
             if seen and self._transport.received - start > self._transport.max_bytes:
                 raise ProtocolError("%s pages came to over %d bytes together (raise "
                                     "--max-bytes to allow it)"
@@ -2892,6 +3051,13 @@ class Client(object):
         raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
 
     # -- the request machinery -------------------------------------------------
+
+    def _callable(self, tools):
+        """The tools the transport can call; a warning for each left out."""
+        kept, rejected = self._transport.vet_tools(tools)
+        for name, why in rejected:
+            self._warn("server", "left out tool %s: %s" % (_show(name), why))
+        return kept
 
     def _ensure_open(self):
         if not self._opened:
