@@ -4867,8 +4867,9 @@ def _default_config(cwd):
 def _entry_transport(entry):
     """"stdio" or "http" for a config entry, or None when it has neither command nor url."""
     kind = entry.get("type")
-    if kind in _HTTP_TYPES or (kind is None and entry.get("url") and not entry.get("command")):
-        return "http" if entry.get("url") else None
+    url = entry.get("url") or entry.get("serverUrl")  # serverUrl: Windsurf's name for it
+    if kind in _HTTP_TYPES or (kind is None and url and not entry.get("command")):
+        return "http" if url else None
     return "stdio" if kind in (None, "stdio") and entry.get("command") else None
 
 
@@ -4886,7 +4887,8 @@ def _config_entry(servers, name, source, environ):
     config = {"name": name, "transport": transport, "command": None, "url": None,
               "headers": {}, "env": {}, "cwd": None}
     if transport == "http":
-        config["url"] = _config_field(entry, "url", str, environ, where)
+        config["url"] = _config_field(entry, "url" if entry.get("url") else "serverUrl", str,
+                                      environ, where)
         config["headers"] = _config_field(entry, "headers", dict, environ, where)
     else:
         config["command"] = ([_config_field(entry, "command", str, environ, where)]
@@ -4997,7 +4999,8 @@ def _describe_servers(servers):
     for name, entry in servers.items():
         transport = _entry_transport(entry) if isinstance(entry, dict) else None
         if transport == "http":
-            transport, target = entry.get("type") or "http", _shown_word(entry["url"])
+            transport = entry.get("type") or "http"
+            target = _shown_word(entry.get("url") or entry["serverUrl"])
         elif transport == "stdio":
             argv = [entry["command"]] + _list(entry.get("args"))
             target = " ".join(shlex.quote(_shown_word(arg)) for arg in argv)

@@ -5146,3 +5146,115 @@ def test_http_no_get_stream_is_fine(capsys):
     with _http("--mode", "no-get") as url:
         code, out, err = run(capsys, "--url", url, "call", "echo", "text=x")
     assert (code, out, err) == (0, "x\n", "")
+
+
+def test_x_mcp_header_annotations_follow_the_rules():
+    schema = {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "opts": {"type": "object", "properties": {
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "x-mcp-header": {"type": "string"}}},  # a property of that name: no annotation
+        "q": {"type": "string", "default": {"x-mcp-header": "Data"}}}}
+    assert mcp_invoke._param_headers(schema) == [(("region",), "Region"), (("opts", "n"), "N")]
+    for bad, why in [
+            ({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}},
+             "whose type is not string, integer or boolean"),
+            ({"properties": {"a": {"type": "array", "items": {
+                "type": "string", "x-mcp-header": "A"}}}}, "not reached by properties alone"),
+            ({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]},
+             "not reached by properties alone"),
+            ({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
+                             "b": {"type": "string", "x-mcp-header": "a"}}}, "given twice"),
+            ({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}},
+             "is not a header name"),
+            ({"properties": {"a": {"type": "string", "x-mcp-header": ""}}},
+             "is not a header name")]:
+        with pytest.raises(ValueError, match=re.escape(why)):
+            mcp_invoke._param_headers(bad)
+
+
+def test_modern_http_headers_mirror_the_body_and_encode_what_is_not_plain():
+    # 2026-07-28 streamable-http, "Value Encoding": the spec's own examples.
+    assert [mcp_invoke._header_value(v) for v in
+            ["us-west1", u"Hello, \u4e16\u754c", " padded ", "line1\nline2",
+             "=?base64?literal?="]] == [
+        "us-west1", "=?base64?SGVsbG8sIOS4lueVjA==?=", "=?base64?IHBhZGRlZCA=?=",
+        "=?base64?bGluZTEKbGluZTI=?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="]
+    transport = mcp_invoke._HttpTransport("http://127.0.0.1:1/mcp")
+    transport.settled("modern", MODERN)
+    kept, rejected = transport.vet_tools([
+        {"name": "sql", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "limit": {"type": "integer", "x-mcp-header": "Limit"},
+            "dry": {"type": "boolean", "x-mcp-header": "Dry"},
+            "note": {"type": "string", "x-mcp-header": "Note"}}}},
+        {"name": "bad", "inputSchema": {"properties": {"x": {"type": "number",
+                                                             "x-mcp-header": "X"}}}}])
+    assert [t["name"] for t in kept] == ["sql"] and rejected[0][0] == "bad"
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": u"sql", "arguments": {"region": u"\u00e9u", "limit": 5, "dry": False},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}}
+    headers = dict(transport._post_headers(message))
+    assert headers["MCP-Protocol-Version"] == MODERN
+    assert (headers["Mcp-Method"], headers["Mcp-Name"]) == ("tools/call", "sql")
+    assert headers["Mcp-Param-Region"] == "=?base64?w6l1?="
+    assert (headers["Mcp-Param-Limit"], headers["Mcp-Param-Dry"]) == ("5", "false")
+    assert "Mcp-Param-Note" not in headers  # absent argument: no header
+    transport.close()
+
+
+def test_proxies_come_from_the_environment_as_curl_reads_it():
+    proxy = mcp_invoke._proxy_for
+    assert proxy("http", "a.example", {}) is None
+    assert proxy("https", "a.example", {"HTTPS_PROXY": "p:3128"}) == "http://p:3128"
+    assert proxy("https", "a.example", {"https_proxy": "http://low:1",
+                                        "HTTPS_PROXY": "http://up:2"}) == "http://low:1"
+    assert proxy("http", "a.example", {"HTTPS_PROXY": "http://p:1"}) is None
+    assert proxy("http", "a.example", {"ALL_PROXY": "http://p:1"}) == "http://p:1"
+    for no_proxy in ["example", ".example", "a.example", "*", "x, example"]:
+        assert proxy("http", "a.example", {"http_proxy": "http://p:1",
+                                           "NO_PROXY": no_proxy}) is None
+    assert proxy("http", "a.example", {"http_proxy": "http://p:1",
+                                       "no_proxy": "b.example"}) == "http://p:1"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_http_ctrl_c_ends_a_hung_call_at_once_and_cancels_it(era, tmp_path):
+    log = tmp_path / "rec"
+    with _http("--era", era, "--mode", "hang-call", "--record", str(log)) as url:
+        proc = _script(["--timeout", "60", "--url", url, "call", "echo", "text=x"])
+        try:
+            assert wait_for(lambda: any(r.get("method") == "tools/call"
+                                        for r in records(log)))
+            started = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=10)
+            assert time.monotonic() - started < 3
+        finally:
+            proc.kill()
+            proc.wait()
+        assert (proc.returncode, out, err) == (130, b"", b"mcp_invoke: interrupted\n")
+        cancelled = [r for r in records(log) if r.get("method") == "notifications/cancelled"]
+        assert [c["params"]["reason"] for c in cancelled] == (
+            ["interrupted"] if era == "legacy" else [])
+
+
+def test_http_config_entries_with_headers_and_variables(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_PORT_PATH", "mcp")
+    with _http() as url:
+        base = url[:-len("/mcp")]
+        path = _config(tmp_path, {
+            "cursor": {"url": base + "/${FAKE_PORT_PATH}",
+                       "headers": {"X-Team": "${TEAM:-blue}"}},
+            "windsurf": {"serverUrl": url},
+            "vscode": {"type": "http", "url": url},
+            "unset": {"type": "sse", "url": url, "headers": {"X-K": "${NOT_SET_ANYWHERE}"}},
+        })
+        for name in ("cursor", "windsurf", "vscode"):
+            code, out, err = run(capsys, "--config", path, "--server", name, "call", "echo",
+                                 "text=%s" % name)
+            assert (code, out, err) == (0, name + "\n", "")
+        code, out, err = run(capsys, "--config", path, "--server", "unset", "tools")
+        assert code == 2 and "${NOT_SET_ANYWHERE}, which is not set" in err
+        code, out, err = run(capsys, "--config", path, "servers")
+    assert code == 0 and "windsurf  http" in out and url in out
