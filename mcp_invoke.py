@@ -1752,6 +1752,9 @@ class _HttpTransport(_Transport):
                                             % (type(e).__name__, e)))
         finally:
             self._release(post)
+            with self._cond:
+                if self._live.get(post.ident) is post:
+                    del self._live[post.ident]
 
     def _fail(self, post, error):
         if post.cancelled or self._closed:
@@ -1856,6 +1859,8 @@ class _HttpTransport(_Transport):
                     conn.connect()
                     conn.sock.settimeout(None)  # close() and cancel() end a wait now
                     conn.mcp_sock = conn.sock  # kept: a response may take it from conn
+                    if post.cancelled:  # between the connect and the line above
+                        raise ConnectionAbortedError(0, "cancelled")
                 conn.putrequest(method, self._absolute(target), skip_accept_encoding=True)
                 for name, value in headers:
                     conn.putheader(name, value)
@@ -1987,8 +1992,6 @@ class _HttpTransport(_Transport):
         """Give the exchange's connection back for the next one, or close it."""
         with self._cond:
             conn, post.conn = post.conn, None
-            if post.ident is not None and self._live.get(post.ident) is post and post.answered:
-                del self._live[post.ident]
             if conn is None:
                 return
             response, post.response = post.response, None
