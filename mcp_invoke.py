@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # mcp_invoke: call any MCP server from a shell or from Python. MIT License.
-"""Call any MCP (Model Context Protocol) server over stdio, with nothing but python3.
+"""Call any MCP (Model Context Protocol) server, over stdio or Streamable HTTP, with
+nothing but python3.
 
 One file, standard library only, CPython 3.6 or newer, POSIX (Linux, macOS, BSD).
 Copy it anywhere and run it, or import it from a vendored copy.
@@ -12,6 +13,7 @@ Command line::
     python3 mcp_invoke.py tools -- uvx mcp-server-time
     python3 mcp_invoke.py call get_current_time timezone=UTC -- uvx mcp-server-time
     python3 mcp_invoke.py call web_search '{"query": "x"}' -- python3 fake_server.py
+    python3 mcp_invoke.py tools --url https://mcp.example.com/mcp --bearer-env TOKEN
 
 Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
 prompt NAME [key=value...], complete, info, ping, batch, servers.  ``--help``
@@ -33,14 +35,17 @@ Library::
         for tool in c.list_tools():
             print(tool["name"])
         result = c.call_tool("get_current_time", {"timezone": "UTC"})
+    with mcp_invoke.Client(url="https://mcp.example.com/mcp",
+                           headers={"Authorization": "Bearer " + token}) as c:
+        print(c.list_tools())
 
 Results are the JSON objects of the MCP specification, as plain dicts. Every
 failure is an ``MCPError``; its class says what went wrong and ``exit_code`` is
 the status the command line exits with:
 
     0   ok                        5   connection lost (server exited, closed
-    1   the tool returned isError      its output, broken pipe)
-    2   usage or bad input        6   authentication refused (HTTP; reserved)
+    1   the tool returned isError      its output; HTTP refused, reset, 5xx, TLS)
+    2   usage or bad input        6   authentication refused (HTTP 401, 403)
     3   the server answered a     124 timed out
         JSON-RPC error            126 server command not executable
     4   protocol violation        127 server command not found
@@ -58,7 +63,8 @@ The file, top to bottom (each part opens with a banner):
     Wire helpers     JSON in and out, the framer that splits stdout into messages,
                      and for HTTP the server-sent events parser and capped bodies
     Transport        _Transport, the interface the Client uses; _StdioTransport,
-                     the server process and one selectors loop
+                     the server process and one selectors loop; _HttpTransport,
+                     Streamable HTTP on http.client and worker threads
     Client           the protocol: eras, requests, batch, answers to the server
     CLI output       stdout, stderr diagnostics, progress
     JSON Schema      the checker (draft 2020-12 and older dialects)
@@ -2485,20 +2491,27 @@ def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, secon
 
 
 class Client(object):
-    """A session with one MCP server over stdio, of either protocol era.
+    """A session with one MCP server, over stdio or Streamable HTTP, of either
+    protocol era.
 
     ``with Client(["uvx", "mcp-server-time"]) as c:`` starts the server, finds
     its era (``server/discover``, falling back to the ``initialize``
     handshake) and, on leaving, stops and reaps it whatever happened.
+    ``Client(url="https://...")`` reaches a remote server instead; leaving
+    ends its session (legacy era) and every connection and thread.
 
     Arguments:
       command: the server's argv (a list; never run through a shell).
+      url: the server's Streamable HTTP endpoint, instead of a command.
+      headers: HTTP headers for every request (a dict; e.g. Authorization).
+      cacert: a file of CA certificates to trust for HTTPS instead of the
+        system's; insecure: do not verify the certificate at all.
       timeout: default seconds per request without an answer or progress
         (while several are in flight, any answer restarts it for the rest).
       max_time: most seconds any request may take, progress or not
         (default: MAX_TIME_FACTOR times its timeout).
       max_bytes: largest message accepted from the server.
-      env: extra environment variables for the server.
+      env: extra environment variables for the server (command only).
       inherit_env: pass the whole environment instead of the allowlist.
       cwd: the server's working directory.
       protocol_version: pin this version (and so its era) and skip the
