@@ -1572,6 +1572,7 @@ class _HttpTransport(_Transport):
         self._conns = set()  # every connection open now
         self._threads = []
         self._workers = self._waiting = 0
+        self._stalled = 0  # readers waiting for the Client to take what they read
         self._small_worker = False
         self._get_wanted = False
         self._get_opening = None  # until when requests wait for the GET stream
@@ -1620,7 +1621,8 @@ class _HttpTransport(_Transport):
                 if timeout <= 0:
                     break
                 self._cond.wait(timeout)
-            self._cond.notify_all()  # readers waiting for the inbox to empty
+            if self._stalled:  # readers waiting for the inbox to empty
+                self._cond.notify_all()
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
             if self._ended is not None and not self._inbox:
@@ -1773,7 +1775,11 @@ class _HttpTransport(_Transport):
         with self._cond:
             while (len(self._inbox) > _HTTP_BACKLOG and not self._closed
                    and not (post is not None and post.cancelled)):
-                self._cond.wait()
+                self._stalled += 1
+                try:
+                    self._cond.wait()
+                finally:
+                    self._stalled -= 1
             if self._closed or post is not None and post.cancelled:
                 return
             self._inbox.extend(items)
