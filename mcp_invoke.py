@@ -78,6 +78,7 @@ The file, top to bottom (each part opens with a banner):
 
 import argparse
 import collections
+import errno
 import itertools
 import json
 import os
@@ -372,7 +373,10 @@ class ConnectionLost(MCPError):
 
 
 class _SessionGone(ConnectionLost):
-    """The server answered 404 to a request of our session: it ended the session."""
+    """The server answered 404 to a request of our session: it ended the session
+    (``session``, the id the request went with)."""
+
+    session = None
 
 
 class AuthError(MCPError):
@@ -556,6 +560,10 @@ class _Noise(str):
 
 class _BadUTF8(_Noise):
     """Comes just before a message whose line held invalid UTF-8 (now U+FFFD)."""
+
+
+class _Stray(_Noise):
+    """A message the transport set aside, with the warning (kind "stray") to give."""
 
 
 class _Batch(_Noise):
@@ -1366,9 +1374,12 @@ _LEAST_RETRY_MS = 50
 # Tries of the standing GET stream that end with nothing received before it
 # is given up (a 405 ends it at once: the server offers none).
 _GET_TRIES = 3
-# How long requests wait for the standing GET stream to open (seconds): a
-# server may send what a request needs (a question) on that stream alone.
+# How long requests wait for the standing GET stream to open (seconds; a
+# quarter of the timeout at most): a server may send what a request needs (a
+# question) on that stream alone.
 _GET_OPENING = 2.0
+# Longest single wait on a lock: past threading.TIMEOUT_MAX it raises.
+_MAX_WAIT = 3600.0
 # A connect polls for close() and cancellation this often (seconds).
 _CONNECT_POLL = 0.05
 # How much of an error body is read to find a JSON-RPC error in it.
@@ -1378,6 +1389,11 @@ _ERROR_BODY = 64 * 1024
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z"
 _PLAIN_VALUE = r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?\Z"
 _METHOD_NAME_KEY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# Headers the transport writes itself: HTTP's framing and the protocol's own.
+_OWN_HEADERS = frozenset((
+    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te",
+    "trailer", "upgrade", "expect", "content-type", "accept", "last-event-id",
+    "mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name"))
 
 
 def _check_http(url, headers):
@@ -1401,15 +1417,33 @@ def _check_http(url, headers):
     target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
     if headers is not None and not hasattr(headers, "items"):
         raise UsageError("headers is a mapping of names to values, not %s" % _arg(headers))
-    pairs = []
+    given = [str(name).lower() for name in headers or {}]
+    if parts.username and "authorization" not in given:  # user:password@ as curl sends it
+        from urllib.parse import unquote  # lazy: HTTP only
+        headers = dict(headers or {}, Authorization=_basic(unquote(parts.username),
+                                                           unquote(parts.password or "")))
+    pairs, seen = [], set()
     for name, value in (headers or {}).items():
         if not isinstance(name, str) or not re.match(_TOKEN, name):
             raise UsageError("header name %s is not a token (letters, digits, -)" % _arg(name))
+        if name.lower() in _OWN_HEADERS or name.lower().startswith("mcp-param-"):
+            raise UsageError("header %s is set by mcp_invoke itself, from the URL and the "
+                             "protocol; it cannot be given" % name)
+        if name.lower() in seen:
+            raise UsageError("header %s is given twice" % name)
+        seen.add(name.lower())
         if not isinstance(value, str) or re.search(r"[\r\n\x00]", value):
             raise UsageError("the value of header %s is not a string without CR, LF or NUL"
                              % name)
         pairs.append((name, value))
     return (scheme, parts.hostname, port or (443 if scheme == "https" else 80), target), pairs
+
+
+def _basic(user, password):
+    """An Authorization value of the Basic scheme (RFC 7617), UTF-8."""
+    import base64  # lazy: HTTP only
+    return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode(
+        "ascii")
 
 
 def _shown_url(url):
@@ -1511,7 +1545,7 @@ class _Post(object):
     """One HTTP exchange: a message to POST (or a stream to resume) and its state."""
 
     __slots__ = ("message", "body", "ident", "method", "conn", "response", "cancelled",
-                 "answered", "after")
+                 "answered", "after", "session")
 
     def __init__(self, message, body, after=0):
         self.message = message
@@ -1524,6 +1558,7 @@ class _Post(object):
         self.cancelled = False
         self.answered = False
         self.after = after  # notifications and answers sent before it goes
+        self.session = None  # the Mcp-Session-Id it went with
 
 
 class _HttpTransport(_Transport):
@@ -1593,7 +1628,8 @@ class _HttpTransport(_Transport):
         if self._closed:
             raise ConnectionLost("the connection to the server is closed")
         with self._cond:
-            post = _Post(message, frame, self._small_count)
+            # An answer keeps only its frame: thousands may wait for a slow server.
+            post = _Post({} if answer else message, frame, self._small_count)
             if post.ident is None:  # a notification or an answer: in order, on their own
                 self._small_count += 1
                 self._small.append(post)
@@ -1610,19 +1646,20 @@ class _HttpTransport(_Transport):
                     self._spawn(self._serve_requests)
             if self._get_wanted and self.era == "legacy" and not self.old_sse:
                 self._get_wanted = False  # after initialize's answer; open it once
-                self._get_opening = time.monotonic() + _GET_OPENING
+                self._get_opening = time.monotonic() + min(_GET_OPENING,
+                                                           self.connect_timeout / 4)
                 self._spawn(self._serve_get)
             self._cond.notify_all()
 
     def receive(self, deadline):
         with self._cond:
+            if self._stalled:  # the caller took what it handled: readers may go on
+                self._cond.notify_all()
             while not self._inbox and not self._closed and self._ended is None:
                 timeout = deadline - time.monotonic()
                 if timeout <= 0:
                     break
-                self._cond.wait(timeout)
-            if self._stalled:  # readers waiting for the inbox to empty
-                self._cond.notify_all()
+                self._cond.wait(min(timeout, _MAX_WAIT))
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
             if self._ended is not None and not self._inbox:
@@ -1672,10 +1709,15 @@ class _HttpTransport(_Transport):
             kept.append(tool)
         return kept, rejected
 
-    def renew(self):
-        """Forget the session the server ended (404), before a new initialize."""
-        self.session_id = None
-        self.era = None
+    def renew(self, session):
+        """Forget ``session``, which the server ended (404); True if it was the
+        current one (a new initialize follows), False if one is open anew."""
+        with self._cond:
+            if session != self.session_id:
+                return False
+            self.session_id = None
+            self.era = None
+            return True
 
     # -- workers -----------------------------------------------------------------
 
@@ -1743,14 +1785,14 @@ class _HttpTransport(_Transport):
         """POST one message and hand over what comes back; never raises."""
         try:
             try:
-                response = self._open("POST", self._post_headers(post.message), post)
+                response = self._open("POST", self._headers_for(post), post)
                 if response is not None:
                     self._take(response, post)
             except ProtocolError as e:
                 if not (post.method == "initialize" and e.status in (404, 405)
                         and not self.old_sse and self._old_transport(post)):
                     raise
-                response = self._open("POST", self._post_headers(post.message), post)
+                response = self._open("POST", self._headers_for(post), post)
                 if response is not None:
                     self._take(response, post)
         except MCPError as e:
@@ -1807,6 +1849,11 @@ class _HttpTransport(_Transport):
             headers += self._session_headers(method)
         return headers
 
+    def _headers_for(self, post):
+        """The headers of ``post``'s POST; it remembers the session it names."""
+        post.session = self.session_id if post.method != "initialize" else None
+        return self._post_headers(post.message)
+
     def _param_values(self, tool, arguments):
         """Mcp-Param-{Name} for each annotated argument present ("Value Encoding")."""
         headers = []
@@ -1850,8 +1897,11 @@ class _HttpTransport(_Transport):
         as Authorization and our headers are never sent to them."""
         from urllib.parse import urljoin, urlsplit  # lazy: HTTP only
         base = "%s://%s:%d%s" % (self.scheme, self.host, self.port, self.target)
-        parts = urlsplit(urljoin(base, location))
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            parts = urlsplit(urljoin(base, location))
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise ProtocolError("the server %s a malformed URL" % what)
         if (parts.scheme, parts.hostname, port) != (self.scheme, self.host, self.port):
             raise ProtocolError("the server %s another origin, %s; not followed (use that "
                                 "URL if it is trusted)" % (what, _shown_url(parts.geturl())))
@@ -1862,6 +1912,8 @@ class _HttpTransport(_Transport):
         the old meanwhile); the response, its headers read."""
         import http.client  # lazy: HTTP only
         headers = [("User-Agent", "mcp_invoke/" + __version__)] + headers + self.headers
+        if self.proxy is not None and self.scheme == "http":
+            headers += self._proxy_auth
         for attempt in (0, 1):
             conn, reused = self._connection(post)
             if conn is None:
@@ -1895,6 +1947,17 @@ class _HttpTransport(_Transport):
                 raise self._lost(e)
         return None
 
+    @property
+    def _proxy_auth(self):
+        """Proxy-Authorization (Basic) from the proxy URL's user and password, as
+        curl sends it: on CONNECT, or on each request through a plain proxy."""
+        from urllib.parse import unquote, urlsplit  # lazy: HTTP only
+        parts = urlsplit(self.proxy or "")
+        if not parts.username:
+            return []
+        return [("Proxy-Authorization", _basic(unquote(parts.username),
+                                               unquote(parts.password or "")))]
+
     def _absolute(self, target):
         if self.proxy is not None and self.scheme == "http":  # a plain proxy takes the URL
             return "http://%s:%d%s" % (self.host, self.port, target)
@@ -1902,9 +1965,19 @@ class _HttpTransport(_Transport):
 
     def _lost(self, error):
         """ConnectionLost naming what failed: the address, TLS, a reset."""
-        import socket  # lazy: HTTP only
+        import http.client  # lazy: HTTP only
+        import socket
         import ssl
         where = "%s:%d" % (self.host, self.port)
+        if isinstance(error, http.client.HTTPException) and not isinstance(
+                error, (http.client.RemoteDisconnected, http.client.IncompleteRead)):
+            # Not HTTP at all, a status line or header too long, too many
+            # headers: named by kind, as the server's bytes may hold anything.
+            return ProtocolError("server at %s answered with something that is not valid "
+                                 "HTTP (%s)" % (where, type(error).__name__))
+        if isinstance(error, OSError) and "407" in str(error):
+            return AuthError("the proxy refused us: 407 Proxy Authentication Required",
+                             status=407)
         if isinstance(error, ssl.SSLError):
             reason = getattr(error, "verify_message", None) or error.reason or str(error)
             return ConnectionLost("TLS with %s failed: %s%s" % (
@@ -1941,13 +2014,17 @@ class _HttpTransport(_Transport):
             proxy = urlsplit(self.proxy)
             if self.scheme == "https":
                 tunnel = (host, port)  # CONNECT through it
-            host, port = proxy.hostname, proxy.port or 80
+            try:
+                host, port = proxy.hostname, proxy.port or 80
+            except ValueError:
+                raise UsageError("the proxy URL in the environment is malformed: %s"
+                                 % _shown_url(self.proxy))
         if self.scheme == "https":
             conn = http.client.HTTPSConnection(host, port, context=self._context())
         else:
             conn = http.client.HTTPConnection(host, port)
         if tunnel is not None:
-            conn.set_tunnel(*tunnel)
+            conn.set_tunnel(tunnel[0], tunnel[1], headers=dict(self._proxy_auth))
         timeout = self.connect_timeout if timeout is None else timeout
         stop = stop or (lambda: post.cancelled or self._closed)
         conn._create_connection = lambda address, *_: self._connect(address, timeout, stop)
@@ -2081,9 +2158,11 @@ class _HttpTransport(_Transport):
             return AuthError("%s%s" % (said, "; WWW-Authenticate: " + hint if hint else
                                        " (give credentials with --header or --bearer-env)"),
                              post.method, status, hint)
-        if status == 404 and self.session_id is not None and post.method != "initialize":
-            return _SessionGone("%s: the server ended the session" % said, post.method,
+        if status == 404 and post.session is not None:
+            gone = _SessionGone("%s: the server ended the session" % said, post.method,
                                 status=404)
+            gone.session = post.session
+            return gone
         if status >= 500:
             return ConnectionLost(said, post.method, status=status)
         if 200 <= status < 300:
@@ -2101,8 +2180,11 @@ class _HttpTransport(_Transport):
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if status >= 400 and kind != "application/json":
             return None
-        length = response.getheader("Content-Length")
-        length = int(length) if length and length.isdigit() else None
+        length = (response.getheader("Content-Length") or "").strip()
+        if length and not (length.isdigit() and len(length) < 19):
+            raise ProtocolError("server sent a Content-Length that is not a number of bytes: %s"
+                                % _show(length))
+        length = int(length) if length else None
         limit = self.max_bytes if status < 400 else min(self.max_bytes, _ERROR_BODY)
         if status >= 400 and length is not None and length > limit:
             return None
@@ -2120,6 +2202,8 @@ class _HttpTransport(_Transport):
             return response.read1(_READ_SIZE)
         except http.client.IncompleteRead:
             raise ConnectionLost("the server's answer ended early")
+        except ValueError:  # a chunk size that is not hexadecimal
+            raise ProtocolError("server sent a malformed chunked body")
         except (OSError, http.client.HTTPException) as e:
             raise self._lost(e)
 
@@ -2144,9 +2228,7 @@ class _HttpTransport(_Transport):
             error = message.get("error")
             if not isinstance(error, dict) or message.get("id") not in (None, post.ident):
                 raise self._refused(status, response, post, error)
-            if status in (401, 403) or status >= 500 or (
-                    status == 404 and self.session_id is not None
-                    and post.method != "initialize"):
+            if status in (401, 403) or status >= 500 or status == 404 and post.session:
                 raise self._refused(status, response, post, error)
             message = {"jsonrpc": "2.0", "id": post.ident, "error": error}
         post.answered = message.get("id") == post.ident and "method" not in message
@@ -2182,14 +2264,14 @@ class _HttpTransport(_Transport):
 
     def _pause(self, retry, post):
         """Wait the retry time (ms) unless closed or cancelled; False if so."""
-        until = time.monotonic() + max(_RETRY_MS if retry is None else retry,
-                                       _LEAST_RETRY_MS) / 1000.0
+        retry = _RETRY_MS if retry is None else min(retry, _MAX_SECONDS * 1000)
+        until = time.monotonic() + max(retry, _LEAST_RETRY_MS) / 1000.0
         with self._cond:
             while not (post.cancelled or self._closed):
                 left = until - time.monotonic()
                 if left <= 0:
                     return True
-                self._cond.wait(left)
+                self._cond.wait(min(left, _MAX_WAIT))
         return False
 
     def _events(self, response, parser, post):
@@ -2228,8 +2310,15 @@ class _HttpTransport(_Transport):
             if not isinstance(message, dict):
                 items.append(_Noise(event.data if text is None else text))
                 continue
-            if (post is not None and "method" not in message
-                    and message.get("id") == post.ident):
+            if "method" not in message and not self.old_sse:
+                if post is None or message.get("id") != post.ident:
+                    # A stream carries the answer to its own request only
+                    # (2025-11-25 transports, "Sending Messages to the Server").
+                    items.append(_Stray("ignored an answer to request id %s that came on "
+                                        "%s" % (_cut(json.dumps(message.get("id")), _SHOW_CHARS),
+                                                "another request's stream" if post.ident
+                                                is not None else "the GET stream")))
+                    continue
                 post.answered = True
             items.append(message)
         return items
@@ -2304,8 +2393,10 @@ class _HttpTransport(_Transport):
             if parser.last_id is not None:
                 headers.append(("Last-Event-ID", parser.last_id))
             try:
-                response = self._open("GET", headers, post)
-                self._get_opened()
+                try:
+                    response = self._open("GET", headers, post)
+                finally:
+                    self._get_opened()  # answered, refused or failed: requests go
                 if response is None:
                     return
                 kind = (response.getheader("Content-Type") or "").split(";")[0].lower()
@@ -3106,8 +3197,8 @@ class Client(object):
                 if renewed or self.era != "legacy" or method == "initialize":
                     raise
                 renewed = True
-                self._transport.renew()
-                self._handshake(self.protocol_version, self.era_source)
+                if self._transport.renew(done.error.session):  # else renewed already
+                    self._handshake(self.protocol_version, self.era_source)
                 continue
             except ServerError as e:
                 if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
@@ -3332,11 +3423,12 @@ class Client(object):
             raise
 
     def _dispatch_until(self, inbox, calls):
-        """Handle what arrived, leaving the rest once a waited call's time limit has
-        passed (a burst of server requests cannot stretch --max-time), or once
+        """Handle what arrived, leaving the rest once a waited call's deadline or
+        time limit has passed (a burst of server requests, which a reader thread
+        may keep coming, cannot stretch --timeout or --max-time), or once
         every waited call is done (what follows is for the next wait, within its
         limit)."""
-        limit = min(call.limit for call in calls if not call.done)
+        limit = min(min(call.limit, call.deadline) for call in calls if not call.done)
         while inbox and time.monotonic() < limit:
             self._dispatch(inbox.popleft())
             if all(call.done for call in calls):
@@ -3556,6 +3648,8 @@ class Client(object):
     def _noise(self, text):
         if isinstance(text, _BadUTF8):
             return self._invalid_utf8()
+        if isinstance(text, _Stray):
+            return self._warn("stray", text)
         if isinstance(text, _Batch):  # traced whole; its members are not traced again
             if self.trace is not None:
                 self._record("recv", frame=text.array)
@@ -4019,8 +4113,11 @@ class _Diagnostics(object):
         self._progress_shown = False
         self._progress_at = 0.0
         self._relay = b""
+        self.redact = None  # a _Redactor once the secrets of the run are known
 
     def _write(self, text):
+        if self.redact is not None:
+            text = self.redact(text)
         try:
             if self._progress_shown:
                 text = "\r\x1b[K" + text
@@ -4088,6 +4185,8 @@ class _Diagnostics(object):
         if params.get("message"):
             text += " " + str(params["message"])
         line = _one_line(text)
+        if self.redact is not None:  # before it is cut to the terminal's width
+            line = self.redact(line)
         if self.tty:
             self._write(line[:max(10, self._width() - 1)])
             self._progress_shown = True
@@ -4121,6 +4220,60 @@ class _Diagnostics(object):
             self._relay = b""
         if self._progress_shown:
             self._write("")
+
+
+class _Redactor(object):
+    """Replaces secrets with ``***`` in text for stderr and the trace: header
+    values and their credentials, the URL's password and query values, the
+    server's environment values given; only those of 4 characters or more
+    (shorter ones would garble every line and hide little)."""
+
+    def __init__(self, secrets):
+        forms = set()
+        for secret in secrets:
+            # As written, as JSON writes it (the trace), as a terminal line shows it.
+            forms.update((secret, json.dumps(secret)[1:-1], _neutralise(secret)))
+        self.forms = sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
+
+    def __call__(self, text):
+        for form in self.forms:
+            if form in text:
+                text = text.replace(form, "***")
+        return text
+
+    def file(self, stream):
+        """``stream`` (the trace) writing through this redactor."""
+        return _RedactedFile(stream, self)
+
+
+class _RedactedFile(object):
+    def __init__(self, stream, redact):
+        self.stream, self.redact = stream, redact
+
+    def write(self, text):
+        return self.stream.write(self.redact(text))
+
+    def flush(self):
+        self.stream.flush()
+
+    def close(self):
+        self.stream.close()
+
+
+def _secrets(options):
+    """What a run must never show (see _Redactor), from the Client's options."""
+    found = []
+    for value in (options.get("headers") or {}).values():
+        found.append(value)
+        found.append(value.partition(" ")[2])  # the credentials after "Bearer "
+    found += list((options.get("env") or {}).values())
+    url = options.get("url")
+    if url:
+        from urllib.parse import parse_qsl, unquote, urlsplit  # lazy: HTTP only
+        parts = urlsplit(url)
+        found += [unquote(parts.password or ""), parts.password or ""]
+        found += [value for _, value in parse_qsl(parts.query)]
+    return [secret for secret in found if isinstance(secret, str) and len(secret) >= 4]
 
 
 def _num(value):
@@ -6347,7 +6500,9 @@ def _run(argv, diag, out, started):
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
     options = _client_options(args, _server_entry(args, server), diag)
-    trace = _open_trace(args.trace)
+    secrets = _secrets(options)
+    diag.redact = _Redactor(secrets) if secrets else None
+    trace = _open_trace(args.trace, diag.redact)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
         client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
@@ -6419,13 +6574,18 @@ def _directory(path):
     return path
 
 
-def _open_trace(path):
+def _open_trace(path, redact=None):
     if path is None:
         return None
     try:
-        return open(path, "w", encoding="utf-8")
+        # Non-blocking open: a FIFO nobody reads fails at once (ENXIO), not never.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
+        os.set_blocking(fd, True)
+        trace = open(fd, "w", encoding="utf-8")
     except (IOError, OSError) as e:
-        raise UsageError("--trace %s: %s" % (path, e.strerror or e))
+        reason = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
+        raise UsageError("--trace %s: %s" % (path, reason))
+    return trace if redact is None else redact.file(trace)
 
 
 def _roots(paths, diag):
@@ -6519,18 +6679,23 @@ def _http_headers(args, entry):
     """The HTTP headers to send: the config entry's, then --header, then
     --bearer-env's Authorization; values are never shown, not even in errors."""
     headers = dict(entry["headers"])
+
+    def put(name, value):  # a later one replaces an earlier, whatever the case
+        for known in [known for known in headers if known.lower() == name.lower()]:
+            del headers[known]
+        headers[name] = value
     for spec in args.header:
         name, colon, value = spec.partition(":")
         if not colon or not name.strip():
             raise UsageError("--header takes 'Name: value', not %s" % _show(name.strip()
                                                                            or spec[:1]))
-        headers[name.strip()] = _expand(value.strip(), os.environ, "--header %s" % name.strip())
+        put(name.strip(), _expand(value.strip(), os.environ, "--header %s" % name.strip()))
     if args.bearer_env is not None:
         token = os.environ.get(args.bearer_env)
         if not token:
             raise UsageError("--bearer-env %s: the variable is not set or empty"
                              % args.bearer_env)
-        headers["Authorization"] = "Bearer " + token
+        put("Authorization", "Bearer " + token)
     return headers
 
 
