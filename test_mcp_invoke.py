@@ -5258,3 +5258,102 @@ def test_http_config_entries_with_headers_and_variables(capsys, tmp_path, monkey
         assert code == 2 and "${NOT_SET_ANYWHERE}, which is not set" in err
         code, out, err = run(capsys, "--config", path, "servers")
     assert code == 0 and "windsurf  http" in out and url in out
+
+
+def test_http_a_burst_of_notifications_before_the_answer_does_not_stall():
+    seen = []
+
+    def slowly(params):  # the reader gets well ahead of a caller this slow
+        seen.append(params["progress"])
+        time.sleep(0.0005)
+    with _http("--mode", "sse") as url:
+        with mcp_invoke.Client(url=url, timeout=6) as client:
+            started = time.monotonic()
+            result = client.call_tool("slow", {"steps": 1500, "delay": 0}, on_progress=slowly)
+            assert result["content"][0]["text"] == "done after 1500 steps"
+            assert seen == list(range(1, 1501))
+            assert time.monotonic() - started < 5  # a stall lasts the whole timeout
+
+
+def test_secrets_never_reach_stderr_or_the_trace_even_when_a_server_echoes_them(
+        capsys, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    code, out, err = run(capsys, "--env", "API_KEY=s3cr3t-\u00e9-value", "--trace", str(trace),
+                         "call", "echo", u"text=s3cr3t-\u00e9-value", "--", *SERVER)
+    assert code == 0 and out == u"s3cr3t-\u00e9-value\n"  # results are the user's data
+    assert "s3cr3t" not in trace.read_text() and "***" in trace.read_text()
+    code, out, err = run(capsys, "--env", "API_KEY=s3cr3t-value", "call",
+                         "no_such_tool_s3cr3t-value", "--", *SERVER)
+    assert code == 3 and "s3cr3t" not in err and "no_such_tool_***" in err
+
+
+@pytest.mark.parametrize("header", ["Host: evil.example", "Content-Length: 0",
+                                    "mcp-session-id: forged", "Mcp-Param-Region: x",
+                                    "Accept: */*", "Transfer-Encoding: chunked"])
+def test_http_headers_the_transport_writes_cannot_be_given(header, capsys):
+    code, out, err = run(capsys, "tools", "--url", "http://127.0.0.1:1/mcp", "--header", header)
+    assert code == 2 and "is set by mcp_invoke itself" in err
+
+
+def test_http_a_later_header_replaces_an_earlier_one_whatever_its_case(monkeypatch):
+    monkeypatch.setenv("TOKEN_X", "tok-1234")
+    args = mcp_invoke._build_parser().parse_args(
+        ["--header", "authorization: Basic x", "--bearer-env", "TOKEN_X", "--header",
+         "X-A: 1", "--header", "x-a: 2", "tools"])
+    headers = mcp_invoke._http_headers(args, {"headers": {"X-A": "0"}})
+    assert headers == {"Authorization": "Bearer tok-1234", "x-a": "2"}
+
+
+def test_trace_to_a_pipe_nobody_reads_is_refused_at_once(capsys, tmp_path):
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    code, out, err = run(capsys, "--trace", fifo, "ping", "--", *SERVER)
+    assert code == 2 and err == "mcp_invoke: --trace %s: a pipe nobody reads\n" % fifo
+
+
+class _FakeResponse(object):
+    def __init__(self, headers, status=200, reason="OK", body=b""):
+        self.headers, self.status, self.reason, self.body = headers, status, reason, body
+
+    def getheader(self, name, default=None):
+        return self.headers.get(name, default)
+
+    def read1(self, n):
+        chunk, self.body = self.body[:n], self.body[n:]
+        return chunk
+
+
+def test_http_odd_answers_are_protocol_errors_never_tracebacks():
+    transport = mcp_invoke._HttpTransport("http://127.0.0.1:1/mcp")
+    with pytest.raises(mcp_invoke.ProtocolError, match="not a number of bytes"):
+        transport._body(_FakeResponse({"Content-Type": "application/json",
+                                       "Content-Length": "9" * 5000}), 200)
+    with pytest.raises(mcp_invoke.ProtocolError, match="a malformed URL"):
+        transport._redirected("http://127.0.0.1:x/mcp")
+    with pytest.raises(mcp_invoke.ProtocolError, match="another origin, http://localhost:1/"):
+        transport._redirected("http://localhost:1/mcp?token=SECRET")
+    assert transport._redirected("/moved?x=1") == "/moved?x=1"
+    post = mcp_invoke._Post({"jsonrpc": "2.0", "id": 7, "method": "tools/call"}, b"{}")
+    event = mcp_invoke._SSEEvent
+    items = transport._messages([event("message", '{"jsonrpc":"2.0","id":8,"result":{}}', None),
+                                 event("message", '{"jsonrpc":"2.0","id":7,"result":{}}', None)],
+                                post)
+    assert isinstance(items[0], mcp_invoke._Stray) and "id 8" in items[0]
+    assert items[1] == {"jsonrpc": "2.0", "id": 7, "result": {}} and post.answered
+    transport.close()
+
+
+def test_http_credentials_in_the_url_and_the_proxy_go_as_basic_auth():
+    transport = mcp_invoke._HttpTransport(
+        "http://al%40ice:pa%3Ass@127.0.0.1:1/mcp",
+        environ={"http_proxy": "http://puser:ppass@127.0.0.1:2"})
+    assert ("Authorization", "Basic " + base64.b64encode(b"al@ice:pa:ss").decode()) in \
+        transport.headers
+    assert transport._proxy_auth == [("Proxy-Authorization", "Basic " + base64.b64encode(
+        b"puser:ppass").decode())]
+    assert transport._absolute("/mcp") == "http://127.0.0.1:1/mcp"  # a plain proxy's form
+    transport.close()
+    given = mcp_invoke._HttpTransport("http://u:p@127.0.0.1:1/mcp",
+                                      headers={"authorization": "Bearer t"})
+    assert given.headers == [("authorization", "Bearer t")]
+    given.close()
