@@ -12,6 +12,7 @@ Usage::
     python3 fake_server.py [--mode MODE]... [--era ERA] [--supported V1,V2]
                            [--record FILE] [--pidfile FILE] [--size N]
                            [--delay SECONDS] [--http PORT]
+                           [--record-headers FILE]
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
     --era ERA        legacy (default), modern or dual; see Eras below
@@ -23,13 +24,18 @@ Usage::
     --record FILE    append every line read from stdin to FILE, and the line
                      {"signal":"SIGTERM"} (or SIGINT) when that arrives
     --pidfile FILE   where the grandchild mode writes its grandchild's pid
-    --size N         bytes for flood-stderr (default 1 MiB) and
-                     write-before-read (default 2 MiB)
+    --size N         bytes for flood-stderr (default 1 MiB),
+                     write-before-read (default 2 MiB) and flood (default
+                     200 MiB)
     --delay SECONDS  how long the late and slow-start modes sleep (default 1.0)
     --answer JSON    the bad-frame mode's answer to tools/call
     --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0: a free
                      port) instead of stdio; --record then records every
-                     POST body as a line
+                     POST body as a line, and {"cancelled":ID} for a
+                     modern request whose stream the client closed
+    --record-headers FILE  (with --http) append one JSON line per HTTP
+                     request: {"method", "path", "headers": {name: value}},
+                     header names as received
 
 Eras:
 
@@ -77,8 +83,9 @@ HTTP (--http):
 
     Once listening, the server prints one line, http://127.0.0.1:N/mcp, and
     serves until stdin ends (keep stdin open) or a signal arrives.  Only
-    /mcp exists.  Every era checks, in this order: an Origin other than
-    http://127.0.0.1:N or http://localhost:N (403), a POST whose Accept
+    /mcp exists (the redirect modes move it).  Every era checks, in this
+    order: an Origin other than http://127.0.0.1:N or http://localhost:N
+    (403), the token in the auth mode (401), a POST whose Accept
     lacks application/json or text/event-stream (406), or whose
     Content-Type is not application/json (415), a body that is not one
     JSON object (400, -32700 or -32600).  Errors about the HTTP request
@@ -99,9 +106,13 @@ HTTP (--http):
             <n>; GET with Last-Event-ID resumes that stream (400 if unknown),
             and GET without it opens the session's one standalone stream
             (409 for a second; 406 without Accept text/event-stream), which
-            DELETE closes.  DELETE ends the session (200).  A request that
-            is neither initialize nor in a session is refused with 400 and
-            -32600, not a modern error, as a legacy-only server would.
+            DELETE closes.  A stream whose connection broke, at any point,
+            is kept: a GET with the id of the last event received replays
+            the events after it, answer included, and carries the rest (a
+            standalone stream is the session's GET stream again).  DELETE
+            ends the session (200).  A request that is neither initialize
+            nor in a session is refused with 400 and -32600, not a modern
+            error, as a legacy-only server would.
     modern  (2026-07-28) no sessions: Mcp-Session-Id and Last-Event-ID are
             ignored, GET and DELETE get 405, a POSTed response 400.  A
             request needs MCP-Protocol-Version equal to its _meta
@@ -111,7 +122,10 @@ HTTP (--http):
             value is decoded first); otherwise 400 with HeaderMismatch
             -32020 (for initialize, naming --supported).  -32601 comes with
             404, -32020 to -32022 with 400, other errors with 200.  SSE
-            events have no ids.
+            events have no ids, so a client that closes a stream before the
+            answer cancels the request: the server notices when it next
+            has something to send for it, sends nothing more, and
+            records {"cancelled":ID} with --record.
     dual    initialize opens a legacy session, served as above; a request
             without Mcp-Session-Id is served as modern.
 
@@ -207,6 +221,62 @@ HTTP modes (with --http only):
                        for a GET with that id as Last-Event-ID
     no-get             answer GET with 405, as servers without a standalone
                        stream do
+    auth               every request needs Authorization: Bearer s3cret;
+                       without it, or with another token: 401, WWW-Authenticate
+                       Bearer realm="fake", error="invalid_token",
+                       resource_metadata="http://127.0.0.1:N/.well-known/
+                       oauth-protected-resource" (not served).  Bearer
+                       readonly serves all but tools/call, which gets 403,
+                       WWW-Authenticate Bearer error="insufficient_scope",
+                       scope="tools:write".  Both carry a JSON-RPC error
+                       without an id
+    error-500          answer tools/call with 500 and an HTML page that holds
+                       an ANSI escape (ESC[31m) and the word SECRET-HTML
+    wrong-type         answer tools/call with 200 and a text/html page
+    not-json           answer tools/call with 200, application/json and the
+                       body "this is not json{"
+    no-length          send every JSON body (answers and errors) without
+                       Content-Length, ended by closing the connection
+                       (Connection: close)
+    chunked            send every JSON body with Transfer-Encoding: chunked,
+                       in chunks of at most 1000 bytes (wins over no-length)
+    flood              answer tools/call of big with --size bytes of valid
+                       JSON, made as it is written in 64 KiB writes, whatever
+                       the size argument; framed as the two modes above say
+                       (an SSE event in sse mode); a client that hangs up
+                       ends it quietly
+    expire-session     (legacy era) a session serves two requests after
+                       initialize (any method, notifications and answers
+                       included); the next that names it, and every later
+                       one, gets 404 as if deleted.  Each new initialize
+                       opens a new session
+    expire-always      (legacy era) a session ends once its initialize is
+                       answered: every later request that names it gets 404
+    drop-stream        answer tools/call with an SSE stream whose one event,
+                       without an id, is notifications/progress for the
+                       call's progressToken (else notifications/message),
+                       then close the connection without the answer
+    stall-body         answer tools/call with 200, application/json,
+                       Content-Length: 100 and 10 bytes, then send nothing
+                       and keep the connection until the client leaves
+    comments-only      answer tools/call with an SSE stream of ": keep-alive"
+                       comments, one every 0.1 s, until the client leaves
+    reset              close tools/call's connection once the request is
+                       read, with no answer: a RST, not a FIN
+    redirect           /mcp answers 307 with Location: /moved/mcp, which is
+                       the endpoint instead
+    redirect-away      /mcp answers 307 with Location: http://localhost:N/mcp,
+                       another origin; asked with Host localhost:N, it serves
+    redirect-loop      /mcp answers 307 with Location: /mcp, forever
+    get-ask            (legacy era) send the requests whose answers a call
+                       waits for (the ask tools, fake://secret,
+                       secret_greeting, server-requests) on the session's
+                       GET stream, waiting up to 2 s for one to open, else on
+                       the POST's stream.  The answer still ends the POST
+
+error-500, wrong-type, not-json, drop-stream, stall-body, comments-only and
+reset answer tools/call in either era once the HTTP request has passed its
+checks (session, headers), before the call itself is run or checked.
 
 Stdio only (refused with --http, exit status 2): banner, bytewise,
 close-stdout, write-before-read, reverse, late-discover, early-ask,
@@ -229,6 +299,7 @@ import select
 import signal
 import socket
 import socketserver
+import struct
 import subprocess
 import sys
 import threading
@@ -243,7 +314,10 @@ PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_VERSION = "2025-11-25"
 
 # Modes that only mean something over HTTP (--http).
-HTTP_MODES = ("sse", "sse-retry", "no-get")
+HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
+              "not-json", "no-length", "chunked", "flood", "expire-session",
+              "expire-always", "drop-stream", "stall-body", "comments-only",
+              "reset", "redirect", "redirect-away", "redirect-loop", "get-ask")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -288,7 +362,8 @@ CACHEABLE = ("tools/list", "prompts/list", "resources/list",
 TTL_MS = 60000
 
 # Default --size per mode: enough to overflow a 64 KiB pipe many times over.
-DEFAULT_SIZES = {"flood-stderr": 1048576, "write-before-read": 2097152}
+DEFAULT_SIZES = {"flood-stderr": 1048576, "write-before-read": 2097152,
+                 "flood": 209715200}  # flood: far past any client's cap
 
 # RFC 5424 severities, lowest first, as logging/setLevel names them.
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
@@ -1469,14 +1544,47 @@ EVENT_ID = re.compile(r"^s([0-9]+)-([0-9]+)$")
 # How often a waiting stream checks whether its client has gone.
 PEER_POLL = 0.5
 
+# The auth mode's bearer tokens: one for everything, one that may not call tools.
+TOKEN = "s3cret"
+READONLY_TOKEN = "readonly"
+
+# Requests a session serves after initialize before it expires, by mode.
+SESSION_LIMITS = {"expire-session": 2, "expire-always": 0}
+
+# Where the redirect mode moves the endpoint.
+MOVED_PATH = "/moved/mcp"
+
+# The largest chunk of the chunked mode, and the flood mode's write size.
+CHUNK_SIZE = 1000
+FLOOD_WRITE = 65536
+
+# The flood mode's text before it is swapped for the filler.
+FLOOD_MARK = "FLOOD-FILLER"
+
+# How long get-ask waits for a standalone stream before asking on the POST's.
+GET_ASK_WAIT = 2.0
+
+# How often comments-only sends its comment.
+KEEPALIVE_EVERY = 0.1
+
+# What the error-500 and wrong-type modes answer with, as a proxy might.
+# The escape sequence and SECRET-HTML must never reach a client's output.
+ERROR_PAGE = (b"<!DOCTYPE html>\n<html><head><title>500 Internal Server Error"
+              b"</title></head>\n<body><h1>Internal Server Error</h1>\n"
+              b"<pre>\x1b[31mSECRET-HTML: Traceback (most recent call last)"
+              b"\x1b[0m</pre>\n</body></html>\n")
+WELCOME_PAGE = (b"<!DOCTYPE html>\n<html><head><title>Welcome</title></head>\n"
+                b"<body><h1>Welcome to nginx!</h1></body></html>\n")
+
 
 class _Stream(object):
     """One SSE stream of a session, kept so Last-Event-ID can resume it."""
 
-    def __init__(self, number, wfile, resumable):
+    def __init__(self, number, wfile, resumable, standalone=False):
         self.number = number
         self.wfile = wfile  # None while no connection carries it
         self.resumable = resumable
+        self.standalone = standalone  # opened by GET, not by a POST
         self.events = []  # encoded events; None for the priming one
         self.done = False  # its answer has been sent
 
@@ -1530,6 +1638,7 @@ class _HttpServer(_Server):
         self.get_stream = None  # the open standalone GET stream
         self.ended = False  # DELETE ended the session
         self.exchange = None
+        self.uses = 0  # requests that named the session (expire modes)
 
     def write_line(self, line):
         for part in line.split(b"\n"):
@@ -1538,11 +1647,51 @@ class _HttpServer(_Server):
     def read_message(self):
         return self.replies.get()
 
-    def new_stream(self, wfile):
+    def use(self, limit):
+        """Count one request naming the session; False once past limit."""
+        with self.cond:
+            self.uses += 1
+            return limit is None or self.uses <= limit
+
+    def ask(self, asks):
+        """get-ask: the requests go on the standalone stream, if one opens."""
+        stream = None
+        if "get-ask" in self.modes and not self.current.modern:
+            stream = self.standalone(GET_ASK_WAIT)
+        if stream is None:
+            return _Server.ask(self, asks)
+        wire, self.exchange = self.exchange, _Standalone(self, stream)
+        try:
+            return _Server.ask(self, asks)  # the answers still come by POST
+        finally:
+            self.exchange = wire
+
+    def standalone(self, timeout):
+        """The open GET stream, waiting up to timeout for one; or None."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while self.get_stream is None and not self.ended:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
+            return self.get_stream
+
+    def tool_big(self, args, meta):
+        """flood: --size bytes of answer, made as they are written."""
+        if "flood" not in self.modes:
+            return _Server.tool_big(self, args, meta)
+        result = _text(FLOOD_MARK)
+        if self.current.modern:
+            result = _modern_result("tools/call", result)
+        self.exchange.flood(result, self.size or DEFAULT_SIZES["flood"])
+        return _NO_REPLY
+
+    def new_stream(self, wfile, standalone=False):
         """A stream numbered within the session (resumable if there is one)."""
         with self.cond:
             stream = _Stream(len(self.streams) + 1, wfile,
-                             self.session_id is not None)
+                             self.session_id is not None, standalone)
             self.streams.append(stream)
             return stream
 
@@ -1561,6 +1710,22 @@ class _HttpServer(_Server):
         with self.cond:
             self.ended = True
             self.cond.notify_all()
+
+
+class _Standalone(object):
+    """get-ask's wire: what the server writes goes on the GET stream."""
+
+    def __init__(self, server, stream):
+        self.server = server
+        self.stream = stream
+
+    def emit(self, line):
+        with self.server.cond:
+            self.stream.add(line)
+
+
+class _Cancelled(Exception):
+    """The client closed a 2026-07-28 stream: its request is cancelled."""
 
 
 def _parse_line(line):
@@ -1599,6 +1764,7 @@ class _Exchange(object):
         message = _parse_line(line)
         answer = self.is_answer(message)
         headers = []
+        self.check_cancelled()
         if answer:
             self.answered = True
             if self.on_result and message and "result" in message:
@@ -1617,6 +1783,51 @@ class _Exchange(object):
             if answer:
                 self.stream.done = True
                 self.server.cond.notify_all()
+        # Once the answer is out, a client may well close at once.
+        self.check_cancelled(peek=not answer)
+
+    def check_cancelled(self, peek=True):
+        """Raise _Cancelled if the client closed a 2026-07-28 stream.
+
+        Those streams cannot be resumed, so a client that closes one has
+        given up on the request.  A legacy stream is kept for Last-Event-ID
+        instead.  Without peek, only a failed write counts.
+        """
+        if not self.modern or self.stream is None:
+            return
+        if self.stream.wfile is not None and not (
+                peek and self.handler.peer_gone()):
+            return
+        self.stream.wfile = None
+        self.answered = True  # nothing is owed any more
+        if self.server.record:
+            _append(self.server.record,
+                    _encode({"cancelled": self.request_id}) + b"\n")
+        raise _Cancelled()
+
+    def flood(self, result, size):
+        """Answer with size bytes: result, its FLOOD_MARK text swapped for x's.
+
+        The body is made block by block as the socket takes it, never held
+        whole; a client that hangs up ends it quietly.
+        """
+        line = _encode({"jsonrpc": "2.0", "id": self.request_id,
+                        "result": result})
+        prefix, suffix = line.split(FLOOD_MARK.encode("ascii"))
+        filler = max(0, size - len(prefix) - len(suffix))
+        self.answered = True
+        if self.stream is None and not self.sse:
+            return self.handler.send_flood(
+                _flood_blocks(prefix, filler, suffix),
+                len(prefix) + filler + len(suffix))
+        if self.stream is None:
+            self.open()
+        # One event, without an id: 200 MB is not kept for a replay.
+        self.handler.write_flood(_flood_blocks(
+            b"event: message\ndata: " + prefix, filler, suffix + b"\n\n"))
+        with self.server.cond:
+            self.stream.done = True
+            self.server.cond.notify_all()
 
     def open(self, headers=(), retry=None):
         """Start the SSE answer; with retry, prime it and drop the connection."""
@@ -1627,6 +1838,45 @@ class _Exchange(object):
                 self.stream.add(None, retry)
                 self.stream.wfile = None
             self.handler.hang_up()
+
+
+def _flood_blocks(prefix, filler, suffix):
+    """prefix, filler bytes of x and suffix, in FLOOD_WRITE-byte blocks.
+
+    A generator, so a 200 MB body is made one block at a time as it is sent.
+    """
+    pending = prefix
+    while filler:
+        take = min(filler, max(0, FLOOD_WRITE - len(pending)))
+        pending += b"x" * take
+        filler -= take
+        if len(pending) >= FLOOD_WRITE:
+            yield pending[:FLOOD_WRITE]
+            pending = pending[FLOOD_WRITE:]
+    pending += suffix
+    while pending:
+        yield pending[:FLOOD_WRITE]
+        pending = pending[FLOOD_WRITE:]
+
+
+def _chunked(data):
+    """data as HTTP/1.1 chunks of at most CHUNK_SIZE bytes each."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(data[i:i + CHUNK_SIZE]),
+                                          data[i:i + CHUNK_SIZE])
+                    for i in range(0, len(data), CHUNK_SIZE))
+
+
+def _first_note(request):
+    """drop-stream's one message: progress if the request asks for it."""
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    if token is not None:
+        return {"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1,
+                           "message": "started"}}
+    return {"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "logger": "fake", "data": "started"}}
 
 
 def _media_types(value):
@@ -1691,19 +1941,63 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     # -- answering ------------------------------------------------------
 
-    def send_body(self, status, body, headers=()):
+    def send_body(self, status, body, headers=(),
+                  content_type="application/json"):
+        self.send_blocks(status, [body] if body else [], len(body), headers,
+                         content_type if body else None)
+
+    def send_blocks(self, status, blocks, length, headers=(),
+                    content_type="application/json"):
+        """Send a body of length bytes, given as blocks, as they come.
+
+        A JSON body has a Content-Length, unless the chunked mode sends it
+        in chunks, or the no-length mode ends it by closing the connection.
+        """
+        framing = "length"
+        if content_type == "application/json":
+            if "chunked" in self.server.modes:
+                framing = "chunked"
+            elif "no-length" in self.server.modes:
+                framing = "close"
         self.send_response(status)
-        if body:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        if framing == "length":
+            self.send_header("Content-Length", str(length))
+        elif framing == "chunked":
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")  # the body ends with it
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        for block in blocks:
+            self.wfile.write(_chunked(block) if framing == "chunked" else block)
+        if framing == "chunked":
+            self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+        if framing == "close":
+            self.hang_up()
 
-    def reject(self, status, code, message, request_id=None, data=None):
-        self.send_body(status, _jsonrpc_error(code, message, request_id, data))
+    def send_flood(self, blocks, length):
+        """flood: a JSON answer from blocks; stop quietly if the client leaves."""
+        try:
+            self.send_blocks(200, blocks, length)
+        except OSError:  # what a client with a size cap should do
+            self.close_connection = True
+
+    def write_flood(self, blocks):
+        """flood on an open SSE stream: write blocks until the client leaves."""
+        try:
+            for block in blocks:
+                self.wfile.write(block)
+        except OSError:
+            self.close_connection = True
+
+    def reject(self, status, code, message, request_id=None, data=None,
+               headers=()):
+        self.send_body(status, _jsonrpc_error(code, message, request_id, data),
+                       headers)
 
     def start_stream(self, headers=()):
         self.send_response(200)
@@ -1742,6 +2036,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 if self.peer_gone():
                     return
 
+    def stall(self):
+        """Send nothing more, and keep the connection until the client leaves."""
+        self.close_connection = True
+        while not self.peer_gone():
+            time.sleep(PEER_POLL)
+
     # -- checks ---------------------------------------------------------
 
     def read_body(self, required):
@@ -1757,12 +2057,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return None
 
     def admitted(self, required_body=False):
-        """Read the body, check path and Origin; False once answered."""
+        """Read the body, check path, Origin and token; False once answered."""
+        options = self.server.options
+        if options.record_headers:
+            _append(options.record_headers, _encode({
+                "method": self.command, "path": self.path,
+                "headers": dict(self.headers.items())}) + b"\n")
         self.body = self.read_body(required_body)
         if self.body is None:
             return False
-        if self.path.split("?")[0] != "/mcp":
-            self.reject(404, INVALID_REQUEST, "Not Found: the endpoint is /mcp")
+        if not self.at_endpoint():
             return False
         origin = self.headers.get("Origin")
         port = self.server.server_address[1]
@@ -1770,7 +2074,46 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "http://127.0.0.1:%d" % port, "http://localhost:%d" % port):
             self.reject(403, INVALID_REQUEST, "Forbidden: Origin %s" % origin)
             return False
+        if "auth" in self.server.modes and self.bearer() not in (
+                TOKEN, READONLY_TOKEN):
+            self.reject(401, INVALID_REQUEST, "Unauthorized: a valid bearer "
+                        "token is required", headers=[(
+                            "WWW-Authenticate", 'Bearer realm="fake", '
+                            'error="invalid_token", resource_metadata="http://'
+                            '127.0.0.1:%d/.well-known/oauth-protected-resource"'
+                            % port)])
+            return False
         return True
+
+    def at_endpoint(self):
+        """Whether the path is the endpoint; else answer 404 or a redirect."""
+        modes = self.server.modes
+        port = self.server.server_address[1]
+        path = self.path.split("?")[0]
+        location = None
+        if path == "/mcp" and "redirect" in modes:
+            location = MOVED_PATH
+        elif path == "/mcp" and "redirect-loop" in modes:
+            location = "/mcp"
+        elif path == "/mcp" and "redirect-away" in modes and (
+                self.headers.get("Host", "").lower() != "localhost:%d" % port):
+            # Another origin: a client must not take the token along.  The
+            # same server answers there, so one that follows gets served.
+            location = "http://localhost:%d/mcp" % port
+        if location is not None:
+            self.send_body(307, b"", [("Location", location)])
+            return False
+        endpoint = MOVED_PATH if "redirect" in modes else "/mcp"
+        if path != endpoint:
+            self.reject(404, INVALID_REQUEST,
+                        "Not Found: the endpoint is %s" % endpoint)
+            return False
+        return True
+
+    def bearer(self):
+        """The token of a Bearer Authorization header, or None."""
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else None
 
     def session(self):
         """The legacy session the request names; None once answered 400/404."""
@@ -1779,6 +2122,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.reject(400, INVALID_REQUEST, "Bad Request: Missing session ID")
             return None
         server = self.server.sessions.get(session_id)
+        if server is not None and not server.use(self.server.session_limit):
+            self.server.sessions.pop(session_id, None)  # expired, as if deleted
+            server.end()
+            server = None
         if server is None:
             self.reject(404, INVALID_REQUEST, "Session not found")
             return None
@@ -1813,6 +2160,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not isinstance(message, dict):
             return self.reject(400, INVALID_REQUEST,
                                "Invalid Request: one JSON-RPC message per POST")
+        if ("auth" in self.server.modes and self.bearer() == READONLY_TOKEN
+                and message.get("method") == "tools/call"):
+            return self.reject(403, INVALID_REQUEST, "Forbidden: calling tools "
+                               "needs scope tools:write", headers=[(
+                                   "WWW-Authenticate", 'Bearer error='
+                                   '"insufficient_scope", scope="tools:write"')])
         era = self.server.options.era
         if era != "modern" and message.get("method") == "initialize":
             return self.initialize(message)
@@ -1864,6 +2217,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def dispatch(self, server, message, modern, on_result=None):
         """Run the shared handle_request with this POST as its wire."""
+        if message["method"] == "tools/call" and self.misbehave(message):
+            return
         retry = (not modern and "sse-retry" in server.modes and
                  message["method"] == "tools/call")
         exchange = _Exchange(self, server, message["id"], modern,
@@ -1877,11 +2232,57 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 server.handle_request(message)
             except SystemExit as exc:  # crash-call ends the process, as on stdio
                 os._exit(exc.code if isinstance(exc.code, int) else 1)
+            except _Cancelled:
+                pass  # the stream is gone, and with it the request
             finally:
                 server.exchange = None
         if not exchange.answered:  # hang-call and friends: hold the line
             self.close_connection = True
             self.wait(server, lambda: False)
+
+    def misbehave(self, message):
+        """The modes that break tools/call's HTTP answer; True if one did.
+
+        They answer before the server sees the call, so no lock is held:
+        the session goes on meanwhile.
+        """
+        modes = self.server.modes
+        if "error-500" in modes:
+            self.send_body(500, ERROR_PAGE, content_type="text/html")
+        elif "wrong-type" in modes:
+            self.send_body(200, WELCOME_PAGE, content_type="text/html")
+        elif "not-json" in modes:
+            self.send_body(200, b"this is not json{")
+        elif "stall-body" in modes:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc"')  # 10 of the 100 bytes promised
+            self.wfile.flush()
+            self.stall()
+        elif "drop-stream" in modes:
+            self.start_stream()
+            self.wfile.write(b"event: message\ndata: %s\n\n"
+                             % _encode(_first_note(message)))
+            self.hang_up()  # no id to resume from, and no answer
+        elif "comments-only" in modes:
+            self.start_stream()
+            try:
+                while not self.peer_gone():
+                    self.wfile.write(b": keep-alive\n\n")
+                    time.sleep(KEEPALIVE_EVERY)
+            except OSError:
+                pass  # the client left
+        elif "reset" in modes:
+            # Linger 0: closing sends RST, not FIN (see _Listener).
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.server.resets.add(self.connection)
+            self.close_connection = True
+        else:
+            return False
+        return True
 
     # -- GET: the standalone stream, or a resumed one --------------------
 
@@ -1904,12 +2305,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return self.reject(409, INVALID_REQUEST,
                                    "Conflict: a GET stream is already open")
             self.start_stream()
-            server.get_stream = server.new_stream(self.wfile)
-        try:
-            self.wait(server, lambda: False)
-        finally:
-            with server.cond:
-                server.get_stream = None
+            stream = server.new_stream(self.wfile, standalone=True)
+            server.get_stream = stream
+            server.cond.notify_all()  # get-ask may be waiting for it
+        self.carry(server, stream, lambda: False)
 
     def resume(self, server, last):
         """Replay a stream after Last-Event-ID, then carry it to its end."""
@@ -1921,7 +2320,25 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with server.cond:
             stream.wfile = self.wfile
             stream.replay(int(EVENT_ID.match(last).group(2)))
-        self.wait(server, lambda: stream.done)
+            if stream.standalone and server.get_stream is None:
+                server.get_stream = stream  # the session's GET stream again
+                server.cond.notify_all()
+        self.carry(server, stream, lambda: stream.done)
+
+    def carry(self, server, stream, until):
+        """Carry the stream until `until()`, the session's end or the client's.
+
+        A standalone stream stays the session's GET stream until then,
+        unless another connection has taken it over by Last-Event-ID.
+        """
+        try:
+            self.wait(server, until)
+        finally:
+            with server.cond:
+                if stream.wfile is self.wfile:
+                    stream.wfile = None  # this connection is done with it
+                if server.get_stream is stream and stream.wfile is None:
+                    server.get_stream = None
 
     # -- DELETE: end the session -----------------------------------------
 
@@ -1953,10 +2370,21 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.modes = frozenset(options.modes)
         self.sessions = {}
         self.modern = _HttpServer(options)
+        limits = [n for mode, n in SESSION_LIMITS.items() if mode in self.modes]
+        self.session_limit = min(limits) if limits else None  # None: forever
+        self.resets = set()  # the reset mode's connections
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], ConnectionError):  # not a client leaving
             http.server.HTTPServer.handle_error(self, request, client_address)
+
+    def shutdown_request(self, request):
+        """Close the connection; a reset one without the FIN of shutdown()."""
+        if request in self.resets:
+            self.resets.discard(request)
+            self.close_request(request)
+        else:
+            http.server.HTTPServer.shutdown_request(self, request)
 
 
 def _serve_http(options):
@@ -2008,6 +2436,9 @@ def _build_parser():
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve Streamable HTTP on 127.0.0.1:PORT (0: any "
                              "free port) instead of stdio; prints the URL")
+    parser.add_argument("--record-headers", metavar="FILE",
+                        help="with --http, append each request's method, "
+                             "path and headers to FILE as a JSON line")
     return parser
 
 
@@ -2024,6 +2455,8 @@ def _parse(argv):
             parser.error("mode %r needs --http" % mode)
         if options.http is not None and mode in STDIO_MODES:
             parser.error("mode %r is for stdio only" % mode)
+    if options.http is None and options.record_headers:
+        parser.error("--record-headers needs --http")
     if options.supported is None:
         options.supported = {"legacy": PROTOCOL_VERSIONS, "modern": MODERN_VERSIONS,
                              "dual": DUAL_VERSIONS}[options.era]
