@@ -317,7 +317,8 @@ LATEST_VERSION = "2025-11-25"
 HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
               "not-json", "no-length", "chunked", "flood", "expire-session",
               "expire-always", "drop-stream", "stall-body", "comments-only",
-              "reset", "redirect", "redirect-away", "redirect-loop", "get-ask")
+              "reset", "redirect", "redirect-away", "redirect-loop", "get-ask",
+              "param-headers", "http-sse")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -467,7 +468,22 @@ WEATHER_OUT = {
 }
 
 
-def _tools():
+# Tools whose arguments go in headers too (mode param-headers; 2026-07-28
+# streamable-http, "Custom Headers from Tool Parameters"): locate's
+# annotations are valid; bad_header puts one on a number, so a client must
+# leave it out.
+PARAM_TOOLS = [
+    _tool("locate", "Say where: the region and zone.", {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "zone": {"type": "object", "properties": {
+            "id": {"type": "integer", "x-mcp-header": "Zone"}}},
+        "note": {"type": "string"}}, ["region"]),
+    _tool("bad_header", "An x-mcp-header on a number.", {
+        "x": {"type": "number", "x-mcp-header": "X"}}),
+]
+
+
+def _tools(modes=()):
     """Every tool, in the order tools/list returns them."""
     string, integer = {"type": "string"}, {"type": "integer"}
     types = {
@@ -498,7 +514,8 @@ def _tools():
         _tool("control", "Return text with terminal control characters.", {}),
         _tool("env", "Return the server's environment and working directory.", {}),
     ]
-    return tools + _ask_tools()
+    extra = PARAM_TOOLS if "param-headers" in modes else []
+    return tools + _ask_tools() + [dict(t) for t in extra]
 
 
 def _ask_tools():
@@ -1021,7 +1038,7 @@ class _Server(object):
     def tools_list(self, request_id, params):
         if "toolless" in self.modes:
             raise _RpcError(METHOD_NOT_FOUND, "Method not found: tools/list")
-        tools = _tools()
+        tools = _tools(self.modes)
         if "remote-ref" in self.modes:
             tools[0]["inputSchema"]["properties"]["text"] = {
                 "$ref": "https://example.com/text.json"}
@@ -1100,7 +1117,7 @@ class _Server(object):
     def run_tool(self, params):
         """Check the arguments against the tool's schema, then run it."""
         name = params.get("name")
-        tool = {t["name"]: t for t in _tools()}.get(name)
+        tool = {t["name"]: t for t in _tools(self.modes)}.get(name)
         if tool is None:
             raise _RpcError(INVALID_PARAMS, "Unknown tool: %s" % (name,))
         arguments = params.get("arguments")
@@ -1123,6 +1140,11 @@ class _Server(object):
 
     def tool_echo(self, args, meta):
         return _text(args["text"])
+
+    def tool_locate(self, args, meta):
+        zone = args.get("zone")
+        zone = zone.get("id", "-") if isinstance(zone, dict) else "-"
+        return _text("region=%s zone=%s" % (args["region"], zone))
 
     def tool_add(self, args, meta):
         return _text(str(args["a"] + args["b"]))
@@ -1737,6 +1759,27 @@ def _parse_line(line):
     return message if isinstance(message, dict) else None
 
 
+class _OldStream(object):
+    """The one stream of a 2024-11-05 HTTP+SSE session: every message goes on
+    it as an event, answers included (the _Exchange of that transport)."""
+
+    def __init__(self, wfile):
+        self.wfile = wfile
+        self.lock = threading.Lock()
+
+    def send(self, event, data):
+        with self.lock:
+            try:
+                self.wfile.write(b"event: " + event + b"\ndata: " + data + b"\n\n")
+                self.wfile.flush()
+            except OSError:
+                pass  # the client left
+
+    def emit(self, line):
+        if line:
+            self.send(b"message", line)
+
+
 class _Exchange(object):
     """One POSTed request's answer: JSON, or SSE once there is more to say.
 
@@ -1919,6 +1962,28 @@ def _header_problem(headers, message):
     return None
 
 
+def _param_problem(headers, message):
+    """What is wrong with locate's Mcp-Param headers, or None ("Server
+    Behavior for Custom Headers": each must match its argument, decoded)."""
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    if message.get("method") != "tools/call" or params.get("name") != "locate":
+        return None
+    arguments = params.get("arguments")
+    arguments = arguments if isinstance(arguments, dict) else {}
+    zone = arguments.get("zone")
+    zone = zone.get("id") if isinstance(zone, dict) else None
+    for name, value in (("Region", arguments.get("region")), ("Zone", zone)):
+        wanted = None if value is None else str(value)
+        got = headers.get("Mcp-Param-" + name)
+        if got is not None:
+            got = _header_text(got)
+        if got != wanted:
+            return "Mcp-Param-%s header value %r does not match body value %r" % (
+                name, got, wanted)
+    return None
+
+
 def _jsonrpc_error(code, message, request_id=None, data=None):
     """An error response; without request_id it has no id (transport errors)."""
     error = {"code": code, "message": message}
@@ -2024,7 +2089,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         try:
             if not select.select([self.connection], [], [], 0)[0]:
                 return False
-            return not self.connection.recv(1, socket.MSG_PEEK)
+            # The plain socket's recv: an SSL socket's takes no flags.
+            return not socket.socket.recv(self.connection, 1, socket.MSG_PEEK)
         except OSError:
             return True
 
@@ -2090,6 +2156,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         modes = self.server.modes
         port = self.server.server_address[1]
         path = self.path.split("?")[0]
+        if "://" in path:  # the absolute form a plain proxy forwards (RFC 9112 3.2.2)
+            path = "/" + path.split("://", 1)[1].partition("/")[2]
         location = None
         if path == "/mcp" and "redirect" in modes:
             location = MOVED_PATH
@@ -2142,6 +2210,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # -- POST: one JSON-RPC message -------------------------------------
 
     def do_POST(self):
+        if "http-sse" in self.server.modes:
+            return self.post_old()
         if not self.admitted(required_body=True):
             return
         if not {"application/json", "text/event-stream"} <= _media_types(
@@ -2207,6 +2277,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if "id" not in message:
             return self.send_body(202, b"")
         problem = _header_problem(self.headers, message)
+        if not problem and "param-headers" in self.server.modes:
+            problem = _param_problem(self.headers, message)
         if problem:
             if message["method"] == "initialize":  # basic/versioning: name them
                 problem += " (this server speaks only %s)" % ", ".join(
@@ -2287,6 +2359,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # -- GET: the standalone stream, or a resumed one --------------------
 
     def do_GET(self):
+        if "http-sse" in self.server.modes:
+            return self.get_old()
         if not self.admitted():
             return
         if self.server.options.era == "modern" or "no-get" in self.server.modes:
@@ -2340,6 +2414,48 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 if server.get_stream is stream and stream.wfile is None:
                     server.get_stream = None
 
+    # -- the HTTP+SSE transport of 2024-11-05 (mode http-sse) -------------
+
+    def get_old(self):
+        """GET /mcp: a session whose stream names the endpoint to POST to, then
+        carries every answer (2024-11-05 basic/transports, "HTTP with SSE")."""
+        self.body = b""
+        if self.path.split("?")[0] != "/mcp":
+            return self.reject(404, INVALID_REQUEST, "Not Found")
+        session_id = binascii.hexlify(os.urandom(8)).decode("ascii")
+        server = _HttpServer(self.server.options, session_id)
+        self.start_stream()
+        server.exchange = _OldStream(self.wfile)
+        self.server.sessions[session_id] = server
+        server.exchange.send(b"endpoint", b"/messages?session=" + session_id.encode())
+        try:
+            self.wait(server, lambda: False)
+        finally:
+            self.server.sessions.pop(session_id, None)
+
+    def post_old(self):
+        """POST /messages?session=ID: 202 at once; the answer goes on the
+        stream. /mcp itself takes no POST: the newer transport is not here."""
+        self.body = self.read_body(True)
+        path, _, query = self.path.partition("?")
+        if path == "/mcp":
+            return self.send_body(405, b"", [("Allow", "GET")])
+        server = self.server.sessions.get(query.partition("session=")[2])
+        if path != "/messages" or server is None:
+            return self.reject(404, INVALID_REQUEST, "Not Found")
+        if self.server.options.record:
+            _append(self.server.options.record, self.body.rstrip(b"\n") + b"\n")
+        try:
+            message = json.loads(self.body.decode("utf-8"))
+        except ValueError:
+            return self.reject(400, PARSE_ERROR, "Parse error")
+        self.send_body(202, b"")
+        if "method" not in message:
+            server.replies.put(message)  # an answer to one of our requests
+        elif "id" in message:
+            with server.lock:
+                server.handle_request(message)
+
     # -- DELETE: end the session -----------------------------------------
 
     def do_DELETE(self):
@@ -2375,7 +2491,7 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.resets = set()  # the reset mode's connections
 
     def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # not a client leaving
+        if not isinstance(sys.exc_info()[1], OSError):  # a client leaving, a TLS refusal
             http.server.HTTPServer.handle_error(self, request, client_address)
 
     def shutdown_request(self, request):
@@ -2390,10 +2506,18 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
 def _serve_http(options):
     """Serve until stdin ends; print the endpoint's URL once listening."""
     listener = _Listener(options)
+    scheme = "http"
+    if options.tls:  # HTTPS: each connection's handshake in its own thread
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*options.tls)
+        listener.socket = context.wrap_socket(listener.socket, server_side=True,
+                                              do_handshake_on_connect=False)
+        scheme = "https"
     thread = threading.Thread(target=listener.serve_forever)
     thread.daemon = True
     thread.start()
-    sys.stdout.write("http://127.0.0.1:%d/mcp\n" % listener.server_address[1])
+    sys.stdout.write("%s://127.0.0.1:%d/mcp\n" % (scheme, listener.server_address[1]))
     sys.stdout.flush()
     while os.read(0, 65536):
         pass
@@ -2436,6 +2560,9 @@ def _build_parser():
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve Streamable HTTP on 127.0.0.1:PORT (0: any "
                              "free port) instead of stdio; prints the URL")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"),
+                        help="with --http, serve HTTPS with this certificate "
+                             "and key (PEM files)")
     parser.add_argument("--record-headers", metavar="FILE",
                         help="with --http, append each request's method, "
                              "path and headers to FILE as a JSON line")
@@ -2457,6 +2584,8 @@ def _parse(argv):
             parser.error("mode %r is for stdio only" % mode)
     if options.http is None and options.record_headers:
         parser.error("--record-headers needs --http")
+    if options.tls and options.http is None:
+        parser.error("--tls needs --http")
     if options.supported is None:
         options.supported = {"legacy": PROTOCOL_VERSIONS, "modern": MODERN_VERSIONS,
                              "dual": DUAL_VERSIONS}[options.era]

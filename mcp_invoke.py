@@ -1618,6 +1618,8 @@ class _HttpTransport(_Transport):
         self._params = {}  # tool name -> [(argument path, Mcp-Param- header name)]
         self.last_words = ""
         self.received = 0
+        if cacert is not None:
+            self._context()  # a CA file that cannot be read is exit 2 before anything is sent
 
     def start(self):
         pass  # connections open as requests go
@@ -1687,6 +1689,8 @@ class _HttpTransport(_Transport):
         return self._small_bytes > self.max_bytes
 
     def describe(self):
+        if self.old_sse:
+            return "HTTP+SSE (2024-11-05) %s" % self.shown_url
         session = " (session %s)" % self.session_id if self.session_id else ""
         return "streamable HTTP %s%s" % (self.shown_url, session)
 
