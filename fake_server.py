@@ -245,13 +245,14 @@ HTTP modes (with --http only):
                        the size argument; framed as the two modes above say
                        (an SSE event in sse mode); a client that hangs up
                        ends it quietly
-    expire-session     (legacy era) a session serves two requests after
-                       initialize (any method, notifications and answers
-                       included); the next that names it, and every later
-                       one, gets 404 as if deleted.  Each new initialize
-                       opens a new session
-    expire-always      (legacy era) a session ends once its initialize is
-                       answered: every later request that names it gets 404
+    expire-session     (legacy era) a session serves two JSON-RPC requests
+                       after initialize (notifications, answers and GET
+                       streams do not count); the next request ends it, and
+                       it and everything later that names the session get
+                       404 as if deleted.  Each new initialize opens a new
+                       session
+    expire-always      (legacy era) the first request after initialize ends
+                       the session: it and everything later get 404
     drop-stream        answer tools/call with an SSE stream whose one event,
                        without an id, is notifications/progress for the
                        call's progressToken (else notifications/message),
@@ -2183,14 +2184,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
         return token.strip() if scheme.lower() == "bearer" else None
 
-    def session(self):
-        """The legacy session the request names; None once answered 400/404."""
+    def session(self, count=False):
+        """The legacy session the request names; None once answered 400/404.
+        ``count``: the request is one the expire modes count."""
         session_id = self.headers.get("Mcp-Session-Id")
         if session_id is None:
             self.reject(400, INVALID_REQUEST, "Bad Request: Missing session ID")
             return None
         server = self.server.sessions.get(session_id)
-        if server is not None and not server.use(self.server.session_limit):
+        if server is not None and count and not server.use(self.server.session_limit):
             self.server.sessions.pop(session_id, None)  # expired, as if deleted
             server.end()
             server = None
@@ -2260,7 +2262,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def post_legacy(self, message):
         """2025-03-26 to 2025-11-25: everything but initialize in a session."""
-        server = self.session()
+        server = self.session(count="method" in message and "id" in message)
         if server is None:
             return
         if "method" not in message:

@@ -4483,8 +4483,8 @@ def _server(*args):
                             start_new_session=True)
     try:
         url = proc.stdout.readline().decode("ascii").strip()
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), url
-        yield proc, int(url[len("http://127.0.0.1:"):-len("/mcp")])
+        assert re.match(r"https?://127\.0\.0\.1:[0-9]+/mcp\Z", url), url
+        yield proc, int(url.rsplit(":", 1)[1][:-len("/mcp")])
     finally:
         if proc.poll() is None:
             proc.terminate()
@@ -5357,3 +5357,310 @@ def test_http_credentials_in_the_url_and_the_proxy_go_as_basic_auth():
                                       headers={"authorization": "Bearer t"})
     assert given.headers == [("authorization", "Bearer t")]
     given.close()
+
+
+# A self-signed certificate for 127.0.0.1 (valid until 2126) and its key, for
+# fake_server.py --tls: made with openssl req -x509 -newkey rsa:2048 -nodes
+# -days 36500 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1.
+TLS_CERT = """-----BEGIN CERTIFICATE-----
+MIIDJzCCAg+gAwIBAgIUQ9AYZ/TmwVStNrrj6JYG2izg+4owDQYJKoZIhvcNAQEL
+BQAwFDESMBAGA1UEAwwJMTI3LjAuMC4xMCAXDTI2MTIwMTIwMDIxNloYDzIxMjYx
+MTA3MjAwMjE2WjAUMRIwEAYDVQQDDAkxMjcuMC4wLjEwggEiMA0GCSqGSIb3DQEB
+AQUAA4IBDwAwggEKAoIBAQC5HUoPKHjpjcuM49lv6vLvX6C1b4JgPqSirI6Srp+9
+PEYejnW60uOwuxI+0hNVS9cXozUi+oV34LHOIu7PRxC5MM/+e4vR71x0VBwrHtZ6
+OSj2MFnJshQzA6O/KmgFSpNIBJB87Nmn9n6f3ARR5A7yQNToX+11Pe+v1AkBF8QA
++ZxJa94amDmt5TNlRhDLPoSkOe7ZkjLHBjHMjMpIScGNzFDnjkhbBDKHa6nhVHiV
+EfkgVSTHzWosepQZJZ3VPH14SavEknSLE8BZ2Gtr0H1WFQQOM1NlzmTBR9AXtdPV
+rXUAM+bT1rxzTAhS4iE5XDO+k5aApKWbWzMDXfq0RoL7AgMBAAGjbzBtMB0GA1Ud
+DgQWBBSZpXllLI/J/OUFkP1AOih1iN2DOTAfBgNVHSMEGDAWgBSZpXllLI/J/OUF
+kP1AOih1iN2DOTAPBgNVHRMBAf8EBTADAQH/MBoGA1UdEQQTMBGHBH8AAAGCCWxv
+Y2FsaG9zdDANBgkqhkiG9w0BAQsFAAOCAQEAtS6EYTK4ckfwf+h6cKhZjFXx+RYr
+b4egPt3TlW9KxCKX8dlJWoGhD0Pt/hYYtZCdotDIN+dRGPiqbS7WpAwb6stM+v+x
+v82soIbAmL9+QzNUeOIUZc+HPLhbAIaCZTO6LvaugV0osSlh1jOO8Bmvs3G9760P
+sDL32tJMTLCJNtoqfpbVpmsYudrs9+DVAvHq65TyAftwY2CZYZYHd8xHBgjlV9ZK
+49OOAxoD/XouoBGUlHpYCGxaE+JWWsPRLwpNrmMImwcV7EyjcLebsHKAW7Oxciu3
+htoNWNay/daa03ubo7r/VdVHkrB/1EsnbW4iX2wh6R2gFIw9SsgMNtl2Vg==
+-----END CERTIFICATE-----
+"""
+TLS_KEY = """-----BEGIN PRIVATE KEY-----
+MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC5HUoPKHjpjcuM
+49lv6vLvX6C1b4JgPqSirI6Srp+9PEYejnW60uOwuxI+0hNVS9cXozUi+oV34LHO
+Iu7PRxC5MM/+e4vR71x0VBwrHtZ6OSj2MFnJshQzA6O/KmgFSpNIBJB87Nmn9n6f
+3ARR5A7yQNToX+11Pe+v1AkBF8QA+ZxJa94amDmt5TNlRhDLPoSkOe7ZkjLHBjHM
+jMpIScGNzFDnjkhbBDKHa6nhVHiVEfkgVSTHzWosepQZJZ3VPH14SavEknSLE8BZ
+2Gtr0H1WFQQOM1NlzmTBR9AXtdPVrXUAM+bT1rxzTAhS4iE5XDO+k5aApKWbWzMD
+Xfq0RoL7AgMBAAECggEABUutX4ijXjRpvc0+M6xE0zc+SY0imC6X7CAZRgtL05CN
+WvjCrRu1BXcckFfXKL9Y1xAasuD4KilEkjvqmVsUQzqpFe533gNwdtLPKXv3hnCV
+15EjiG3D6SpcqAPbt5xeC+yMK566TUqebblQFahQtc/H/MvTEbcPYSLPjSHzv/6s
+yCFOKYVYlRdwoyD0mjG9CS0zJLjPKY0XROzv1H/3vkqLoH9RDz7p76LES/+lXqTH
+9yaL8yiV2Jg3A2wng5fVeoBYvixx72CcyzIDmHSoSwpLUg6180V1KNRb7e+za4nq
+xrtuwUmtVvDHYMu81Oi1TBNzEcNzw3zjYAn4pZ0XRQKBgQD8+9xRFpMSwvEo4M6t
+KmfZ3Z0BTrOscp4RHvkQfRpBeKtBGVcCiRt9Tee1YjqBF6krVmZmy6NHjb7dSG7y
+wistSdLEy5i1Re4nZ9Z7QjrFgukDivA/1Tix+9Ih327inS6DrPhgxwuM9Nl7F0jl
+9kbgpOP8mJ/ANgxRQhPaD40OlQKBgQC7UkhNbpe+A40Znn0GNfH3r2+13Yf+U6TY
+vTTE3M4E5+p6PKS0xwMDezBaWI7SeCG9Y9FTXEmtNj6xJxQS86kBZP4j0tS6fhRw
+B9u75HVSo/Xy8lw49Ts5QI2KZ5KEXHmesdpOFO1rFHjVtJuJDNi3PYp8ivAL4xGL
+z0LMBOk3TwKBgQC6ISw11OAcm6UHKG+nZF3II48SmS8En8fAXQNuqDybEwcc/GHS
+EcJR7PGfuEfHFvt2UTlCRG07hgR5loNaxJUz2u7hr9II/Qx9nZ5mTZIkI28BFkYx
+ENWHzfkKxvM0c+T3KFoOCiRrbvJb6APQfeQj/+1luX0/1AQ3/N/SPkLQCQKBgG2j
+yIwB2jEudOz01erHslutxK3m/009+fOeMv+y2acHczeevSzOexYTiYan5NiN1fm7
+Le8jyj/myyT3YYmCMn6NdS7UnQyW9TFpeBRusLjxHOjZMF9qMgLdpLrIynpMgib/
+pG4lU51kOyGid5LtAP+ntqIU1FGw0zlI06kEitiDAoGAFtgC3S5WPqZ/VtYMh8m8
+eRdzZPqYtzXu9Drnr+4rPDj0Csy9u/DgsYp3uEpoU7zIBGIf4qASrYxsm/2Zqc2D
+B9Yccci8N+bUYssGYKlABA8S8MZs9tF/nfoEY7AxGRp7aCqA2fOBiNqkSMDLuTMU
+w9ycovU9+k1dMr7x1F4y+SA=
+-----END PRIVATE KEY-----
+"""
+
+
+def _headers_seen(path):
+    """What fake_server.py --record-headers saw: (method, path, headers lowercased)."""
+    return [(r["method"], r["path"], dict((k.lower(), v) for k, v in r["headers"].items()))
+            for r in records(path)]
+
+
+def test_http_401_and_403_are_6_with_the_servers_hint(capsys, monkeypatch):
+    monkeypatch.setenv("GOOD", "s3cret")
+    monkeypatch.setenv("READONLY", "readonly")
+    with _http("--mode", "auth") as url:
+        code, out, err = run(capsys, "--url", url, "tools")
+        assert code == 6 and out == ""
+        assert "HTTP 401" in err and 'error="invalid_token"' in err
+        code, out, err = run(capsys, "--url", url, "--bearer-env", "GOOD", "call", "echo",
+                             "text=in")
+        assert (code, out, err) == (0, "in\n", "")
+        code, out, err = run(capsys, "--url", url, "--bearer-env", "READONLY", "call", "echo",
+                             "text=in")
+        assert code == 6 and "HTTP 403" in err and 'scope="tools:write"' in err
+        assert "readonly" not in err.replace('error="insufficient_scope"', "")
+
+
+@pytest.mark.parametrize("mode, code, message", [
+    ("error-500", 5, "server answered HTTP 500 Internal Server Error"),
+    ("wrong-type", 4, "with Content-Type text/html, not JSON or an event stream"),
+    ("not-json", 4, "a body that is not a JSON-RPC message"),
+    ("drop-stream", 5, "the server's stream ended before the answer to tools/call"),
+    ("reset", 5, "connection to 127.0.0.1"),
+    ("redirect-loop", 4, "the server redirected more than 5 times"),
+])
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_http_failures_are_one_line_with_their_exit_code(mode, code, message, era, capsys):
+    with _http("--era", era, "--mode", mode) as url:
+        started = time.monotonic()
+        got, out, err = run(capsys, "--url", url, "--timeout", "5", "call", "echo", "text=x")
+        assert time.monotonic() - started < 4  # at once, not at the timeout
+    lines = [line for line in err.splitlines() if not line.startswith("[progress]")]
+    assert got == code and out == "" and len(lines) == 1 and message in lines[0], err
+    assert "<html" not in err.lower() and "\x1b" not in err and "SECRET-HTML" not in err
+
+
+@pytest.mark.parametrize("mode", ["stall-body", "comments-only"])
+def test_http_a_stalled_body_or_a_stream_of_comments_ends_at_the_timeout(mode, capsys):
+    with _http("--mode", mode) as url:
+        started = time.monotonic()
+        code, out, err = run(capsys, "--url", url, "--timeout", "0.5", "call", "echo",
+                             "text=x")
+        assert time.monotonic() - started < 3
+    assert code == 124 and "tools/call timed out after 0.5s" in err
+
+
+@pytest.mark.parametrize("framing", ["no-length", "chunked", "sse"])
+def test_http_200mb_against_max_bytes_1m_ends_at_once_with_memory_near_the_cap(framing):
+    with _http("--mode", "flood", "--mode", framing, "--size", str(200 * 1024 * 1024)) as url:
+        measure = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:], "
+                   "stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); print(code, "
+                   "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        started = time.monotonic()
+        out = subprocess.check_output([sys.executable, "-c", measure, sys.executable, SCRIPT,
+                                       "--url", url, "--max-bytes", "1M", "call", "big",
+                                       "size=1"])
+        elapsed = time.monotonic() - started
+        baseline = subprocess.check_output([sys.executable, "-c", measure, sys.executable,
+                                            SCRIPT, "--version"])
+    code, peak = map(int, out.split())
+    assert code == 4 and elapsed < 5
+    assert peak - int(baseline.split()[1]) < 40 * 1024  # KiB: the cap plus parsing, not 200 MB
+
+
+def test_http_a_session_the_server_ends_is_opened_anew_once(capsys, tmp_path):
+    with _http("--mode", "expire-session") as url:
+        with mcp_invoke.Client(url=url, timeout=TIMEOUT) as client:
+            first = client._transport.session_id
+            for n in range(4):  # the session ends every two requests
+                assert client.call_tool("echo", {"text": str(n)})["content"][0]["text"] == \
+                    str(n)
+            assert client._transport.session_id != first
+    with _http("--mode", "expire-always") as url:
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=x")
+    assert code == 5 and "HTTP 404" in err and "the server ended the session" in err
+
+
+def test_http_the_wire_carries_the_sessions_headers_and_a_delete(capsys, tmp_path):
+    seen = tmp_path / "headers.jsonl"
+    with _http("--record-headers", str(seen)) as url:
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=x")
+    assert code == 0
+    wire = _headers_seen(seen)
+    posts = [h for method, _, h in wire if method == "POST"]
+    assert "mcp-session-id" not in posts[1]  # initialize (after the probe) opens it
+    session = posts[2]["mcp-session-id"]
+    assert all(h["mcp-session-id"] == session and h["mcp-protocol-version"] == LEGACY
+               for h in posts[2:])
+    assert all(h["accept"] == ACCEPT and h["content-type"] == "application/json"
+               for h in posts)
+    assert [m for m, _, _ in wire].count("GET") == 1
+    assert wire[-1][0] == "DELETE" and wire[-1][2]["mcp-session-id"] == session
+
+
+def test_http_modern_wire_mirrors_the_body_and_mcp_param_headers(capsys, tmp_path):
+    seen = tmp_path / "headers.jsonl"
+    with _http("--era", "modern", "--mode", "param-headers", "--record-headers",
+               str(seen)) as url:
+        code, out, err = run(capsys, "--url", url, "call", "locate", u"region= Z\u00fcrich",
+                             'zone={"id": 7}')
+        assert (code, out) == (0, u"region= Z\u00fcrich zone=7\n")  # the server checked
+        assert 'left out tool "bad_header": x-mcp-header "X" is on x' in err
+        code, out, err = run(capsys, "--url", url, "tools")
+        assert "locate(" in out and "bad_header" not in out
+    call = [h for m, _, h in _headers_seen(seen) if h.get("mcp-method") == "tools/call"][0]
+    assert (call["mcp-name"], call["mcp-param-zone"]) == ("locate", "7")
+    assert call["mcp-param-region"] == "=?base64?%s?=" % base64.b64encode(
+        u" Z\u00fcrich".encode("utf-8")).decode()
+    assert all(m == "POST" for m, _, _ in _headers_seen(seen))  # no GET, no DELETE
+
+
+def test_http_redirects_on_the_same_origin_only(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("GOOD", "s3cret")
+    seen = tmp_path / "headers.jsonl"
+    with _http("--mode", "redirect", "--mode", "auth", "--record-headers", str(seen)) as url:
+        code, out, err = run(capsys, "--url", url, "--bearer-env", "GOOD", "call", "echo",
+                             "text=moved")
+        assert (code, out) == (0, "moved\n")
+    with _http("--mode", "redirect-away", "--mode", "auth", "--record-headers",
+               str(seen)) as url:
+        code, out, err = run(capsys, "--url", url, "--bearer-env", "GOOD", "call", "echo",
+                             "text=x")
+    assert code == 4 and "redirected to another origin, http://localhost:" in err
+    assert not [h for _, _, h in _headers_seen(seen) if h.get("host", "").startswith("localhost")]
+
+
+def test_http_server_questions_on_the_get_stream_are_answered(capsys, tmp_path):
+    answers = tmp_path / "a.json"
+    answers.write_text('{"name": "Grace"}')
+    with _http("--mode", "get-ask") as url:
+        code, out, err = run(capsys, "--url", url, "--elicit", "answers", str(answers),
+                             "call", "ask_name")
+    assert (code, out) == (0, 'name: accept {"name":"Grace"}\n')
+
+
+def test_http_falls_back_to_the_2024_11_05_http_sse_transport(capsys, tmp_path):
+    with _http("--mode", "http-sse") as url:
+        code, out, err = run(capsys, "--url", url, "info")
+        assert code == 0 and "transport: HTTP+SSE (2024-11-05) %s" % url in out
+        code, out, err = run(capsys, "--url", url, "--elicit", "decline", "call", "ask_name")
+        assert (code, out) == (0, "name: decline -\n")
+        lines = "".join(json.dumps({"id": i, "method": "tools/call", "params": {
+            "name": "add", "arguments": {"a": i, "b": i}}}) + "\n" for i in range(10))
+        code, out, err = run(capsys, "--url", url, "batch", stdin=lines)
+    assert code == 0 and [json.loads(line)["result"]["content"][0]["text"]
+                          for line in out.splitlines()] == [str(2 * i) for i in range(10)]
+
+
+def _tls_files(tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert.write_text(TLS_CERT)
+    key.write_text(TLS_KEY)
+    return str(cert), str(key)
+
+
+def test_https_is_verified_unless_told_otherwise(capsys, tmp_path):
+    cert, key = _tls_files(tmp_path)
+    with _server("--tls", cert, key) as (proc, port):
+        url = "https://127.0.0.1:%d/mcp" % port
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=x")
+        assert code == 5 and "TLS with 127.0.0.1:%d failed" % port in err
+        assert "(give its CA with --cacert FILE)" in err
+        code, out, err = run(capsys, "--url", url, "--cacert", cert, "call", "echo", "text=ok")
+        assert (code, out, err) == (0, "ok\n", "")
+        code, out, err = run(capsys, "--url", url, "--insecure", "call", "echo", "text=ok")
+        assert (code, out) == (0, "ok\n") and "--insecure: the server's TLS certificate" in err
+    code, out, err = run(capsys, "--url", url, "--cacert", str(tmp_path / "none.pem"), "ping")
+    assert code == 2 and "cannot use the CA file" in err
+
+
+def _connect_proxy(seen):
+    """A CONNECT proxy on loopback that records each request line; (port, stop)."""
+    import socket
+    import threading
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def serve():
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            seen.append(head.decode("latin-1"))
+            host, port = head.split(b" ")[1].decode().rsplit(":", 1)
+            upstream = socket.create_connection((host, int(port)))
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            for a, b in ((client, upstream), (upstream, client)):
+                thread = threading.Thread(target=pipe, args=(a, b))
+                thread.daemon = True
+                thread.start()
+    thread = threading.Thread(target=serve)
+    thread.daemon = True
+    thread.start()
+    return listener.getsockname()[1], listener.close
+
+
+def test_proxies_from_the_environment_carry_https_and_http(capsys, tmp_path, monkeypatch):
+    cert, key = _tls_files(tmp_path)
+    seen = []
+    port, stop = _connect_proxy(seen)
+    try:
+        monkeypatch.setenv("HTTPS_PROXY", "http://pu:pp-secret@127.0.0.1:%d" % port)
+        with _server("--tls", cert, key) as (proc, server_port):
+            code, out, err = run(capsys, "--url", "https://127.0.0.1:%d/mcp" % server_port,
+                                 "--cacert", cert, "call", "echo", "text=tunnelled")
+        assert (code, out) == (0, "tunnelled\n")
+        assert seen and seen[0].startswith("CONNECT 127.0.0.1:%d HTTP/1." % server_port)
+        assert "Proxy-Authorization: Basic " + base64.b64encode(b"pu:pp-secret").decode() \
+            in seen[0]
+    finally:
+        stop()
+    headers = tmp_path / "headers.jsonl"
+    with _server("--record-headers", str(headers)) as (proc, server_port):
+        # A plain proxy gets the whole URL; fake_server.py takes that form too.
+        monkeypatch.setenv("http_proxy", "http://127.0.0.1:%d" % server_port)
+        code, out, err = run(capsys, "--url", "http://mcp.example:9/mcp", "call", "echo",
+                             "text=proxied")
+        assert (code, out) == (0, "proxied\n")
+        assert records(headers)[0]["path"] == "http://mcp.example:9/mcp"
+        monkeypatch.setenv("NO_PROXY", "mcp.example")
+        code, out, err = run(capsys, "--url", "http://mcp.example:9/mcp", "ping")
+        assert code == 5  # no proxy for it now: the name itself is looked up, and fails
