@@ -2695,6 +2695,7 @@ class Client(object):
         self._opened = False
         self._warned = {}  # warnings given, by kind
         self._deferred = []  # server requests that came while the era was unsettled
+        self._racing = False  # the probe waits for discover and initialize alike
         self._held_limit = None  # while those are answered: the time limit they share
         self._batch_members = 0  # members of a traced batch still to come
         self._unresponsive = False  # a request timed out
@@ -2800,24 +2801,32 @@ class Client(object):
             if not self._adopt(discover, "discover"):
                 self._handshake(LATEST_LEGACY_VERSION, "probe fallback")
             return
-        self._speak(None, self.protocol_version)
-        initialize = self._start("initialize", self._initialize_params(LATEST_LEGACY_VERSION),
-                                 None)
-        # A late DiscoverResult still counts, for as long as initialize may take.
-        discover.lasts_as_long_as(initialize)
-        while True:
-            self._wait([c for c in (discover, initialize) if not c.done], first=True)
-            if discover.done and _is_discover_result(discover.result):
-                self._abandon(initialize)
-                self._speak("modern", self.protocol_version)
-                self._adopt(discover, "discover")
-                return
-            # An error to initialize says little while discover may still answer
-            # (a modern server refuses initialize): it counts once discover has failed.
-            if initialize.done and (initialize.error is None or discover.done):
-                self._abandon(discover)
-                self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
-                return
+        # Both are out now: initialize speaks for the legacy era, while the
+        # server's requests wait to see which answers (see _server_request).
+        self._racing = True
+        try:
+            self._speak("legacy", LATEST_LEGACY_VERSION)
+            initialize = self._start("initialize",
+                                     self._initialize_params(LATEST_LEGACY_VERSION), None)
+            # A late DiscoverResult still counts, for as long as initialize may take.
+            discover.lasts_as_long_as(initialize)
+            while True:
+                self._wait([c for c in (discover, initialize) if not c.done], first=True)
+                if discover.done and _is_discover_result(discover.result):
+                    self._racing = False
+                    self._abandon(initialize)
+                    self._speak("modern", LATEST_PROTOCOL_VERSION)
+                    self._adopt(discover, "discover")
+                    return
+                # An error to initialize says little while discover may still answer
+                # (a modern server refuses initialize): it counts once discover has failed.
+                if initialize.done and (initialize.error is None or discover.done):
+                    self._racing = False
+                    self._abandon(discover)
+                    self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
+                    return
+        finally:
+            self._racing = False
 
     def _adopt(self, discover, how):
         """Act on a discover answer; False means the server is legacy."""
@@ -2869,9 +2878,9 @@ class Client(object):
 
     def _speak(self, era, version, how=None):
         """The one place the era and protocol version change. ``era``: "modern" or
-        "legacy", what requests are shaped for, or None while the probe offers
-        both (discover and initialize are out); ``how`` once they are settled.
-        What the server asked meanwhile is handled as the era now stands."""
+        "legacy", what requests are shaped for; ``how`` once they are settled
+        (era_source). What the server asked meanwhile is handled as the era
+        now stands."""
         self.era, self.protocol_version = era, version
         if how is not None:
             self.era_source = how
@@ -3519,11 +3528,11 @@ class Client(object):
     def _server_request(self, ident, method, params):
         """A request from the server, by era: a legacy server's is answered, a
         modern server's never is (2026-07-28 basic/transports/stdio). While the
-        era is unsettled it is held, but for a ping once the probe falls back
-        to initialize: a legacy server may ping before its handshake, and wait
-        for the answer (2025-11-25 basic/lifecycle); it may send nothing else
-        until then."""
-        if self.era == "legacy" or self.era is None and method == "ping":
+        era is unsettled it is held, but for a ping while the probe waits for
+        discover and initialize alike: a legacy server may ping before its
+        handshake, and wait for the answer (2025-11-25 basic/lifecycle); it may
+        send nothing else until then."""
+        if self.era == "legacy" and (not self._racing or method == "ping"):
             self._answer(ident, method, params)
         elif self.era == "modern" and self.era_source is not None:
             self._unanswered_request(method)
