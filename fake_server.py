@@ -2001,6 +2001,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     """The MCP endpoint, /mcp: POST, GET and DELETE, era by era."""
 
     protocol_version = "HTTP/1.1"  # keep-alive for JSON; SSE streams close
+    # Headers and body go out in separate writes; with Nagle's algorithm the
+    # body of an answer on a kept connection waits for the client's delayed ACK.
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):
         pass  # stderr belongs to the modes that write there
@@ -2454,9 +2457,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_body(202, b"")
         if "method" not in message:
             server.replies.put(message)  # an answer to one of our requests
-        elif "id" in message:
-            with server.lock:
-                server.handle_request(message)
+        elif "id" in message:  # handled apart: the connection may carry the next POST
+            thread = threading.Thread(target=self.handle_old, args=(server, message))
+            thread.daemon = True
+            thread.start()
+
+    @staticmethod
+    def handle_old(server, message):
+        with server.lock:
+            server.handle_request(message)
 
     # -- DELETE: end the session -----------------------------------------
 
