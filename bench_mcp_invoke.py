@@ -12,15 +12,20 @@ NAME JSON|batch -- SERVER...``: subprocess, json and readline on the pipe;
 initialize, notifications/initialized, one request (or every batch line),
 close stdin, wait. It prints what mcp_invoke prints, byte for byte for a
 call's text and for batch lines that succeed (checked before each figure),
-and does nothing that is not needed for that.
+and does nothing that is not needed for that. The HTTP rows' floor is the
+same for Streamable HTTP, MINIMAL_HTTP_CLIENT below: http.client on one
+kept connection, and the fewest requests the server's era needs.
 
 Usage::
 
     python3 bench_mcp_invoke.py             # the full run, a few minutes
-    python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under 30 s
-    python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls
+    python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under a minute
+    python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
+                                            # and sequential calls over HTTP
     python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
+    python3 bench_mcp_invoke.py --fake ARGS...  # fake_server.py ARGS, TCP_NODELAY on (HTTP)
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
+    python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
     python3 bench_mcp_invoke.py --peak FILE -- ARGV... # run ARGV, stdout to FILE; print
                                                        # its seconds and peak RSS
@@ -70,6 +75,26 @@ of their rounds):
                   child process, as a multiple of the payload.
     probe         what finding the era costs on this (legacy) server: a
                   session, and a CLI ``tools`` run, against the same pinned.
+    HTTP calls    microseconds per ``Client.call_tool("echo", ...)`` on an open
+                  ``Client(url=...)`` of ``fake_server.py --http 0``, legacy
+                  and modern era, against a raw http.client connection kept
+                  alive: the same POST (body and the headers the server
+                  requires), then json.loads of the JSON answer. CPUs set as
+                  for the sequential rows.
+    HTTP SSE      ``call_tool("big", {"size": N})`` with ``--mode sse`` (legacy
+                  era; 100 MB in both runs), each call against a freshly
+                  started server: MB/s against http.client reading the
+                  whole event stream, splitting out the event's data and
+                  json.loads of it; and the peak RSS growth of one such call
+                  in a fresh child process, as a multiple of the payload.
+    HTTP cold     ``python -m mcp_invoke tools --url URL`` (.pyc) and
+                  ``mcp_invoke.py tools --url URL`` as a script, against the
+                  legacy and the modern server, against MINIMAL_HTTP_CLIENT
+                  (plus compiling mcp_invoke.py, for the script), as for
+                  cold tools.
+
+The HTTP servers run through ``--fake``: fake_server.py as it is, but with
+http.server's TCP_NODELAY switch on (see fake_child), as servers in use have.
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -103,10 +128,12 @@ MB = 1000 * 1000
 # bursts of a busy or virtual machine. Sizes come with how often each is timed.
 FULL = {"process_runs": 15, "calls": 200, "rounds": 25,
         "sizes": ((10 * MB, 15), (100 * MB, 5)), "instruction_calls": (50, 550),
-        "batch_lines": 20000, "batch_runs": 7, "cli_size": 100 * MB, "cli_runs": 9}
+        "batch_lines": 20000, "batch_runs": 7, "cli_size": 100 * MB, "cli_runs": 9,
+        "sse_size": 100 * MB, "sse_runs": 5}
 QUICK = {"process_runs": 5, "calls": 100, "rounds": 10,
          "sizes": ((10 * MB, 9),), "instruction_calls": None,
-         "batch_lines": 2000, "batch_runs": 5, "cli_size": 10 * MB, "cli_runs": 3}
+         "batch_lines": 2000, "batch_runs": 5, "cli_size": 10 * MB, "cli_runs": 3,
+         "sse_size": 100 * MB, "sse_runs": 2}
 
 # Calls made before any timing, so caches, allocators and the CPU clock settle.
 WARM_UP_CALLS = 200
@@ -120,6 +147,10 @@ TARGETS = {
     "cli_rss": ("<=", 1.20),
     "json": ("<=", 1.30),        # --json call against the text call
     "sequential": ("<=", 1.25),  # Client.call_tool, in time and in instructions
+    "http_call": ("<=", 1.30),   # Client(url=...).call_tool on a kept connection
+    "sse_rate": (">=", 0.80),    # a 100 MB result as an event stream, MB/s
+    "sse_rss": ("<=", 2.20),     # its peak RSS growth, as a multiple of the payload
+    "http_cold": ("<=", 1.20),   # cold tools --url, as python -m and as a script
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -145,6 +176,15 @@ ECHO = ("echo", {"text": "hi"})
 
 # One line of a CLI batch: an echo call, as a user would write it.
 BATCH_LINE = b'{"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n'
+
+# The HTTP rows' eras of fake_server.py (both are measured), and the one version
+# of the modern era, which every request of that era names in _meta and headers.
+HTTP_ERAS = ("legacy", "modern")
+MODERN_VERSION = "2026-07-28"
+
+# What a POST to the server must accept and carry (fake_server.py: 406 and 415).
+HTTP_HEADERS = {"Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json"}
 
 
 # ---------------------------------------------------------------------------
@@ -301,6 +341,69 @@ def _minimal_argv(*command):
     return [sys.executable, "-c", MINIMAL_CLIENT] + list(command) + ["--"]
 
 
+# Run as ``python -c MINIMAL_HTTP_CLIENT legacy|modern URL``: ``tools`` over
+# Streamable HTTP with http.client, one kept connection (TCP_NODELAY, as
+# mcp_invoke sets it), and the fewest requests the era needs: initialize,
+# notifications/initialized and tools/list (legacy); tools/list with the
+# _meta and headers of 2026-07-28 (modern). No server/discover, no standing
+# GET stream, no DELETE of the session, no event streams (the server answers
+# these with JSON). It prints name and the description's first line, one
+# line per tool, as mcp_invoke does after the signature.
+MINIMAL_HTTP_CLIENT = r'''
+import http.client
+import json
+import socket
+import sys
+from urllib.parse import urlsplit
+
+
+def main(era, url):
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port)
+    conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    headers = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+
+    def post(message, more):
+        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+        conn.request("POST", parts.path, body, dict(headers, **more))
+        response = conn.getresponse()
+        return response, response.read()
+
+    if era == "legacy":
+        response, body = post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                          "clientInfo": {"name": "minimal", "version": "1"}}},
+                              {})
+        session = {"Mcp-Session-Id": response.getheader("Mcp-Session-Id"),
+                   "MCP-Protocol-Version": json.loads(body)["result"]["protocolVersion"]}
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, session)
+    else:
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                               "params": {"_meta": meta}},
+                              {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+    answer = json.loads(body)
+    if "result" not in answer:
+        sys.exit("minimal client: %s" % answer.get("error"))
+    for tool in answer["result"]["tools"]:
+        description = tool.get("description", "").split("\n")[0]
+        sys.stdout.write("%s - %s\n" % (tool["name"], description))
+    conn.close()
+    return 0
+
+
+sys.exit(main(*sys.argv[1:]))
+'''
+
+
+def _minimal_http_argv(era, url):
+    return [sys.executable, "-c", MINIMAL_HTTP_CLIENT, era, url]
+
+
 # ---------------------------------------------------------------------------
 # Raw sessions: the floors talk to the same server without mcp_invoke
 # ---------------------------------------------------------------------------
@@ -372,6 +475,165 @@ class _RawSession(object):
 
 
 # ---------------------------------------------------------------------------
+# Streamable HTTP: fake_server.py --http, and the floors' raw http.client
+# ---------------------------------------------------------------------------
+
+class _FakeHttp(object):
+    """``fake_server.py --http 0`` (through ``--fake``) in a child; entered, its URL.
+
+    It serves until its stdin closes. The CPUs it may run on are the ones
+    this thread has when it starts.
+    """
+
+    def __init__(self, era, modes=()):
+        argv = [sys.executable, BENCH, "--fake", "--http", "0", "--era", era]
+        for mode in modes:
+            argv += ["--mode", mode]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.url = self.proc.stdout.readline().decode("ascii", "replace").strip()
+        if not self.url.startswith("http://"):
+            self.close()
+            raise RuntimeError("fake_server.py --http printed %r, not its URL" % self.url)
+
+    def __enter__(self):
+        return self.url
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.proc.stdout.close()
+
+
+def fake_child(argv):
+    """``--fake ARGS...``: fake_server.py ARGS, with TCP_NODELAY on its connections.
+
+    http.server sends a response's headers and its body in two writes. With
+    Nagle's algorithm on, the body waits for the ACK of the headers, and a
+    client on a kept connection delays that ACK by its delayed-ACK timer
+    (40 ms on Linux): every call on a keep-alive connection would take 40 ms,
+    whoever makes it, and only a client that opens a connection per call
+    would escape. Servers in use set TCP_NODELAY; socketserver has a switch
+    for it, turned on here. Nothing else of fake_server.py changes.
+    """
+    sys.path.insert(0, HERE)
+    import fake_server
+    fake_server._Handler.disable_nagle_algorithm = True
+    return fake_server.main(argv)
+
+
+def _modern_meta():
+    """The _meta mcp_invoke puts in every 2026-07-28 request (a clientInfo of its own)."""
+    return {"io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1.0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class _RawHttp(object):
+    """A session with fake_server.py --http on one plain http.client connection.
+
+    What the HTTP floors send is what mcp_invoke sends: the same JSON-RPC
+    bodies (a progress token in every call) and the headers the server
+    requires: Accept and Content-Type; in the legacy era, after initialize
+    and notifications/initialized, Mcp-Session-Id and MCP-Protocol-Version;
+    in the modern era, the _meta of 2026-07-28 mirrored by
+    MCP-Protocol-Version, Mcp-Method and Mcp-Name. TCP_NODELAY is set, as
+    mcp_invoke sets it: http.client sends a request's headers and body in two
+    writes. A connection the server closed (after an event stream) is opened
+    again for the next request.
+    """
+
+    def __init__(self, url, era):
+        import http.client
+        from urllib.parse import urlsplit
+        parts = urlsplit(url)
+        self.path = parts.path
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port)
+        self.era = era
+        self.meta = _modern_meta() if era == "modern" else {}
+        self.next_id = 0
+        self.wait = None  # seconds from a request to its response's headers
+        self._headers = {}  # (method, name) -> the request's headers, built once
+        if era == "legacy":
+            response = self.request("initialize", _initialize_params())
+            version = self.answer(response)["result"]["protocolVersion"]
+            self.session = {"Mcp-Session-Id": response.getheader("Mcp-Session-Id"),
+                            "MCP-Protocol-Version": version}
+            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                       dict(HTTP_HEADERS, **self.session)).read()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.close()
+
+    def headers(self, method, name=None):
+        key = (method, name)
+        if key not in self._headers:
+            headers = dict(HTTP_HEADERS)
+            if self.era == "modern":
+                headers.update({"MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": method})
+                if name is not None:
+                    headers["Mcp-Name"] = name
+            elif method != "initialize":
+                headers.update(self.session)
+            self._headers[key] = headers
+        return self._headers[key]
+
+    def _send(self, message, headers):
+        import socket
+        if self.conn.sock is None:
+            self.conn.connect()
+            self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        start = time.perf_counter()
+        self.conn.request("POST", self.path, _dumps(message), headers)
+        response = self.conn.getresponse()
+        self.wait = time.perf_counter() - start
+        return response
+
+    def request(self, method, params, name=None):
+        """POST one request; its response, headers read."""
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        return self._send(message, self.headers(method, name))
+
+    def call_params(self, name, arguments):
+        params = _call_params(name, arguments, self.next_id + 1)
+        params["_meta"].update(self.meta)
+        return params
+
+    def call(self, name, arguments):
+        """One tools/call answered with JSON: read, json.loads; the message."""
+        response = self.request("tools/call", self.call_params(name, arguments), name)
+        return json.loads(response.read())
+
+    def answer(self, response):
+        """The message a response carries: a JSON body, or an event stream read
+        whole and its (one) event's data line split out."""
+        kind = response.getheader("Content-Type") or ""
+        body = response.read()
+        if not kind.startswith("text/event-stream"):
+            return json.loads(body)
+        start = body.index(b"\ndata: ") + len(b"\ndata: ")
+        data = body[start:body.index(b"\n", start)]
+        del body  # each copy let go as soon as the next is made: twice the data at most
+        text = data.decode("utf-8")
+        del data
+        return json.loads(text)
+
+    def big(self, size):
+        """tools/call of big, answered as an event stream: the CallToolResult."""
+        response = self.request("tools/call", self.call_params("big", {"size": size}), "big")
+        if not (response.getheader("Content-Type") or "").startswith("text/event-stream"):
+            raise RuntimeError("fake_server.py --mode sse answered big without an event "
+                               "stream: %s" % response.getheader("Content-Type"))
+        return self.answer(response)["result"]
+
+
+# ---------------------------------------------------------------------------
 # Measuring helpers
 # ---------------------------------------------------------------------------
 
@@ -421,7 +683,8 @@ def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE):
 
 
 def _show_argv(argv):
-    return " ".join("MINIMAL_CLIENT" if arg == MINIMAL_CLIENT else arg for arg in argv)
+    shown = {MINIMAL_CLIENT: "MINIMAL_CLIENT", MINIMAL_HTTP_CLIENT: "MINIMAL_HTTP_CLIENT"}
+    return " ".join(shown.get(arg, arg) for arg in argv)
 
 
 def _write_bytecode():
@@ -991,8 +1254,264 @@ def bench_probe(counts, notes):
                  "%.1f ms" % (cli_pinned * 1e3), cli_probed / cli_pinned)]
 
 
+# ---------------------------------------------------------------------------
+# Figures: Streamable HTTP, against plain http.client
+# ---------------------------------------------------------------------------
+
+def bench_http_calls(counts, notes):
+    """Sequential call_tool on an open Client(url=...), against a raw keep-alive POST.
+
+    One server per era and placement, the CPUs chosen as for the stdio rows
+    (the client's worker threads start on the bench's CPUs). The floor is
+    _RawHttp.call on one connection kept for the whole session.
+    """
+    rows, opened, spread = [], [], []
+    for label, cpus in _placements():
+        for era in HTTP_ERAS:
+            seq, raw, connects, floors = _http_call_rounds(counts, era, cpus)
+            rows.append(_row("HTTP call_tool, %s%s" % (era, label), _us(seq), _us(raw),
+                             seq / raw, TARGETS["http_call"]))
+            opened.append("%s%s %d" % (era, label, connects))
+            spread.append("%s%s %.0f-%.0f" % (era, label, floors[0] * 1e6, floors[-1] * 1e6))
+    notes.append("HTTP calls: median of %d rounds of %d calls each; the floor keeps one "
+                 "connection; TCP connections the client opened for its %d warm-up calls: %s"
+                 % (counts["rounds"], counts["calls"], WARM_UP_CALLS, ", ".join(opened)))
+    notes.append("HTTP calls: the floor's rounds ranged %s us/call" % ", ".join(spread))
+    return rows
+
+
+def _http_call_rounds(counts, era, cpus=None):
+    """Median seconds per call (client, raw floor), the connections the client
+    opened for its warm-up calls, and the floor's rounds, sorted. ``cpus``: as
+    for _call_rounds."""
+    import mcp_invoke
+    n = counts["calls"]
+    seq, raw_times = [], []
+    saved = os.sched_getaffinity(0) if cpus else None
+    try:
+        if cpus:
+            os.sched_setaffinity(0, cpus[0])  # the server inherits it at fork
+        with _FakeHttp(era) as url:
+            if cpus:
+                os.sched_setaffinity(0, cpus[1])  # the client's threads inherit this
+            with mcp_invoke.Client(url=url) as client, _RawHttp(url, era) as raw:
+                connects = _connects(lambda: _sequential(client, WARM_UP_CALLS))
+                _raw_calls(raw, WARM_UP_CALLS)
+                for _ in range(counts["rounds"]):
+                    seq.append(_sequential(client, n) / n)
+                    raw_times.append(_raw_calls(raw, n) / n)
+    finally:
+        if saved:
+            os.sched_setaffinity(0, saved)
+    return _median(seq), _median(raw_times), connects, sorted(raw_times)
+
+
+def _connects(work):
+    """How many TCP connections ``work()`` opens from this process, in any thread
+    (socket.socket.connect and connect_ex counted). Not for timed work."""
+    import socket
+    cls, count, saved = socket.socket, [0], {}
+    for name in ("connect", "connect_ex"):
+        saved[name] = cls.__dict__.get(name)
+        setattr(cls, name, _counted(getattr(cls, name), count))
+    try:
+        work()
+    finally:
+        for name, original in saved.items():
+            if original is None:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, original)
+    return count[0]
+
+
+def _counted(method, count):
+    def counting(sock, address):
+        count[0] += 1
+        return method(sock, address)
+    return counting
+
+
+def bench_http_sse(counts, notes):
+    """A large result as an event stream: MB/s, and peak RSS growth in fresh children.
+
+    Every call, timed or not, goes to a server started for it (legacy era,
+    --mode sse), so each side meets the same server state: fake_server.py
+    keeps every event it sends for resumption, a payload per call. Only the
+    call is timed; the server's start and the session's are not.
+    """
+    size = counts["sse_size"]
+    label = "%d MB" % (size // MB)
+    (growth, peak), (floor_growth, floor_peak) = (_http_rss_child(side, size)
+                                                  for side in ("client", "floor"))
+    waits = []
+    seconds, floor_seconds = _fastest_own([_sse_fetch("client", size),
+                                           _sse_fetch("floor", size, waits)],
+                                          counts["sse_runs"])
+    rate, floor_rate = size / seconds / MB, size / floor_seconds / MB
+    notes.append("HTTP SSE %s: fastest of %d calls each (legacy era, a server per call); "
+                 "the server works %.0f ms before its first byte (the floor's fastest wait for "
+                 "the response's headers, %.0f%% of its fastest call); peak RSS of the whole "
+                 "child: client %.0f MB (%.2fx the payload), floor %.0f MB (%.2fx); the "
+                 "floor's growth is %.2fx the payload"
+                 % (label, counts["sse_runs"], min(waits) * 1e3,
+                    min(waits) / floor_seconds * 100, peak / MB, peak / float(size),
+                    floor_peak / MB, floor_peak / float(size), floor_growth / float(size)))
+    return [
+        _row("HTTP SSE %s: call_tool MB/s" % label, "%.0f MB/s" % rate,
+             "%.0f MB/s" % floor_rate, rate / floor_rate, TARGETS["sse_rate"]),
+        _row("HTTP SSE %s: peak RSS growth" % label, "%.1f MB" % (growth / MB),
+             "%.1f MB" % (floor_growth / MB), growth / float(size), TARGETS["sse_rss"],
+             unit="x payload"),
+    ]
+
+
+def _fastest_own(tasks, runs):
+    """Like _interleaved, for tasks that time themselves: each returns its seconds."""
+    times = [[] for _ in tasks]
+    for round_number in range(runs + 1):
+        for task, samples in zip(tasks, times):
+            seconds = task()
+            if round_number:
+                samples.append(seconds)
+    return [min(samples) for samples in times]
+
+
+class _SSECaller(object):
+    """A session that fetches big results as event streams: through the client
+    (max_bytes past the payload), or the floor's _RawHttp.
+
+    Calling it with a size returns the CallToolResult dict.
+    """
+
+    def __init__(self, side, url, size):
+        self.side = side
+        if side == "client":
+            import mcp_invoke
+            self._session = mcp_invoke.Client(url=url, max_bytes=size + MB)
+        else:
+            # No mcp_invoke import here, as in _BlobCaller: it would change the
+            # floor's allocator state in the RSS child.
+            self._session = _RawHttp(url, "legacy")
+
+    def __enter__(self):
+        self._session.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._session.__exit__(*exc)
+
+    def wait(self):
+        return self._session.wait
+
+    def __call__(self, size):
+        if self.side == "client":
+            return self._session.call_tool("big", {"size": size})
+        return self._session.big(size)
+
+
+def _sse_fetch(side, size, waits=None):
+    """A task: one big call on a new server and session; its seconds (the call only)."""
+    def task():
+        with _FakeHttp("legacy", ("sse",)) as url, _SSECaller(side, url, size) as call:
+            _check_big(call(1000), 1000)
+            start = time.perf_counter()
+            result = call(size)
+            elapsed = time.perf_counter() - start
+            if waits is not None:
+                waits.append(call.wait())
+        _check_big(result, size)
+        return elapsed
+    return task
+
+
+def _check_big(result, size):
+    text = result["content"][0]["text"]
+    if len(text) != size or text.strip("x"):
+        raise RuntimeError("big result has %d characters, not %d x's" % (len(text), size))
+
+
+def _http_rss_child(side, size):
+    """(peak RSS growth, peak RSS) in bytes of one big call, in a fresh interpreter."""
+    with _FakeHttp("legacy", ("sse",)) as url:
+        proc = subprocess.run([sys.executable, BENCH, "--http-rss", side, url, str(size)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise RuntimeError("HTTP RSS child (%s, %d bytes) failed: %s"
+                           % (side, size, proc.stderr.decode("utf-8", "replace")[-500:]))
+    growth, peak = proc.stdout.split()
+    return int(growth), int(peak)
+
+
+def http_rss_child(side, url, size):
+    """In the child: print the peak RSS growth of one big call over the warmed-up
+    baseline (as rss_child), and the peak RSS itself, in bytes."""
+    with _SSECaller(side, url, size) as call:
+        _check_big(call(1000), 1000)
+        before = _peak_rss_bytes()
+        _check_big(call(size), size)
+        peak = _peak_rss_bytes()
+    sys.stdout.write("%d %d\n" % (peak - before, peak))
+    return 0
+
+
+def bench_http_startup(counts, notes):
+    """Cold ``tools --url`` against MINIMAL_HTTP_CLIENT, on a legacy and a modern server.
+
+    As bench_startup: python -m from the bytecode cache, and the script
+    against the floor plus compiling mcp_invoke.py (the compile floor less
+    the import floor, from the same rounds). The servers run throughout.
+    """
+    _write_bytecode()
+    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    imports = "import " + ", ".join(VERSION_FLOOR)
+    compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
+    with _FakeHttp("legacy") as legacy, _FakeHttp("modern") as modern:
+        names, tasks = ["imports", "compile", "bare"], [
+            _run([sys.executable, "-c", imports]), _run([sys.executable, "-c", compiles]),
+            _run([sys.executable, "-c", "pass"])]
+        for era, url in zip(HTTP_ERAS, (legacy, modern)):
+            tools = ["tools", "--url", url]
+            _check_http_tools(module + tools, _minimal_http_argv(era, url))
+            names += [era, era + " script", era + " minimal"]
+            tasks += [_run(module + tools), _run(script + tools),
+                      _run(_minimal_http_argv(era, url))]
+        t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
+    compiling = max(t["compile"] - t["imports"], 0.0)
+    notes.append("HTTP cold: fastest of %d runs each; compiling mcp_invoke.py %.1f ms; "
+                 "python -c pass %.1f ms; the CLI asks server/discover first (on the legacy "
+                 "server an extra round trip, -32601, then initialize; the modern floor sends "
+                 "tools/list alone), and on the legacy server also opens the standing GET "
+                 "stream and DELETEs the session" % (counts["process_runs"], compiling * 1e3,
+                                                     t["bare"] * 1e3))
+    rows = []
+    for era in HTTP_ERAS:
+        floor, script_floor = t[era + " minimal"], t[era + " minimal"] + compiling
+        rows += [
+            _row("HTTP cold tools, %s, python -m (.pyc)" % era, _ms(t[era]), _ms(floor),
+                 t[era] / floor, TARGETS["http_cold"]),
+            _row("HTTP cold tools, %s, script, floor + compile" % era,
+                 _ms(t[era + " script"]), _ms(script_floor),
+                 t[era + " script"] / script_floor, TARGETS["http_cold"]),
+        ]
+    return rows
+
+
+def _check_http_tools(cli, minimal):
+    """Both list the same tools, one line each, the name first."""
+    listed = []
+    for argv in (cli, minimal):
+        lines = _output(argv).decode("utf-8").splitlines()
+        listed.append([re.match(r"\w*", line).group() for line in lines])
+    if not listed[0] or listed[0] != listed[1]:
+        raise RuntimeError("mcp_invoke listed the tools %r, the minimal HTTP client %r"
+                           % tuple(listed))
+
+
 def profile_calls(counts):
-    """cProfile of sequential calls and one 10 MB call, top functions by own time."""
+    """cProfile of sequential calls and one 10 MB call (stdio), and of sequential calls
+    over HTTP: top functions by own time."""
     import cProfile
     import io
     import pstats
@@ -1011,7 +1530,47 @@ def profile_calls(counts):
             stream = io.StringIO()
             pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(14)
             reports.append("profile: %s\n%s" % (title, _trim_profile(stream.getvalue())))
+    reports.append(_profile_http(counts))
     return reports
+
+
+def _profile_http(counts):
+    """cProfile of sequential calls on an open Client(url=...), legacy era, in the
+    calling thread and in the client's threads (each of which has a profiler of
+    its own from its start before 3.12; from 3.12 one profiler sees every thread).
+    The session's start is in the threads' part; the times of all threads add up,
+    their waits (the caller for its answer, a worker for the server) included."""
+    import cProfile
+    import io
+    import pstats
+    import threading
+
+    import mcp_invoke
+    calls = counts["calls"] * counts["rounds"]
+    profilers = []
+
+    def per_thread(*_):  # a new thread's first event: profile it from here on
+        sys.setprofile(None)
+        profiler = cProfile.Profile()
+        profilers.append(profiler)
+        profiler.enable()
+
+    with _FakeHttp("legacy") as url:
+        if sys.version_info < (3, 12):
+            threading.setprofile(per_thread)
+        try:
+            with mcp_invoke.Client(url=url) as client:
+                profiler = cProfile.Profile()
+                profiler.runcall(lambda: _sequential(client, calls))
+        finally:
+            threading.setprofile(None)
+    stream = io.StringIO()
+    stats = pstats.Stats(profiler, stream=stream)
+    for other in profilers:
+        stats.add(other)
+    stats.sort_stats("tottime").print_stats(18)
+    return ("profile: %d sequential call_tool over HTTP, legacy era, every thread\n%s"
+            % (calls, _trim_profile(stream.getvalue())))
 
 
 def _trim_profile(text):
@@ -1061,6 +1620,9 @@ FIGURES = (
     ("instructions", bench_instructions),
     ("large results", bench_large),
     ("probe", bench_probe),
+    ("HTTP calls", bench_http_calls),
+    ("HTTP event stream", bench_http_sse),
+    ("HTTP startup", bench_http_startup),
 )
 
 
@@ -1100,7 +1662,8 @@ def run(quick=False, profile=False):
 
 
 def main(argv=None):
-    """``--serve``, ``--rss``, ``--calls`` and ``--peak`` are the bench's own children."""
+    """``--serve``, ``--rss``, ``--calls``, ``--peak``, ``--fake`` and ``--http-rss`` are
+    the bench's own children."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--serve"]:
         return serve()
@@ -1110,6 +1673,10 @@ def main(argv=None):
         return calls_child(argv[1], int(argv[2]))
     if argv[:1] == ["--peak"] and len(argv) > 3 and argv[2] == "--":
         return peak_child(argv[1], argv[3:])
+    if argv[:1] == ["--fake"]:
+        return fake_child(argv[1:])
+    if argv[:1] == ["--http-rss"] and len(argv) == 4:
+        return http_rss_child(argv[1], argv[2], int(argv[3]))
     if "-h" in argv or "--help" in argv:
         print(__doc__)
         return 0
