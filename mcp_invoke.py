@@ -83,15 +83,14 @@ import itertools
 import json
 import os
 import re
-import selectors
 import signal
-import subprocess
 import sys
 import time
 import warnings
 # Modules only some commands need are imported in the function that uses
 # them, each marked "# lazy:": loading them all cost about a third of a cold
-# start. Everything above, subprocess and argparse load anyway.
+# start. Everything above and argparse load anyway; subprocess and selectors
+# with a server command, http.client with a URL.
 
 __version__ = "0.1.0"
 
@@ -650,10 +649,10 @@ class _Framer(object):
 # "Streamable HTTP"). The parser works on bytes: CR and LF never occur inside
 # a UTF-8 sequence, so lines can be cut before decoding, and each is decoded
 # whole, which gives the same text as decoding the stream incrementally.
-_SSE_LINE_END = re.compile(b"\r\n|\r|\n")
+_SSE_LINE_END = b"\r\n|\r|\n"
 # ``retry`` is ASCII digits only; more digits than int() converts (3.11+) are
 # no useful time either, and are ignored like any other bad value.
-_SSE_RETRY = re.compile(u"[0-9]{1,%d}\\Z" % _INT_DIGITS)
+_SSE_RETRY = u"[0-9]{1,%d}\\Z" % _INT_DIGITS
 
 # ``id``: the last event ID after this event ("dispatch the event"), None if empty.
 _SSEEvent = collections.namedtuple("_SSEEvent", "name data id")
@@ -691,7 +690,7 @@ class _SSEParser(object):
         start = 1 if self._after_cr and data.startswith(b"\n") else 0
         try:
             if b"\r" in data:  # any of the three line ends
-                for end in _SSE_LINE_END.finditer(data, start):
+                for end in re.compile(_SSE_LINE_END).finditer(data, start):
                     self._extend(data, start, end.start())
                     self._take_line(events)
                     start = end.end()
@@ -762,7 +761,7 @@ class _SSEParser(object):
             self._data.append(value)
         elif name == "id" and u"\0" not in value:
             self._id = value
-        elif name == "retry" and _SSE_RETRY.match(value):
+        elif name == "retry" and re.match(_SSE_RETRY, value):
             self.retry = int(value)
 
     def _dispatch(self, events):
@@ -966,6 +965,7 @@ def _spawn(argv, **options):
     Made in two steps: a signal while Popen waits for the exec (the child
     forked, the object not yet returned) must not leave the child running.
     """
+    import subprocess  # lazy: stdio servers and --sampling-command
     proc = subprocess.Popen.__new__(subprocess.Popen)
     try:
         proc.__init__(argv, close_fds=True, start_new_session=True, **options)
@@ -1090,6 +1090,8 @@ class _StdioTransport(_Transport):
     def start(self):
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise UsageError("working directory does not exist: %s" % self.cwd)
+        import selectors  # lazy: stdio only
+        import subprocess
         name = os.fsdecode(self.command[0])  # for messages: it may be bytes or a path
         try:
             self._proc = _spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -1104,6 +1106,7 @@ class _StdioTransport(_Transport):
         os.set_blocking(self._stdin_fd, False)
         self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
                      else selectors.SelectSelector())
+        self._sel_write = selectors.EVENT_WRITE
         self._sel.register(self._proc.stdout.fileno(), selectors.EVENT_READ, "out")
         self._sel.register(self._proc.stderr.fileno(), selectors.EVENT_READ, "err")
 
@@ -1247,7 +1250,7 @@ class _StdioTransport(_Transport):
     def _set_writing(self, want):
         if want != self._writing and not self._proc.stdin.closed:
             if want:
-                self._sel.register(self._stdin_fd, selectors.EVENT_WRITE, "in")
+                self._sel.register(self._stdin_fd, self._sel_write, "in")
             else:
                 self._sel.unregister(self._stdin_fd)
             self._writing = want
@@ -1288,7 +1291,7 @@ class _StdioTransport(_Transport):
         try:
             returncode = self._proc.wait(max(0.0, deadline - time.monotonic()))
             reason = "server " + _exit_status(returncode)
-        except subprocess.TimeoutExpired:
+        except sys.modules["subprocess"].TimeoutExpired:  # loaded by start()
             returncode = None
         self._failure = ConnectionLost(reason, stderr_tail=self.last_words,
                                        returncode=returncode)
@@ -5904,7 +5907,8 @@ def _run_json_command(argv, payload, timeout, what):
     Its stdout is a file, not a pipe: the answer is complete when the command
     exits, whatever it left running, and what it left running is killed.
     """
-    import tempfile  # lazy: only with --sampling-command
+    import subprocess  # lazy: only with --sampling-command
+    import tempfile
     with tempfile.TemporaryFile() as out:
         proc = None
         try:
