@@ -1592,7 +1592,8 @@ class _HttpTransport(_Transport):
     connections and put what comes back, a JSON body or the events of a
     stream, into the inbox, and a failed exchange as _Failed. Legacy era:
     the session id from initialize and the version header go on every
-    request, a standing GET stream carries the server's own requests, a
+    request, a standing GET stream (opened before the first request that
+    may draw questions) carries the server's own requests, a
     stream that ends early is resumed with Last-Event-ID, and the session is
     DELETEd on close. Modern era: the headers mirror the body, and closing a
     request's stream cancels it.
@@ -1668,8 +1669,11 @@ class _HttpTransport(_Transport):
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
                     self._workers += 1
                     self._spawn(self._serve_requests)
-            if self._get_wanted and self.era == "legacy" and not self.old_sse:
-                self._get_wanted = False  # after initialize's answer; open it once
+            if (self._get_wanted and post.method in _MRTR_METHODS and self.era == "legacy"
+                    and not self.old_sse):
+                # Opened once, before the first request the server may answer
+                # with questions of its own (a list or a ping needs none).
+                self._get_wanted = False
                 self._get_opening = time.monotonic() + min(_GET_OPENING,
                                                            self.connect_timeout / 4)
                 self._spawn(self._serve_get)
