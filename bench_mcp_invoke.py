@@ -23,7 +23,6 @@ Usage::
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
                                             # and sequential calls over HTTP
     python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
-    python3 bench_mcp_invoke.py --fake ARGS...  # fake_server.py ARGS, TCP_NODELAY on (HTTP)
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
@@ -93,8 +92,9 @@ of their rounds):
                   (plus compiling mcp_invoke.py, for the script), as for
                   cold tools.
 
-The HTTP servers run through ``--fake``: fake_server.py as it is, but with
-http.server's TCP_NODELAY switch on (see fake_child), as servers in use have.
+The HTTP servers are fake_server.py --http, which sets TCP_NODELAY on its
+connections as servers in use do (without it, a body written apart from its
+headers waits for the client's delayed ACK on a kept connection: 40 ms).
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -479,14 +479,14 @@ class _RawSession(object):
 # ---------------------------------------------------------------------------
 
 class _FakeHttp(object):
-    """``fake_server.py --http 0`` (through ``--fake``) in a child; entered, its URL.
+    """``fake_server.py --http 0`` in a child; entered, its URL.
 
     It serves until its stdin closes. The CPUs it may run on are the ones
     this thread has when it starts.
     """
 
     def __init__(self, era, modes=()):
-        argv = [sys.executable, BENCH, "--fake", "--http", "0", "--era", era]
+        argv = [sys.executable, os.path.join(HERE, "fake_server.py"), "--http", "0", "--era", era]
         for mode in modes:
             argv += ["--mode", mode]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -505,23 +505,6 @@ class _FakeHttp(object):
         self.proc.stdin.close()
         self.proc.wait()
         self.proc.stdout.close()
-
-
-def fake_child(argv):
-    """``--fake ARGS...``: fake_server.py ARGS, with TCP_NODELAY on its connections.
-
-    http.server sends a response's headers and its body in two writes. With
-    Nagle's algorithm on, the body waits for the ACK of the headers, and a
-    client on a kept connection delays that ACK by its delayed-ACK timer
-    (40 ms on Linux): every call on a keep-alive connection would take 40 ms,
-    whoever makes it, and only a client that opens a connection per call
-    would escape. Servers in use set TCP_NODELAY; socketserver has a switch
-    for it, turned on here. Nothing else of fake_server.py changes.
-    """
-    sys.path.insert(0, HERE)
-    import fake_server
-    fake_server._Handler.disable_nagle_algorithm = True
-    return fake_server.main(argv)
 
 
 def _modern_meta():
@@ -1662,7 +1645,7 @@ def run(quick=False, profile=False):
 
 
 def main(argv=None):
-    """``--serve``, ``--rss``, ``--calls``, ``--peak``, ``--fake`` and ``--http-rss`` are
+    """``--serve``, ``--rss``, ``--calls``, ``--peak`` and ``--http-rss`` are
     the bench's own children."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv == ["--serve"]:
@@ -1673,8 +1656,6 @@ def main(argv=None):
         return calls_child(argv[1], int(argv[2]))
     if argv[:1] == ["--peak"] and len(argv) > 3 and argv[2] == "--":
         return peak_child(argv[1], argv[3:])
-    if argv[:1] == ["--fake"]:
-        return fake_child(argv[1:])
     if argv[:1] == ["--http-rss"] and len(argv) == 4:
         return http_rss_child(argv[1], argv[2], int(argv[3]))
     if "-h" in argv or "--help" in argv:
