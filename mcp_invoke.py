@@ -523,8 +523,8 @@ def _json_loads(text):
         raise _NotJSON("nested too deeply to parse")
     except (json.JSONDecodeError, _NotJSON):
         raise
-    except ValueError as e:  # an integer past Python's digit limit (3.11+)
-        raise _NotJSON(str(e))
+    except ValueError:  # an integer past Python's digit limit (3.11+)
+        raise _NotJSON("an integer is past the limit of %d digits" % _INT_DIGITS)
 
 
 def _parse_frame(holder):
@@ -847,6 +847,7 @@ class _Transport(object):
                         is not reading, and is not answered any more.
     vet_tools(tools)    (the tools of a tools/list page it can call, [(name,
                         why) for each it cannot]); all of them by default.
+    needs_tools()       True while it must see tools/list before a tools/call.
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
@@ -887,6 +888,9 @@ class _Transport(object):
 
     def vet_tools(self, tools):
         return tools, []
+
+    def needs_tools(self):
+        return False
 
     def describe(self):
         raise NotImplementedError
@@ -1436,7 +1440,7 @@ def _check_http(url, headers):
         raise UsageError("the server URL holds a space or control character: %s"
                          % _shown_url(url))
     scheme = parts.scheme.lower()
-    target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    target = _ascii_target(parts)
     if headers is not None and not hasattr(headers, "items"):
         raise UsageError("headers is a mapping of names to values, not %s" % _arg(headers))
     given = [str(name).lower() for name in headers or {}]
@@ -1466,6 +1470,14 @@ def _basic(user, password):
     import base64  # lazy: HTTP only
     return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode(
         "ascii")
+
+
+def _ascii_target(parts):
+    """The request target of a split URL, with what is not ASCII percent-encoded
+    (UTF-8), as browsers and curl send it; what is ASCII stays as given."""
+    from urllib.parse import quote  # lazy: HTTP only
+    target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    return quote(target, safe="".join(chr(c) for c in range(0x21, 0x7f)))
 
 
 def _shown_url(url):
@@ -1558,8 +1570,12 @@ def _proxy_for(scheme, host, environ):
             break
     for name in (scheme + "_proxy", scheme.upper() + "_PROXY", "all_proxy", "ALL_PROXY"):
         if environ.get(name):
-            proxy = environ[name]
-            return proxy if "://" in proxy else "http://" + proxy
+            proxy = environ[name] if "://" in environ[name] else "http://" + environ[name]
+            if not proxy.lower().startswith("http://"):
+                raise UsageError("%s names a %s proxy; only http:// proxies are supported "
+                                 "(unset it, or list the host in no_proxy)"
+                                 % (name, proxy.split("://")[0]))
+            return proxy
     return None
 
 
@@ -1634,11 +1650,13 @@ class _HttpTransport(_Transport):
         self._small_worker = False
         self._get_wanted = False
         self._get_opening = None  # until when requests wait for the GET stream
+        self._renewing = False  # a new session is being opened: requests wait for it
         self.old_sse = False  # the 2024-11-05 HTTP+SSE transport: answers on one stream
         self._ended = None  # what ended that stream: every later receive raises it
         self._closed = False
         self._tls = None
         self._params = {}  # tool name -> [(argument path, Mcp-Param- header name)]
+        self._vetted = False  # a tools/list has been seen (modern era)
         self.last_words = ""
         self.received = 0
         if cacert is not None:
@@ -1726,6 +1744,7 @@ class _HttpTransport(_Transport):
         others' are kept, to mirror their arguments into headers."""
         if self.era != "modern":
             return tools, []
+        self._vetted = True
         kept, rejected = [], []
         for tool in tools:
             name = _dict(tool).get("name")
@@ -1739,6 +1758,9 @@ class _HttpTransport(_Transport):
             kept.append(tool)
         return kept, rejected
 
+    def needs_tools(self):
+        return self.era == "modern" and not self._vetted
+
     def renew(self, session):
         """Forget ``session``, which the server ended (404); True if it was the
         current one (a new initialize follows), False if one is open anew."""
@@ -1747,6 +1769,7 @@ class _HttpTransport(_Transport):
                 return False
             self.session_id = None
             self.era = None
+            self._renewing = True  # until the new initialize's exchange ends
             return True
 
     # -- workers -----------------------------------------------------------------
@@ -1774,8 +1797,8 @@ class _HttpTransport(_Transport):
 
     def _after(self, post):
         while not (self._closed or post.cancelled):
-            if self._small_done < post.after:
-                self._cond.wait()
+            if self._small_done < post.after or self._renewing and post.method != "initialize":
+                self._cond.wait()  # renewing: no session to name until initialize is answered
             elif self._get_opening is not None and post.ident is not None:
                 left = self._get_opening - time.monotonic()
                 if left <= 0:
@@ -1835,6 +1858,9 @@ class _HttpTransport(_Transport):
             with self._cond:
                 if self._live.get(post.ident) is post:
                     del self._live[post.ident]
+                if post.method == "initialize" and self._renewing:
+                    self._renewing = False  # the new session is known (or never will be)
+                    self._cond.notify_all()
 
     def _fail(self, post, error):
         if post.cancelled or self._closed:
@@ -1935,7 +1961,9 @@ class _HttpTransport(_Transport):
         if (parts.scheme, parts.hostname, port) != (self.scheme, self.host, self.port):
             raise ProtocolError("the server %s another origin, %s; not followed (use that "
                                 "URL if it is trusted)" % (what, _shown_url(parts.geturl())))
-        return (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        if re.search(r"[\x00-\x20\x7f]", location):
+            raise ProtocolError("the server %s a URL with a space or control character" % what)
+        return _ascii_target(parts)
 
     def _request(self, method, target, headers, post):
         """One request on a keep-alive connection (a new one if the server closed
@@ -2010,8 +2038,9 @@ class _HttpTransport(_Transport):
                              status=407)
         if isinstance(error, ssl.SSLError):
             reason = getattr(error, "verify_message", None) or error.reason or str(error)
+            reason = re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(reason))  # Python's, not ours
             return ConnectionLost("TLS with %s failed: %s%s" % (
-                where, _flat(str(reason)), " (give its CA with --cacert FILE)"
+                where, _flat(reason), " (give its CA with --cacert FILE)"
                 if "verify" in str(error).lower() else ""))
         if isinstance(error, socket.gaierror):
             return ConnectionLost("cannot find host %s: %s" % (self.host, error.strerror))
@@ -2066,10 +2095,14 @@ class _HttpTransport(_Transport):
         import ssl  # lazy: HTTPS only
         if self._tls is None:
             try:
-                context = ssl.create_default_context(cafile=self.cacert)
-            except (OSError, ssl.SSLError) as e:
-                raise UsageError("cannot use the CA file %s: %s"
-                                 % (self.cacert, getattr(e, "strerror", None) or e))
+                cadata = None if self.cacert is None else _read_file(
+                    self.cacert, "the CA file " + os.fsdecode(self.cacert), "ascii", wait=2.0)
+                if cadata is not None and "-----BEGIN" not in cadata:
+                    raise ValueError("it holds no PEM certificate")
+                context = ssl.create_default_context(cadata=cadata)
+            except (ssl.SSLError, ValueError) as e:  # ValueError: no certificate in it
+                raise UsageError("cannot use the CA file %s: %s" % (
+                    self.cacert, re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(e))))
             if self.insecure:
                 context.check_hostname = False
                 context.verify_mode = ssl.CERT_NONE
@@ -2183,6 +2216,8 @@ class _HttpTransport(_Transport):
         said = "server answered HTTP %d %s" % (status, reason)
         if error:  # a JSON-RPC error object without our id: its message helps
             said += ": " + _flat(_cut(str(_dict(error).get("message", "")), _SHOW_CHARS))
+        if status == 407:
+            return AuthError("the proxy refused us: %s" % said, post.method, status)
         if status in (401, 403):
             hint = _flat(_cut(response.getheader("WWW-Authenticate") or "", 300))
             return AuthError("%s%s" % (said, "; WWW-Authenticate: " + hint if hint else
@@ -2374,8 +2409,12 @@ class _HttpTransport(_Transport):
         same origin), and carries every answer from then on. False if not."""
         self._drop(post)
         response = self._open("GET", [("Accept", "text/event-stream")], post)
-        if response is None or response.status != 200 or (response.getheader(
-                "Content-Type") or "").split(";")[0].strip().lower() != "text/event-stream":
+        if response is None:
+            return False
+        if response.status in (401, 403, 407) or response.status >= 500:
+            raise self._refused(response.status, response, post)  # what it is, told
+        if response.status != 200 or (response.getheader("Content-Type") or "").split(
+                ";")[0].strip().lower() != "text/event-stream":
             return False
         parser, early, endpoint = _SSEParser(self.max_bytes), [], None
         while endpoint is None:
@@ -2387,6 +2426,9 @@ class _HttpTransport(_Transport):
                     endpoint = event.data.strip()
                 else:
                     early.append(event)
+            if len(early) > _DEFERRED_MAX:  # kept until the endpoint: a bounded few
+                raise ProtocolError("the server's HTTP+SSE stream sent over %d events "
+                                    "before naming its endpoint" % _DEFERRED_MAX)
         self.target = self._redirected(endpoint, "named its endpoint on")
         self.old_sse = True
         stream = _Post({}, None)  # the stream outlives this exchange
@@ -3357,6 +3399,11 @@ class Client(object):
         if timeout is not None:
             _seconds(timeout, "timeout")
         self._ensure_open()
+        if method == "tools/call" and self._transport.needs_tools():
+            try:  # the headers a tool's arguments go in come from its listing
+                self.list_all("tools/list")
+            except MCPError:
+                self._transport.vet_tools([])  # not again; the call goes without them
         if self.strict and self._undeclared(method):
             raise ProtocolError("%s, so %s is not sent in strict mode"
                                 % (_not_offered(self._undeclared(method)), method), method)
@@ -4331,7 +4378,12 @@ def _secrets(options):
     if url:
         from urllib.parse import parse_qsl, unquote, urlsplit  # lazy: HTTP only
         parts = urlsplit(url)
-        found += [unquote(parts.password or ""), parts.password or ""]
+        proxy = urlsplit(_proxy_for(parts.scheme, parts.hostname or "", os.environ) or "")
+        for where in (parts, proxy):  # user:password@, sent as Basic credentials
+            if where.username:
+                basic = _basic(unquote(where.username), unquote(where.password or ""))
+                found += [unquote(where.password or ""), where.password or "", basic,
+                          basic.partition(" ")[2]]
         found += [value for _, value in parse_qsl(parts.query)]
     return [secret for secret in found if isinstance(secret, str) and len(secret) >= 4]
 
@@ -6521,14 +6573,42 @@ def _read_text(stream, errors="strict"):
         raise UsageError("standard input is not valid UTF-8: %s" % e)
 
 
-def _read_file(path, what, encoding="utf-8"):
-    """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise."""
+def _read_file(path, what, encoding="utf-8", wait=None):
+    """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise.
+
+    ``wait``: seconds a pipe (a FIFO, ``<(...)``) may take to give its text,
+    where opening one that nobody writes would otherwise wait forever.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read(_INPUT_LIMIT + 1)
+        if wait is None:
+            with open(path, "rb") as f:
+                data = f.read(_INPUT_LIMIT + 1)
+        else:
+            data = _read_waiting(path, wait)
         return _within_limit(data, what).decode(encoding)
     except (IOError, OSError, UnicodeError) as e:
         raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
+
+
+def _read_waiting(path, wait):
+    import select  # lazy: only for files read this way
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        deadline, parts, size = time.monotonic() + wait, [], 0
+        while size <= _INPUT_LIMIT:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                raise OSError(errno.ETIMEDOUT, "nothing came from it within %gs" % wait)
+            try:
+                part = os.read(fd, _READ_SIZE)
+            except BlockingIOError:
+                continue
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def _within_limit(data, what):

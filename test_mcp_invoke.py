@@ -5588,7 +5588,7 @@ def test_https_is_verified_unless_told_otherwise(capsys, tmp_path):
         code, out, err = run(capsys, "--url", url, "--insecure", "call", "echo", "text=ok")
         assert (code, out) == (0, "ok\n") and "--insecure: the server's TLS certificate" in err
     code, out, err = run(capsys, "--url", url, "--cacert", str(tmp_path / "none.pem"), "ping")
-    assert code == 2 and "cannot use the CA file" in err
+    assert code == 2 and "cannot read the CA file" in err
 
 
 def _connect_proxy(seen):
