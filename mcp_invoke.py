@@ -1980,7 +1980,6 @@ class _HttpTransport(_Transport):
                 if conn.sock is None:
                     conn.connect()
                     conn.sock.settimeout(None)  # close() and cancel() end a wait now
-                    conn.mcp_sock = conn.sock  # kept: a response may take it from conn
                     if post.cancelled:  # between the connect and the line above
                         raise ConnectionAbortedError(0, "cancelled")
                 conn.putrequest(method, self._absolute(target), skip_accept_encoding=True)
@@ -2086,7 +2085,8 @@ class _HttpTransport(_Transport):
             conn.set_tunnel(tunnel[0], tunnel[1], headers=dict(self._proxy_auth))
         timeout = self.connect_timeout if timeout is None else timeout
         stop = stop or (lambda: post.cancelled or self._closed)
-        conn._create_connection = lambda address, *_: self._connect(address, timeout, stop)
+        conn._create_connection = lambda address, *_: self._connected(
+            conn, self._connect(address, timeout, stop))
         conn.mcp_sock = None
         self._conns.add(conn)
         return conn
@@ -2108,6 +2108,23 @@ class _HttpTransport(_Transport):
                 context.verify_mode = ssl.CERT_NONE
             self._tls = context
         return self._tls
+
+    @staticmethod
+    def _connected(conn, sock):
+        """Keep a duplicate of ``conn``'s socket as soon as it is connected: shut
+        down, it wakes whatever waits on the connection, the TLS handshake and a
+        proxy's CONNECT included, and a response that took the socket over."""
+        if conn.mcp_sock is not None:  # http.client reconnects a kept connection itself
+            conn.mcp_sock.close()
+        conn.mcp_sock = sock.dup()
+        return sock
+
+    @staticmethod
+    def _close_conn(conn):
+        conn.close()
+        if getattr(conn, "mcp_sock", None) is not None:
+            conn.mcp_sock.close()
+            conn.mcp_sock = None
 
     def _connect(self, address, timeout, stop):
         """A connected socket, waiting in short steps so that close() and
@@ -2152,7 +2169,7 @@ class _HttpTransport(_Transport):
                 if response is not None:
                     response.close()
                 self._conns.discard(conn)
-                conn.close()
+                self._close_conn(conn)
             else:
                 self._idle.append(conn)
 
@@ -2164,14 +2181,14 @@ class _HttpTransport(_Transport):
             if conn is not None:
                 self._conns.discard(conn)
                 self._hang_up(conn)
-                conn.close()
+                self._close_conn(conn)
             if response is not None:
                 response.close()
 
     @staticmethod
     def _hang_up(conn):
-        """Wake a thread reading ``conn``: shut its socket down (the plain socket's
-        shutdown, which an SSL socket's own would not be from another thread)."""
+        """Wake a thread reading ``conn``: shut its socket down, through the
+        duplicate kept at connect (see _connected)."""
         import socket  # lazy: HTTP only
         sock = getattr(conn, "mcp_sock", None)
         if sock is not None:
@@ -2521,7 +2538,7 @@ class _HttpTransport(_Transport):
         if self.session_id is not None and self.era == "legacy" and grace > 0:
             self._delete(grace)
         for conn in conns:
-            conn.close()
+            self._close_conn(conn)
 
     def _delete(self, grace):
         """2025-11-25 transports, "Session Management": end the session we opened,
@@ -2537,7 +2554,6 @@ class _HttpTransport(_Transport):
             try:
                 if conn.sock is None:
                     conn.connect()
-                    conn.mcp_sock = conn.sock
                 conn.sock.settimeout(left)
                 conn.putrequest("DELETE", self._absolute(self.target), skip_accept_encoding=True)
                 for name, value in ([("User-Agent", "mcp_invoke/" + __version__)]
@@ -2549,7 +2565,7 @@ class _HttpTransport(_Transport):
             except (OSError, http.client.HTTPException):
                 pass  # a kept connection the server closed meanwhile: once more
             finally:
-                conn.close()
+                self._close_conn(conn)
                 self._conns.discard(conn)
 
     def abort(self):
