@@ -523,8 +523,10 @@ def _json_loads(text):
         raise _NotJSON("nested too deeply to parse")
     except (json.JSONDecodeError, _NotJSON):
         raise
-    except ValueError:  # an integer past Python's digit limit (3.11+)
-        raise _NotJSON("an integer is past the limit of %d digits" % _INT_DIGITS)
+    except ValueError as e:  # an integer past Python's digit limit (3.11+): said as ours
+        digits = re.search(r"has ([0-9]+) digits", str(e))
+        raise _NotJSON("an integer of %s digits is past the limit of %d digits"
+                       % (digits.group(1) if digits else "too many", _INT_DIGITS))
 
 
 def _parse_frame(holder):
@@ -4237,10 +4239,13 @@ class _Diagnostics(object):
         self._progress_at = 0.0
         self._relay = b""
         self.redact = None  # a _Redactor once the secrets of the run are known
+        self.stopping = False  # a stop signal came: write only what stderr takes now
 
     def _write(self, text):
         if self.redact is not None:
             text = self.redact(text)
+        if self.stopping and not _writable(self.stream):
+            return  # a stderr nobody reads must not hold the run past Ctrl-C
         try:
             if self._progress_shown:
                 text = "\r\x1b[K" + text
@@ -4364,23 +4369,50 @@ class _Redactor(object):
                 text = text.replace(form, "***")
         return text
 
-    def file(self, stream):
-        """``stream`` (the trace) writing through this redactor."""
-        return _RedactedFile(stream, self)
 
 
-class _RedactedFile(object):
-    def __init__(self, stream, redact):
-        self.stream, self.redact = stream, redact
+class _TraceFile(object):
+    """The --trace file as the Client writes it: secrets redacted, and once a
+    stop signal came (``diag.stopping``), a line only if the file takes it now,
+    so a pipe nobody reads cannot hold the run past Ctrl-C."""
+
+    def __init__(self, stream, diag):
+        self.stream, self.diag = stream, diag
 
     def write(self, text):
-        return self.stream.write(self.redact(text))
+        if self.diag.redact is not None:
+            text = self.diag.redact(text)
+        if not self.diag.stopping or _writable(self.stream):
+            self.stream.write(text)
 
     def flush(self):
-        self.stream.flush()
+        if not self.diag.stopping or _writable(self.stream):
+            self.stream.flush()
 
     def close(self):
+        if self.diag.stopping and not _writable(self.stream):
+            _to_devnull(self.stream)  # what it still holds would block the close
         self.stream.close()
+
+
+def _to_devnull(stream):
+    """Point ``stream``'s file descriptor at /dev/null (what it still holds goes there)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _writable(stream, wait=0.2):
+    """Whether ``stream`` takes a line within ``wait`` seconds (one that is not a
+    file descriptor always does: it cannot block)."""
+    import select  # lazy: only once stopping
+    try:
+        return bool(select.select([], [stream.fileno()], [], wait)[1])
+    except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is both
+        return True
 
 
 def _secrets(options):
@@ -6659,7 +6691,7 @@ def _run(argv, diag, out, started):
     options = _client_options(args, _server_entry(args, server), diag)
     secrets = _secrets(options)
     diag.redact = _Redactor(secrets) if secrets else None
-    trace = _open_trace(args.trace, diag.redact)
+    trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
         client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
@@ -6731,7 +6763,7 @@ def _directory(path):
     return path
 
 
-def _open_trace(path, redact=None):
+def _open_trace(path, diag):
     if path is None:
         return None
     try:
@@ -6742,7 +6774,7 @@ def _open_trace(path, redact=None):
     except (IOError, OSError) as e:
         reason = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
         raise UsageError("--trace %s: %s" % (path, reason))
-    return trace if redact is None else redact.file(trace)
+    return _TraceFile(trace, diag)
 
 
 def _roots(paths, diag):
@@ -6887,6 +6919,7 @@ def main(argv=None):
     stopping, started = [], []
 
     def on_signal(signum, frame):
+        diag.stopping = True
         if stopping:
             for client in started:
                 client._abort()
@@ -6934,6 +6967,8 @@ def main(argv=None):
         for name, stand_in in closed:
             setattr(sys, name, None)
             stand_in.close()
+        if program and diag.stopping and not _writable(sys.stderr):
+            _to_devnull(sys.stderr)  # the interpreter's last flush must not block either
         # The program exits with the status returned: it blocks stop signals from
         # here on, as the interpreter puts back their defaults while it exits
         # (ignoring them instead would race with one already on its way).
