@@ -4240,12 +4240,14 @@ class _Diagnostics(object):
         self._relay = b""
         self.redact = None  # a _Redactor once the secrets of the run are known
         self.stopping = False  # a stop signal came: write only what stderr takes now
+        self._blocked = False  # it did not, once: nothing more is tried
 
     def _write(self, text):
         if self.redact is not None:
             text = self.redact(text)
-        if self.stopping and not _writable(self.stream):
-            return  # a stderr nobody reads must not hold the run past Ctrl-C
+        if self.stopping and (self._blocked or not _writable(self.stream)):
+            self._blocked = True  # a stderr nobody reads must not hold the run past Ctrl-C
+            return
         try:
             if self._progress_shown:
                 text = "\r\x1b[K" + text
@@ -4378,19 +4380,25 @@ class _TraceFile(object):
 
     def __init__(self, stream, diag):
         self.stream, self.diag = stream, diag
+        self.blocked = False
 
     def write(self, text):
         if self.diag.redact is not None:
             text = self.diag.redact(text)
-        if not self.diag.stopping or _writable(self.stream):
+        if self._takes():
             self.stream.write(text)
 
     def flush(self):
-        if not self.diag.stopping or _writable(self.stream):
+        if self._takes():
             self.stream.flush()
 
+    def _takes(self):
+        if self.diag.stopping and (self.blocked or not _writable(self.stream)):
+            self.blocked = True  # once it did not, nothing more is tried
+        return not self.blocked
+
     def close(self):
-        if self.diag.stopping and not _writable(self.stream):
+        if self.blocked or self.diag.stopping and not _writable(self.stream):
             _to_devnull(self.stream)  # what it still holds would block the close
         self.stream.close()
 

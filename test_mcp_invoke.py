@@ -5667,3 +5667,58 @@ def test_proxies_from_the_environment_carry_https_and_http(capsys, tmp_path, mon
         monkeypatch.setenv("NO_PROXY", "mcp.example")
         code, out, err = run(capsys, "--url", "http://mcp.example:9/mcp", "ping")
         assert code == 5  # no proxy for it now: the name itself is looked up, and fails
+
+
+def test_a_stderr_nobody_reads_cannot_hold_the_run_past_ctrl_c():
+    # -v relays the server's 2 MB of stderr to ours, which nobody reads here.
+    proc = _script(["-v", "--timeout", "60", "call", "echo", "text=x", "--"]
+                   + fake("flood-stderr", "hang-call", size=2000000))
+    try:
+        assert wait_for(lambda: _wchan(proc.pid) == "anon_pipe_write" or proc.poll(), 10)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert wait_for(lambda: proc.poll() is not None, 5)
+        assert time.monotonic() - started < 3 and proc.returncode == 130
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def _wchan(pid):
+    try:
+        with open("/proc/%d/wchan" % pid) as f:
+            return f.read()
+    except (IOError, OSError):
+        return ""
+
+
+def test_http_secrets_include_basic_credentials_and_proxies_are_http_only(monkeypatch):
+    monkeypatch.setenv("https_proxy", "http://pu:proxy-pass@127.0.0.1:3")
+    found = mcp_invoke._secrets({"url": "https://al:pa55word@h.example/mcp?key=k3y-value",
+                                 "headers": {"X-A": "Bearer t0ken-x"}})
+    for secret in ["pa55word", base64.b64encode(b"al:pa55word").decode(), "k3y-value",
+                   "Bearer t0ken-x", "t0ken-x", "proxy-pass",
+                   base64.b64encode(b"pu:proxy-pass").decode()]:
+        assert secret in found
+    for proxy in ["https://p:1", "socks5://p:1"]:
+        with pytest.raises(mcp_invoke.UsageError, match="only http:// proxies"):
+            mcp_invoke._proxy_for("https", "h.example", {"https_proxy": proxy})
+
+
+def test_http_urls_beyond_ascii_are_percent_encoded_and_a_ca_file_must_hold_one(capsys):
+    from urllib.parse import urlsplit
+    assert mcp_invoke._ascii_target(urlsplit(u"http://h/m\u00e9?q=\u00e9&a=b")) == \
+        "/m%C3%A9?q=%C3%A9&a=b"
+    code, out, err = run(capsys, "--url", "https://127.0.0.1:1/mcp", "--cacert", os.devnull,
+                         "ping")
+    assert code == 2 and "it holds no PEM certificate" in err
+
+
+def test_http_batch_on_a_modern_server_sends_mcp_param_headers(capsys):
+    line = json.dumps({"method": "tools/call", "params": {"name": "locate",
+                                                           "arguments": {"region": "eu"}}})
+    with _http("--era", "modern", "--mode", "param-headers") as url:
+        code, out, err = run(capsys, "--url", url, "batch", stdin=line + "\n" + line + "\n")
+    assert code == 0, err
+    assert [json.loads(x)["result"]["content"][0]["text"] for x in out.splitlines()] == \
+        ["region=eu zone=-"] * 2
