@@ -1465,9 +1465,9 @@ def bench_http_startup(counts, notes):
     notes.append("HTTP cold: fastest of %d runs each; compiling mcp_invoke.py %.1f ms; "
                  "python -c pass %.1f ms; the CLI asks server/discover first (on the legacy "
                  "server an extra round trip, -32601, then initialize; the modern floor sends "
-                 "tools/list alone), and on the legacy server also opens the standing GET "
-                 "stream and DELETEs the session" % (counts["process_runs"], compiling * 1e3,
-                                                     t["bare"] * 1e3))
+                 "tools/list alone), and on the legacy server also DELETEs the session "
+                 "(a lone list opens no GET stream)" % (counts["process_runs"],
+                                                        compiling * 1e3, t["bare"] * 1e3))
     rows = []
     for era in HTTP_ERAS:
         floor, script_floor = t[era + " minimal"], t[era + " minimal"] + compiling
