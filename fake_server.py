@@ -12,7 +12,7 @@ Usage::
     python3 fake_server.py [--mode MODE]... [--era ERA] [--supported V1,V2]
                            [--record FILE] [--pidfile FILE] [--size N]
                            [--delay SECONDS] [--http PORT]
-                           [--record-headers FILE]
+                           [--record-headers FILE] [--tls CERT KEY]
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
     --era ERA        legacy (default), modern or dual; see Eras below
@@ -36,6 +36,8 @@ Usage::
     --record-headers FILE  (with --http) append one JSON line per HTTP
                      request: {"method", "path", "headers": {name: value}},
                      header names as received
+    --tls CERT KEY   (with --http) serve HTTPS with this certificate and key
+                     (PEM files); the URL printed is https://
 
 Eras:
 
@@ -274,6 +276,18 @@ HTTP modes (with --http only):
                        secret_greeting, server-requests) on the session's
                        GET stream, waiting up to 2 s for one to open, else on
                        the POST's stream.  The answer still ends the POST
+    param-headers      tools/list adds locate (region: string, x-mcp-header
+                       Region; zone.id: integer, x-mcp-header Zone) and
+                       bad_header (an x-mcp-header on a number, which a
+                       client must leave out); in the modern era a call of
+                       locate whose Mcp-Param-Region or Mcp-Param-Zone header
+                       does not match its argument (decoded) gets 400, -32020
+    http-sse           the HTTP+SSE transport of 2024-11-05 instead: GET /mcp
+                       opens a session's stream, whose first event, endpoint,
+                       names /messages?session=ID; POSTs there get 202 and
+                       their answers go on the stream; a POST to /mcp gets 405
+    hang-initialized   (legacy era) never answer the POST of
+                       notifications/initialized; the connection is held
 
 error-500, wrong-type, not-json, drop-stream, stall-body, comments-only and
 reset answer tools/call in either era once the HTTP request has passed its
@@ -319,7 +333,7 @@ HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
               "not-json", "no-length", "chunked", "flood", "expire-session",
               "expire-always", "drop-stream", "stall-body", "comments-only",
               "reset", "redirect", "redirect-away", "redirect-loop", "get-ask",
-              "param-headers", "http-sse")
+              "param-headers", "http-sse", "hang-initialized")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -2268,6 +2282,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         server = self.session(count="method" in message and "id" in message)
         if server is None:
             return
+        if ("hang-initialized" in self.server.modes
+                and message.get("method") == "notifications/initialized"):
+            self.close_connection = True
+            return self.wait(server, lambda: False)
         if "method" not in message:
             server.replies.put(message)  # an answer to one of our requests
         if "method" not in message or "id" not in message:

@@ -850,6 +850,8 @@ class _Transport(object):
     vet_tools(tools)    (the tools of a tools/list page it can call, [(name,
                         why) for each it cannot]); all of them by default.
     needs_tools()       True while it must see tools/list before a tools/call.
+    held_back(ident)    why request ``ident`` was never sent, for people, or
+                        None if it went (or the transport cannot tell).
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
@@ -893,6 +895,9 @@ class _Transport(object):
 
     def needs_tools(self):
         return False
+
+    def held_back(self, ident):
+        return None
 
     def describe(self):
         raise NotImplementedError
@@ -1643,6 +1648,7 @@ class _HttpTransport(_Transport):
         self._small = collections.deque()  # notifications and answers, in order
         self._small_bytes = 0  # of answers not yet sent (backlogged)
         self._small_count = self._small_done = 0  # notifications and answers queued, sent
+        self._small_method = None  # the one going now
         self._live = {}  # request id -> its _Post, while it is carried
         self._idle = []  # keep-alive connections not in use
         self._conns = set()  # every connection open now
@@ -1763,6 +1769,17 @@ class _HttpTransport(_Transport):
     def needs_tools(self):
         return self.era == "modern" and not self._vetted
 
+    def held_back(self, ident):
+        with self._cond:
+            post = self._live.get(ident)
+            if post is None or post not in self._requests and post.conn is not None:
+                return None
+            if self._small_done < post.after and self._small_method:
+                return "never sent: the server had not taken %s" % self._small_method
+            if self._renewing:
+                return "never sent: a new session was being opened"
+            return None
+
     def renew(self, session):
         """Forget ``session``, which the server ended (404); True if it was the
         current one (a new initialize follows), False if one is open anew."""
@@ -1827,6 +1844,7 @@ class _HttpTransport(_Transport):
             post = self._next(self._small)
             if post is None:
                 return
+            self._small_method = post.method or "an answer to its request"
             try:
                 self._exchange(post)
             finally:
@@ -3562,9 +3580,10 @@ class Client(object):
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation), unless
         the transport cancelled it itself."""
+        held = self._transport.held_back(call.id)
         self._abandon(call)
         call.done = True
-        call.error = self._timed_out(call, reason)
+        call.error = self._timed_out(call, reason + (" (%s)" % held if held else ""))
         if call.method == "initialize":  # cancellation: initialize MUST NOT be cancelled
             return
         if not self._transport.cancel(call.id):
@@ -4370,7 +4389,6 @@ class _Redactor(object):
             if form in text:
                 text = text.replace(form, "***")
         return text
-
 
 
 class _TraceFile(object):

@@ -5722,3 +5722,10 @@ def test_http_batch_on_a_modern_server_sends_mcp_param_headers(capsys):
     assert code == 0, err
     assert [json.loads(x)["result"]["content"][0]["text"] for x in out.splitlines()] == \
         ["region=eu zone=-"] * 2
+
+
+def test_http_a_request_held_behind_an_unanswered_notification_says_so(capsys):
+    with _http("--mode", "hang-initialized") as url:
+        code, out, err = run(capsys, "--url", url, "--timeout", "0.5", "tools")
+    assert code == 124 and err == ("mcp_invoke: tools/list timed out after 0.5s (never sent: "
+                                   "the server had not taken notifications/initialized)\n")
