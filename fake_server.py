@@ -2240,15 +2240,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if _media_types(self.headers.get("Content-Type")) != {"application/json"}:
             return self.reject(415, INVALID_REQUEST, "Unsupported Media Type: "
                                "Content-Type must be application/json")
-        if self.server.options.record:
-            _append(self.server.options.record, self.body.rstrip(b"\n") + b"\n")
-        try:
-            message = json.loads(self.body.decode("utf-8"))
-        except ValueError:
-            return self.reject(400, PARSE_ERROR, "Parse error")
-        if not isinstance(message, dict):
-            return self.reject(400, INVALID_REQUEST,
-                               "Invalid Request: one JSON-RPC message per POST")
+        message = self.posted()
+        if message is None:
+            return
         if ("auth" in self.server.modes and self.bearer() == READONLY_TOKEN
                 and message.get("method") == "tools/call"):
             return self.reject(403, INVALID_REQUEST, "Forbidden: calling tools "
@@ -2262,6 +2256,20 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                "Mcp-Session-Id" not in self.headers):
             return self.post_modern(message)
         self.post_legacy(message)
+
+    def posted(self):
+        """The POSTed JSON-RPC message (recorded with --record); None once
+        answered 400 for a body that is not one JSON object."""
+        if self.server.options.record:
+            _append(self.server.options.record, self.body.rstrip(b"\n") + b"\n")
+        try:
+            message = json.loads(self.body.decode("utf-8"))
+        except ValueError:
+            return self.reject(400, PARSE_ERROR, "Parse error")
+        if not isinstance(message, dict):
+            return self.reject(400, INVALID_REQUEST,
+                               "Invalid Request: one JSON-RPC message per POST")
+        return message
 
     def initialize(self, message):
         """Start a session; it exists once initialize has a result."""
@@ -2466,12 +2474,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         server = self.server.sessions.get(query.partition("session=")[2])
         if path != "/messages" or server is None:
             return self.reject(404, INVALID_REQUEST, "Not Found")
-        if self.server.options.record:
-            _append(self.server.options.record, self.body.rstrip(b"\n") + b"\n")
-        try:
-            message = json.loads(self.body.decode("utf-8"))
-        except ValueError:
-            return self.reject(400, PARSE_ERROR, "Parse error")
+        message = self.posted()
+        if message is None:
+            return
         self.send_body(202, b"")
         if "method" not in message:
             server.replies.put(message)  # an answer to one of our requests
