@@ -424,7 +424,19 @@ def _initialize_params():
             "clientInfo": {"name": "bench", "version": "1.0"}}
 
 
-class _RawSession(object):
+class _Child(object):
+    """A server child that serves until its stdin closes; ``with`` closes it."""
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.proc.stdout.close()
+
+
+class _RawSession(_Child):
     """The bench server over plain pipes, with no selectors and no framing layer.
 
     Use one reader per session: ``readline`` (buffered) or ``read_raw``
@@ -441,14 +453,6 @@ class _RawSession(object):
 
     def __enter__(self):
         return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.proc.stdout.close()
 
     def send(self, method, params):
         self.next_id += 1
@@ -478,7 +482,7 @@ class _RawSession(object):
 # Streamable HTTP: fake_server.py --http, and the floors' raw http.client
 # ---------------------------------------------------------------------------
 
-class _FakeHttp(object):
+class _FakeHttp(_Child):
     """``fake_server.py --http 0`` in a child; entered, its URL.
 
     It serves until its stdin closes. The CPUs it may run on are the ones
@@ -497,14 +501,6 @@ class _FakeHttp(object):
 
     def __enter__(self):
         return self.url
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.proc.stdout.close()
 
 
 def _modern_meta():

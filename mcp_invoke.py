@@ -785,7 +785,7 @@ class _BodyReader(object):
     ``length`` is the Content-Length, or None. A length over ``max_bytes``
     raises ProtocolError at once; a body that passes ``max_bytes`` (or its
     length) raises ProtocolError when that extra byte arrives. ``finish``
-    returns the body as bytes, or raises ConnectionLost if it is short.
+    returns the body (a bytearray), or raises ConnectionLost if it is short.
     """
 
     def __init__(self, max_bytes, length=None):
@@ -808,7 +808,7 @@ class _BodyReader(object):
         self._body += data
 
     def finish(self):
-        body, self._body = bytes(self._body), bytearray()
+        body, self._body = self._body, bytearray()  # no copy: it is decoded once, whole
         if self.length is not None and len(body) < self.length:
             raise ConnectionLost("the server's answer ended after %d of %d bytes"
                                  % (len(body), self.length))
