@@ -13,6 +13,10 @@ Usage::
                            [--record FILE] [--pidfile FILE] [--size N]
                            [--delay SECONDS] [--http PORT]
                            [--record-headers FILE] [--tls CERT KEY]
+                           [--oauth [--oauth-client ID:SECRET]...
+                            [--oauth-token-auth M,M] [--oauth-token-ttl S]
+                            [--oauth-public-key PEM] [--oauth-id-token T]
+                            [--record-oauth FILE]]
 
     --mode MODE      switch on a misbehaviour; repeatable, or comma-separated
     --era ERA        legacy (default), modern or dual; see Eras below
@@ -38,6 +42,26 @@ Usage::
                      header names as received
     --tls CERT KEY   (with --http) serve HTTPS with this certificate and key
                      (PEM files); the URL printed is https://
+    --oauth          (with --http) /mcp needs an access token from the
+                     authorization server beside it; see OAuth below
+    --oauth-client ID:SECRET  a pre-registered confidential client, ID: a
+                     public one (split at the last colon); repeatable
+    --oauth-token-auth M[,M]  the token endpoint auth methods supported and
+                     enforced, of client_secret_basic, client_secret_post,
+                     none and private_key_jwt; registration gives a client
+                     the first (default client_secret_basic,
+                     client_secret_post,none)
+    --oauth-token-ttl SECONDS  expires_in of access tokens (default 3600;
+                     0: expired at once)
+    --oauth-public-key PEM  check private_key_jwt signatures with this
+                     SubjectPublicKeyInfo PEM file (EC P-256 for ES256, RSA
+                     for RS256); without it signatures go unchecked
+    --oauth-id-token T  the one ID token the IdP takes (default fake-id-token)
+    --record-oauth FILE  append one JSON line per request to an OAuth path
+                     (below), served or not: {"method", "path", "query":
+                     {name: value}, "headers": {name: value}} and "form":
+                     {name: value} for a form body, else "json" (or "body",
+                     text) if there is one; a repeated name has a list
 
 Eras:
 
@@ -85,9 +109,10 @@ HTTP (--http):
 
     Once listening, the server prints one line, http://127.0.0.1:N/mcp, and
     serves until stdin ends (keep stdin open) or a signal arrives.  Only
-    /mcp exists (the redirect modes move it).  Every era checks, in this
-    order: an Origin other than http://127.0.0.1:N or http://localhost:N
-    (403), the token in the auth mode (401), a POST whose Accept
+    /mcp exists (the redirect modes move it), and the OAuth paths with
+    --oauth.  Every era checks, in this order: an Origin other than
+    http://127.0.0.1:N or http://localhost:N (403), the token in the auth
+    mode or with --oauth (401), a POST whose Accept
     lacks application/json or text/event-stream (406), or whose
     Content-Type is not application/json (415), a body that is not one
     JSON object (400, -32700 or -32600).  Errors about the HTTP request
@@ -293,6 +318,136 @@ error-500, wrong-type, not-json, drop-stream, stall-body, comments-only and
 reset answer tools/call in either era once the HTTP request has passed its
 checks (session, headers), before the call itself is run or checked.
 
+OAuth (--oauth, with --http; not with the modes auth and http-sse):
+
+    N is the port; the issuer, http://127.0.0.1:N/as, has a path, so RFC
+    8414 path insertion shows.  Every request to /mcp (POST, GET, DELETE)
+    needs Authorization: Bearer with a live access token issued for
+    http://127.0.0.1:N/mcp, else 401 with a JSON-RPC error without an id
+    and WWW-Authenticate: Bearer error="invalid_token", resource_metadata=
+    "http://127.0.0.1:N/.well-known/oauth-protected-resource/mcp".  Access
+    tokens are random hex, bound to a client, scopes and resource.  The
+    scopes are tools:read, tools:write and offline_access; a grant that
+    names none gets tools:read.  The OAuth paths, recorded by --record-
+    oauth whether served or not (404 text; 405 for the wrong method), are
+    those under /.well-known/, /as/ and /idp/, and /authorize, /token and
+    /register:
+
+    GET /.well-known/oauth-protected-resource/mcp   Protected Resource
+            Metadata (RFC 9728): resource, authorization_servers [issuer],
+            scopes_supported, bearer_methods_supported ["header"]
+    GET /.well-known/oauth-authorization-server/as   RFC 8414 metadata:
+            issuer, authorization_endpoint /as/authorize, token_endpoint
+            /as/token, registration_endpoint /as/register,
+            response_types_supported ["code"], grant_types_supported
+            (authorization_code, refresh_token, client_credentials,
+            urn:ietf:params:oauth:grant-type:jwt-bearer),
+            code_challenge_methods_supported ["S256"],
+            token_endpoint_auth_methods_supported (--oauth-token-auth),
+            scopes_supported, client_id_metadata_document_supported true,
+            authorization_grant_profiles_supported [urn:ietf:params:oauth:
+            grant-profile:id-jag] and, when private_key_jwt is supported,
+            token_endpoint_auth_signing_alg_values_supported [ES256, RS256]
+    POST /as/register   Dynamic Client Registration (RFC 7591), JSON: 201
+            with the metadata sent, client_id, client_id_issued_at,
+            grant_types (default ["authorization_code"]),
+            token_endpoint_auth_method (default the first of
+            --oauth-token-auth) and, for the client_secret methods,
+            client_secret and client_secret_expires_at 0.  400
+            invalid_redirect_uri when an authorization_code client lists
+            no redirect_uris, or one neither loopback http nor https or
+            with a fragment; 400 invalid_client_metadata for the rest
+    GET /as/authorize   no user: checks client_id (registered, pre-
+            registered, or an http(s) URL taken as a Client ID Metadata
+            Document, unfetched) and redirect_uri (one registered; a
+            loopback one matches whatever its port, RFC 8252 7.3; for
+            pre-registered and URL clients any loopback http or https one),
+            else 400 and an HTML page.  Then, else redirected as error and
+            error_description: response_type code, the client's
+            authorization_code grant, code_challenge with
+            code_challenge_method S256, resource http://127.0.0.1:N/mcp
+            (RFC 8707; invalid_target), scope (invalid_scope).  302 to
+            redirect_uri?code=C&state=S (state only if sent)
+    POST /as/token   form in, JSON out, Cache-Control: no-store.  Client
+            authentication by exactly one method, which --oauth-token-auth
+            and the client must both allow, else 401 invalid_client:
+            client_secret_basic (RFC 6749 2.3.1), client_secret_post,
+            none (client_id alone) or private_key_jwt (client_assertion_
+            type urn:ietf:params:oauth:client-assertion-type:jwt-bearer; a
+            JWT with alg ES256 or RS256, iss = sub = client id, aud the
+            issuer or the token endpoint, exp to come, jti never seen).  A
+            registered client has its registered method; a pre-registered
+            one the client_secret methods (none if public) and
+            private_key_jwt; a URL client none and private_key_jwt.
+            Grants, each one the client registered (pre-registered: all;
+            URL: all but refresh_token), else unauthorized_client:
+            authorization_code (code single use, code_verifier whose S256
+            is the challenge, same redirect_uri: else invalid_grant; the
+            same resource as the authorization request, else
+            invalid_target) with a refresh_token if the scopes hold
+            offline_access or the client has the refresh_token grant;
+            refresh_token (rotated; resource and scope may narrow it);
+            client_credentials (not for public clients; resource
+            optional); urn:ietf:params:oauth:grant-type:jwt-bearer with an
+            assertion from /idp/token (HS256 by the IdP, typ
+            oauth-id-jag+jwt, aud the issuer, client_id the client,
+            resource if any http://127.0.0.1:N/mcp, exp, jti single use),
+            scopes those of the ID-JAG, narrowed by a scope parameter.  The
+            last two give no refresh token.  Answers access_token,
+            token_type Bearer, expires_in (--oauth-token-ttl), scope[,
+            refresh_token]; errors are {"error", "error_description"} with
+            400, or 401 for invalid_client
+    POST /idp/token   a toy enterprise IdP (SEP-990): RFC 8693 token
+            exchange, grant_type urn:ietf:params:oauth:grant-type:token-
+            exchange, requested_token_type urn:ietf:params:oauth:token-
+            type:id-jag, subject_token --oauth-id-token, subject_token_type
+            urn:ietf:params:oauth:token-type:id_token, audience the issuer,
+            resource (optional) http://127.0.0.1:N/mcp, client_id (any, in
+            the form or a Basic header; a secret goes unchecked), scope
+            (optional).  Answers access_token (an ID-JAG whose client_id is
+            the one given), issued_token_type, token_type N_A, expires_in
+            300[, scope]
+    POST /as/revoke-all   a test's control, not OAuth: every access token
+            issued so far stops working; refresh tokens go on.  204
+
+    Any valid token may call any method, but tools/call in the step-up
+    modes.  Their 403 comes once the POST has passed its checks (406, 415,
+    400): WWW-Authenticate: Bearer error="insufficient_scope",
+    scope="tools:write", resource_metadata="...", and a JSON-RPC error
+    without an id.
+
+OAuth modes (with --oauth only):
+
+    oauth-no-hint      the 401 has no resource_metadata
+    oauth-root-prm     the Protected Resource Metadata is served at
+                       /.well-known/oauth-protected-resource only; no hint
+    oauth-oidc         the AS metadata is served at /as/.well-known/openid-
+                       configuration only, the last URL a client tries
+    oauth-legacy       as in 2025-03-26: no Protected Resource Metadata and
+                       no hint; the AS is the origin: its metadata at
+                       /.well-known/oauth-authorization-server, with issuer
+                       http://127.0.0.1:N and /authorize, /token, /register.
+                       resource is optional, no URL client_ids
+    oauth-legacy-endpoints  as oauth-legacy, without the AS metadata
+    oauth-resource-mismatch  the metadata's resource, and what the AS
+                       issues for, is http://127.0.0.1:N/other, which /mcp
+                       refuses
+    oauth-no-dcr       no registration_endpoint (/as/register 404) and no
+                       URL client_ids: only --oauth-client ones
+    oauth-cimd-only    no registration_endpoint (/as/register 404); URL
+                       client_ids work
+    oauth-scope-hint   the 401 has scope="tools:read"
+    oauth-no-scopes    the Protected Resource Metadata has no
+                       scopes_supported
+    oauth-no-offline   no offline_access: not in scopes_supported, and
+                       invalid_scope if asked for
+    oauth-step-up      tools/call needs tools:write, else 403
+    oauth-step-up-forever  every tools/call gets the 403
+    oauth-deny         /as/authorize redirects with error=access_denied,
+                       error_description The user said no
+    oauth-bad-state    /as/authorize sends back state "forged-" + state
+    oauth-html-errors  /as/token's errors are a 400 HTML page
+
 Stdio only (refused with --http, exit status 2): banner, bytewise,
 close-stdout, write-before-read, reverse, late-discover, early-ask,
 ping-first, answer-then-ask, die-holding-pipes.
@@ -305,6 +460,9 @@ import argparse
 import base64
 import binascii
 import collections
+import hashlib
+import hmac
+import html
 import http.server
 import json
 import os
@@ -319,6 +477,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 # ---------------------------------------------------------------------------
 # Constants
@@ -334,6 +493,13 @@ HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
               "expire-always", "drop-stream", "stall-body", "comments-only",
               "reset", "redirect", "redirect-away", "redirect-loop", "get-ask",
               "param-headers", "http-sse", "hang-initialized")
+
+# Modes of the authorization server and the protected resource (--oauth).
+OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
+               "oauth-legacy-endpoints", "oauth-resource-mismatch", "oauth-no-dcr",
+               "oauth-scope-hint", "oauth-no-scopes", "oauth-no-offline",
+               "oauth-step-up", "oauth-step-up-forever", "oauth-deny",
+               "oauth-bad-state", "oauth-html-errors", "oauth-cimd-only")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -352,7 +518,7 @@ MODES = (
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
     "deep-schema", "discover-asks", "early-ask", "late-discover",
-) + HTTP_MODES
+) + HTTP_MODES + OAUTH_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
 RETRY_MS = 100
@@ -2167,7 +2333,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                             '127.0.0.1:%d/.well-known/oauth-protected-resource"'
                             % port)])
             return False
-        return True
+        oauth = self.server.oauth
+        return oauth is None or oauth.admits(self)
 
     def at_endpoint(self):
         """Whether the path is the endpoint; else answer 404 or a redirect."""
@@ -2229,6 +2396,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # -- POST: one JSON-RPC message -------------------------------------
 
     def do_POST(self):
+        if self.server.oauth is not None and self.server.oauth.serve(self):
+            return
         if "http-sse" in self.server.modes:
             return self.post_old()
         if not self.admitted(required_body=True):
@@ -2249,6 +2418,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                "needs scope tools:write", headers=[(
                                    "WWW-Authenticate", 'Bearer error='
                                    '"insufficient_scope", scope="tools:write"')])
+        if self.server.oauth is not None and not self.server.oauth.may_call(self, message):
+            return
         era = self.server.options.era
         if era != "modern" and message.get("method") == "initialize":
             return self.initialize(message)
@@ -2390,6 +2561,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # -- GET: the standalone stream, or a resumed one --------------------
 
     def do_GET(self):
+        if self.server.oauth is not None and self.server.oauth.serve(self):
+            return
         if "http-sse" in self.server.modes:
             return self.get_old()
         if not self.admitted():
@@ -2523,6 +2696,10 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
         limits = [n for mode, n in SESSION_LIMITS.items() if mode in self.modes]
         self.session_limit = min(limits) if limits else None  # None: forever
         self.resets = set()  # the reset mode's connections
+        self.oauth = None
+        if options.oauth:
+            self.oauth = _OAuthServer(options, "%s://127.0.0.1:%d" % (
+                "https" if options.tls else "http", self.server_address[1]))
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):  # a client leaving, a TLS refusal
@@ -2558,6 +2735,893 @@ def _serve_http(options):
     if set(options.modes) & {"ignore-sigterm", "no-exit-on-eof"}:
         _sleep_forever()
     return 0
+
+
+# ---------------------------------------------------------------------------
+# OAuth: an authorization server and a toy IdP beside /mcp (--oauth)
+# ---------------------------------------------------------------------------
+
+# The scopes the MCP endpoint knows, and what a grant that names none gets.
+# offline_access asks for a refresh token (OpenID Connect Core 1.0, 11).
+OAUTH_SCOPES = ("tools:read", "tools:write", "offline_access")
+DEFAULT_SCOPE = "tools:read"
+WRITE_SCOPE = "tools:write"
+
+# Client authentication at the token endpoint (RFC 6749 2.3, RFC 7523 2.2):
+# every method known, the default set, and those that prove a secret.
+TOKEN_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none",
+                      "private_key_jwt")
+DEFAULT_TOKEN_AUTH = ("client_secret_basic", "client_secret_post", "none")
+SECRET_METHODS = ("client_secret_basic", "client_secret_post")
+
+# Grant and token types (RFC 7523, RFC 8693, draft-ietf-oauth-identity-
+# assertion-authz-grant: the ID-JAG of SEP-990 enterprise-managed access).
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+GRANT_TYPES = ("authorization_code", "refresh_token", "client_credentials",
+               JWT_BEARER)
+CLIENT_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG_TYP = "oauth-id-jag+jwt"
+ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
+
+# Lifetimes in seconds: an authorization code, an ID-JAG.
+CODE_TTL = 600
+ID_JAG_TTL = 300
+
+# Where things live: the issuer's path (so RFC 8414 path insertion shows),
+# the metadata documents, and the paths the OAuth side answers and records.
+AS_PATH = "/as"
+PRM_PATH = "/.well-known/oauth-protected-resource"
+OAUTH_PREFIXES = ("/.well-known/", "/as/", "/idp/")
+ORIGIN_ENDPOINTS = ("/authorize", "/token", "/register")  # 2025-03-26 defaults
+
+# RFC 7636 4.1: 43 to 128 unreserved characters.
+CODE_VERIFIER = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+
+# SubjectPublicKeyInfo algorithm OIDs (DER contents): id-ecPublicKey with
+# prime256v1 (RFC 5480), rsaEncryption (RFC 8017).
+EC_OID = bytes.fromhex("2a8648ce3d0201")
+P256_OID = bytes.fromhex("2a8648ce3d030107")
+RSA_OID = bytes.fromhex("2a864886f70d010101")
+
+# NIST P-256 (y^2 = x^3 - 3x + b mod p; base point G of order n), for ES256.
+P256_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff
+P256_B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b
+P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551
+P256_G = (0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296,
+          0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5)
+
+# The DigestInfo before a SHA-256 hash in an RS256 signature (RFC 8017 9.2).
+SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+class _OAuthError(Exception):
+    """An OAuth error answer: error code, description, HTTP status."""
+
+    def __init__(self, error, description, status=400):
+        Exception.__init__(self, description)
+        self.error = error
+        self.description = description
+        self.status = status
+
+
+def _b64url(data):
+    """Base64url without padding (RFC 7515 2)."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _b64url_decode(text):
+    return base64.urlsafe_b64decode((text + "=" * (-len(text) % 4)).encode("ascii"))
+
+
+def _random_hex():
+    return binascii.hexlify(os.urandom(16)).decode("ascii")
+
+
+def _s256(verifier):
+    """The S256 code_challenge of a code_verifier (RFC 7636 4.2)."""
+    return _b64url(hashlib.sha256(verifier.encode("ascii")).digest())
+
+
+def _params(text):
+    """Query or form parameters: name -> value, a repeated name -> list."""
+    params = {}
+    for name, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
+        if name in params:
+            old = params[name]
+            params[name] = (old if isinstance(old, list) else [old]) + [value]
+        else:
+            params[name] = value
+    return params
+
+
+def _basic_credentials(value):
+    """(id, secret) of a Basic Authorization header, None without one, each
+    form-urlencoded first (RFC 6749 2.3.1); ValueError if malformed."""
+    scheme, _, data = (value or "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    text = base64.b64decode(data.strip().encode("ascii"), validate=True).decode("utf-8")
+    client_id, colon, secret = text.partition(":")
+    if not colon:
+        raise ValueError("no colon in Basic credentials")
+    return urllib.parse.unquote_plus(client_id), urllib.parse.unquote_plus(secret)
+
+
+def _loopback(uri):
+    """(host, path, query) of a loopback http redirect URI, else None."""
+    try:
+        parts = urllib.parse.urlsplit(uri)
+        parts.port  # raises ValueError for a bad port
+    except ValueError:
+        return None
+    if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    return parts.hostname, parts.path, parts.query
+
+
+def _redirect_allowed(uri, registered):
+    """Whether an authorization request may redirect to uri.  Registered URIs
+    match exactly, or as loopback ones whatever the port (RFC 8252 7.3); with
+    none registered, any loopback or https URI will do."""
+    if not isinstance(uri, str) or "#" in uri:
+        return False
+    if registered is None:
+        return _loopback(uri) is not None or uri.startswith("https://")
+    return any(uri == r or (_loopback(uri) is not None and _loopback(uri) == _loopback(r))
+               for r in registered)
+
+
+def _error_page(error):
+    """The HTML page of an error that cannot go back to the client."""
+    text = html.escape("%s: %s" % (error.error, error.description))
+    return ("<!DOCTYPE html>\n<html><head><title>Authorization error</title>"
+            "</head>\n<body><h1>Authorization error</h1>\n<p>%s</p>\n"
+            "</body></html>\n" % text).encode("utf-8")
+
+
+# -- JWTs and the keys that sign them ----------------------------------------
+
+def _jwt_parts(token):
+    """A compact JWS's header, claims, signing input and signature;
+    ValueError if it is not one."""
+    if not isinstance(token, str) or token.count(".") != 2:
+        raise ValueError("not a compact JWT")
+    head, body, signature = token.split(".")
+    header = json.loads(_b64url_decode(head).decode("utf-8"))
+    claims = json.loads(_b64url_decode(body).decode("utf-8"))
+    if not isinstance(header, dict) or not isinstance(claims, dict):
+        raise ValueError("JWT header and claims must be JSON objects")
+    return header, claims, (head + "." + body).encode("ascii"), _b64url_decode(signature)
+
+
+def _der_items(data):
+    """The (tag, contents) of the DER elements that fill data."""
+    items, pos = [], 0
+    while pos < len(data):
+        tag, length = data[pos], data[pos + 1]
+        pos += 2
+        if length & 0x80:
+            count = length & 0x7f
+            length = int.from_bytes(data[pos:pos + count], "big")
+            pos += count
+        if pos + length > len(data):
+            raise ValueError("truncated DER")
+        items.append((tag, data[pos:pos + length]))
+        pos += length
+    return items
+
+
+def _public_key(pem):
+    """("EC", (x, y)) for a P-256 key or ("RSA", (n, e)), from the PEM of a
+    SubjectPublicKeyInfo (RFC 5280 4.1); ValueError for anything else."""
+    match = re.search(r"-----BEGIN PUBLIC KEY-----(.*?)-----END PUBLIC KEY-----",
+                      pem, re.S)
+    if not match:
+        raise ValueError("no -----BEGIN PUBLIC KEY----- block")
+    try:
+        der = base64.b64decode("".join(match.group(1).split()))
+        (_, spki), = _der_items(der)
+        (_, algorithm), (_, bits) = _der_items(spki)
+        oids = [value for _, value in _der_items(algorithm)]
+        key = bits[1:]  # after the BIT STRING's unused-bits byte
+        if oids[0] == RSA_OID:
+            (_, sequence), = _der_items(key)
+            (_, n), (_, e) = _der_items(sequence)
+            return "RSA", (int.from_bytes(n, "big"), int.from_bytes(e, "big"))
+        if oids[0] == EC_OID and oids[1] == P256_OID and len(key) == 65 and key[0] == 4:
+            x, y = int.from_bytes(key[1:33], "big"), int.from_bytes(key[33:], "big")
+            if (y * y - x * x * x + 3 * x - P256_B) % P256_P == 0:
+                return "EC", (x, y)
+    except (IndexError, ValueError):  # binascii.Error is a ValueError
+        pass
+    raise ValueError("not an EC P-256 or RSA public key")
+
+
+def _ec_add(first, second):
+    """The sum of two P-256 points in affine coordinates; None is infinity."""
+    if first is None or second is None:
+        return second if first is None else first
+    (x1, y1), (x2, y2) = first, second
+    if x1 == x2 and (y1 + y2) % P256_P == 0:
+        return None
+    if x1 == x2:
+        slope = (3 * x1 * x1 - 3) * pow(2 * y1, P256_P - 2, P256_P)
+    else:  # Fermat inverses: pow(x, -1, m) needs Python 3.8
+        slope = (y2 - y1) * pow(x2 - x1, P256_P - 2, P256_P)
+    x3 = (slope * slope - x1 - x2) % P256_P
+    return x3, (slope * (x1 - x3) - y1) % P256_P
+
+
+def _ec_multiply(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = _ec_add(result, point)
+        point = _ec_add(point, point)
+        k >>= 1
+    return result
+
+
+def _verify_es256(point, data, signature):
+    """ECDSA P-256 SHA-256 over data; signature is r || s (RFC 7518 3.4)."""
+    if len(signature) != 64:
+        return False
+    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+    if not (0 < r < P256_N and 0 < s < P256_N):
+        return False
+    e = int.from_bytes(hashlib.sha256(data).digest(), "big")
+    w = pow(s, P256_N - 2, P256_N)
+    total = _ec_add(_ec_multiply(e * w % P256_N, P256_G),
+                    _ec_multiply(r * w % P256_N, point))
+    return total is not None and total[0] % P256_N == r
+
+
+def _verify_rs256(key, data, signature):
+    """RSASSA-PKCS1-v1_5 with SHA-256 over data (RFC 8017 8.2.2)."""
+    n, e = key
+    size = (n.bit_length() + 7) // 8
+    value = int.from_bytes(signature, "big")
+    if len(signature) != size or value >= n:
+        return False
+    digest = SHA256_DIGEST_INFO + hashlib.sha256(data).digest()
+    expected = b"\x00\x01" + b"\xff" * (size - 3 - len(digest)) + b"\x00" + digest
+    return pow(value, e, n).to_bytes(size, "big") == expected
+
+
+def _verify_jws(key, alg, data, signature):
+    """Whether signature is key's alg signature over data."""
+    kind, numbers = key
+    if alg == "ES256" and kind == "EC":
+        return _verify_es256(numbers, data, signature)
+    if alg == "RS256" and kind == "RSA":
+        return _verify_rs256(numbers, data, signature)
+    return False
+
+
+# -- the request, and the servers ---------------------------------------------
+
+class _OAuthCall(object):
+    """One request to an OAuth endpoint: its path, query, body and params."""
+
+    def __init__(self, handler, path, query, body):
+        self.handler = handler
+        self.path = path
+        self.query = _params(query)
+        self.body = body
+        self.form = None
+        content_type = _media_types(handler.headers.get("Content-Type"))
+        if content_type == {"application/x-www-form-urlencoded"}:
+            self.form = _params(body.decode("utf-8", "replace"))
+        self.params = self.form if self.form is not None else self.query
+
+    def param(self, name):
+        """One parameter's value, or None; a repeated one is refused (RFC
+        6749 3.1 and 3.2: parameters MUST NOT be included more than once)."""
+        value = self.params.get(name)
+        if isinstance(value, list):
+            raise _OAuthError("invalid_request", "parameter %s given more than once" % name)
+        return value
+
+    def record(self, path):
+        """Append the request to the --record-oauth file as one JSON line."""
+        line = {"method": self.handler.command, "path": self.path, "query": self.query,
+                "headers": dict(self.handler.headers.items())}
+        if self.form is not None:
+            line["form"] = self.form
+        elif self.body:
+            try:
+                line["json"] = json.loads(self.body.decode("utf-8"))
+            except ValueError:
+                line["body"] = self.body.decode("utf-8", "replace")
+        _append(path, _encode(line) + b"\n")
+
+
+class _OAuthServer(object):
+    """The MCP endpoint's authorization server, its Protected Resource
+    Metadata and a toy enterprise IdP, shaped by the oauth modes.
+
+    Clients, codes and tokens live here, behind one lock: the listener
+    serves each connection in its own thread.
+    """
+
+    def __init__(self, options, base):
+        self.options = options
+        self.modes = modes = frozenset(options.modes)
+        self.legacy = bool(modes & {"oauth-legacy", "oauth-legacy-endpoints"})
+        self.mcp_url = base + "/mcp"
+        # What the metadata names and the AS issues for; the MCP endpoint
+        # takes only tokens for itself.
+        self.resource = base + ("/other" if "oauth-resource-mismatch" in modes else "/mcp")
+        self.prm_url = base + PRM_PATH + "/mcp"
+        self.issuer = base if self.legacy else base + AS_PATH
+        self.token_url = self.issuer + "/token"
+        self.idp_issuer = base + "/idp"
+        self.methods = options.oauth_token_auth
+        self.scopes_known = [s for s in OAUTH_SCOPES if s != "offline_access"
+                             or "oauth-no-offline" not in modes]
+        self.registers = not modes & {"oauth-no-dcr", "oauth-cimd-only"}
+        self.cimd = not self.legacy and "oauth-no-dcr" not in modes
+        self.hints = not modes & {"oauth-no-hint", "oauth-root-prm", "oauth-legacy",
+                                  "oauth-legacy-endpoints"}
+        self.lock = threading.Lock()
+        self.clients = {}
+        for client_id, secret in options.oauth_clients:
+            self.clients[client_id] = {
+                "secret": secret or None, "redirect_uris": None, "grant_types": GRANT_TYPES,
+                "methods": (SECRET_METHODS if secret else ("none",)) + ("private_key_jwt",)}
+        self.codes = {}
+        self.access = {}
+        self.refresh = {}
+        self.jtis = set()  # of client assertions and ID-JAGs: each is single use
+        self.secret = os.urandom(32)  # signs the IdP's ID-JAGs (HS256)
+        self.routes = self.make_routes()
+
+    def make_routes(self):
+        """path -> (HTTP method, answering method), as the modes have it."""
+        modes = self.modes
+        routes = {"/idp/token": ("POST", self.idp_token),
+                  "/as/revoke-all": ("POST", self.revoke_all)}
+        if not self.legacy:
+            prm = PRM_PATH if "oauth-root-prm" in modes else PRM_PATH + "/mcp"
+            routes[prm] = ("GET", self.protected_resource)
+        if "oauth-legacy" in modes:
+            routes["/.well-known/oauth-authorization-server"] = ("GET", self.metadata)
+        elif "oauth-oidc" in modes:  # only the last of the three URLs tried
+            routes[AS_PATH + "/.well-known/openid-configuration"] = ("GET", self.metadata)
+        elif not self.legacy:
+            routes["/.well-known/oauth-authorization-server" + AS_PATH] = ("GET", self.metadata)
+        endpoints = "" if self.legacy else AS_PATH
+        routes[endpoints + "/authorize"] = ("GET", self.authorize)
+        routes[endpoints + "/token"] = ("POST", self.token)
+        if self.registers:
+            routes[endpoints + "/register"] = ("POST", self.register)
+        return routes
+
+    def serve(self, handler):
+        """Answer a request to an OAuth path; False if the path is not one."""
+        path, _, query = handler.path.partition("?")
+        if not (path.startswith(OAUTH_PREFIXES) or path in ORIGIN_ENDPOINTS):
+            return False
+        body = handler.read_body(False)
+        if body is None:
+            return True  # answered 411
+        call = _OAuthCall(handler, path, query, body)
+        if self.options.record_oauth:
+            call.record(self.options.record_oauth)
+        method, answer = self.routes.get(path, (None, None))
+        if method is None:
+            handler.send_body(404, b"Not Found\n", content_type="text/plain")
+        elif method != handler.command:
+            handler.send_body(405, b"", [("Allow", method)])
+        else:
+            answer(call)
+        return True
+
+    # -- the MCP endpoint's side ----------------------------------------
+
+    def challenge(self, error, scope=None):
+        """A WWW-Authenticate value (RFC 6750 3, RFC 9728 5.1)."""
+        parts = ['error="%s"' % error]
+        if scope:
+            parts.append('scope="%s"' % scope)
+        if self.hints:
+            parts.append('resource_metadata="%s"' % self.prm_url)
+        return "Bearer " + ", ".join(parts)
+
+    def valid_token(self, token):
+        """The record of a live access token issued for /mcp, else None."""
+        with self.lock:
+            record = self.access.get(token) if token else None
+        if (record is None or record["expires"] <= time.time()
+                or record["resource"] != self.mcp_url):
+            return None
+        return record
+
+    def admits(self, handler):
+        """Whether the request carries a valid access token; else answer 401."""
+        if self.valid_token(handler.bearer()) is not None:
+            return True
+        scope = DEFAULT_SCOPE if "oauth-scope-hint" in self.modes else None
+        handler.reject(401, INVALID_REQUEST, "Unauthorized: a valid bearer token is "
+                       "required", headers=[("WWW-Authenticate",
+                                             self.challenge("invalid_token", scope))])
+        return False
+
+    def may_call(self, handler, message):
+        """Whether the token's scopes allow the message; else answer 403."""
+        if (message.get("method") != "tools/call" or
+                not self.modes & {"oauth-step-up", "oauth-step-up-forever"}):
+            return True
+        record = self.valid_token(handler.bearer())
+        if ("oauth-step-up-forever" not in self.modes and record is not None
+                and WRITE_SCOPE in record["scopes"]):
+            return True
+        handler.reject(403, INVALID_REQUEST, "Forbidden: calling tools needs scope "
+                       "tools:write", headers=[("WWW-Authenticate", self.challenge(
+                           "insufficient_scope", WRITE_SCOPE))])
+        return False
+
+    # -- metadata, registration, control ----------------------------------
+
+    def protected_resource(self, call):
+        """Protected Resource Metadata (RFC 9728 3)."""
+        document = {"resource": self.resource, "authorization_servers": [self.issuer]}
+        if "oauth-no-scopes" not in self.modes:
+            document["scopes_supported"] = list(self.scopes_known)
+        document["bearer_methods_supported"] = ["header"]
+        call.handler.send_body(200, _encode(document))
+
+    def metadata(self, call):
+        """Authorization Server Metadata (RFC 8414 2), or OpenID discovery's."""
+        issuer = self.issuer
+        document = {"issuer": issuer, "authorization_endpoint": issuer + "/authorize",
+                    "token_endpoint": self.token_url}
+        if self.registers:
+            document["registration_endpoint"] = issuer + "/register"
+        document.update([
+            ("response_types_supported", ["code"]),
+            ("grant_types_supported", list(GRANT_TYPES)),
+            ("code_challenge_methods_supported", ["S256"]),
+            ("token_endpoint_auth_methods_supported", list(self.methods)),
+            ("scopes_supported", list(self.scopes_known))])
+        if "private_key_jwt" in self.methods:
+            document["token_endpoint_auth_signing_alg_values_supported"] = ["ES256", "RS256"]
+        if self.cimd:
+            document["client_id_metadata_document_supported"] = True
+        document["authorization_grant_profiles_supported"] = [ID_JAG_PROFILE]
+        call.handler.send_body(200, _encode(document))
+
+    def register(self, call):
+        """Dynamic Client Registration (RFC 7591 3): 201, or 400 and an error."""
+        try:
+            if _media_types(call.handler.headers.get("Content-Type")) != {"application/json"}:
+                raise _OAuthError("invalid_client_metadata",
+                                  "Content-Type must be application/json")
+            try:
+                metadata = json.loads(call.body.decode("utf-8"))
+            except ValueError:
+                raise _OAuthError("invalid_client_metadata", "the body is not JSON")
+            answer = self.new_client(metadata)
+        except _OAuthError as error:
+            return call.handler.send_body(400, _encode({
+                "error": error.error, "error_description": error.description}))
+        call.handler.send_body(201, _encode(answer), [("Cache-Control", "no-store")])
+
+    def new_client(self, metadata):
+        """Register a client; its information as RFC 7591 3.2.1 returns it."""
+        if not isinstance(metadata, dict):
+            raise _OAuthError("invalid_client_metadata", "the body must be a JSON object")
+        method = metadata.get("token_endpoint_auth_method", self.methods[0])
+        if method not in self.methods:
+            raise _OAuthError("invalid_client_metadata", "token_endpoint_auth_method "
+                              "%r is not supported" % (method,))
+        grants = metadata.get("grant_types", ["authorization_code"])
+        if (not isinstance(grants, list) or not grants
+                or any(g not in GRANT_TYPES for g in grants)):
+            raise _OAuthError("invalid_client_metadata", "grant_types must list some of "
+                              + ", ".join(GRANT_TYPES))
+        if "client_credentials" in grants and method == "none":
+            raise _OAuthError("invalid_client_metadata",
+                              "a public client cannot use client_credentials")
+        uris = metadata.get("redirect_uris")
+        if "authorization_code" in grants and (
+                not isinstance(uris, list) or not uris or not all(
+                    _redirect_allowed(u, None) for u in uris)):
+            raise _OAuthError("invalid_redirect_uri", "redirect_uris must list loopback "
+                              "http or https URIs without a fragment")
+        scope = metadata.get("scope")
+        try:
+            if scope is not None and not isinstance(scope, str):
+                raise _OAuthError("invalid_scope", "scope must be a string")
+            self.scopes(scope)
+        except _OAuthError as error:
+            raise _OAuthError("invalid_client_metadata", error.description)
+        client_id = "client-" + _random_hex()
+        secret = _random_hex() if method in SECRET_METHODS else None
+        answer = dict(metadata, client_id=client_id, client_id_issued_at=int(time.time()),
+                      grant_types=grants, token_endpoint_auth_method=method)
+        if secret:
+            answer.update(client_secret=secret, client_secret_expires_at=0)
+        with self.lock:
+            self.clients[client_id] = {"secret": secret, "redirect_uris": uris,
+                                       "grant_types": grants, "methods": (method,)}
+        return answer
+
+    def revoke_all(self, call):
+        """Test control: every access token issued so far stops working."""
+        with self.lock:
+            self.access.clear()
+        call.handler.send_body(204, b"")
+
+    # -- checks shared by the endpoints -----------------------------------
+
+    def client(self, client_id):
+        """A client's record: registered, pre-registered or, where Client ID
+        Metadata Documents are on, an http(s) URL (trusted, not fetched)."""
+        if not isinstance(client_id, str) or not client_id:
+            return None
+        with self.lock:
+            client = self.clients.get(client_id)
+        if client is None and self.cimd and client_id.startswith(("https://", "http://")):
+            client = {"secret": None, "redirect_uris": None, "methods": ("none", "private_key_jwt"),
+                      "grant_types": ("authorization_code", "client_credentials", JWT_BEARER)}
+        return client
+
+    def scopes(self, text):
+        """The scopes a scope parameter names, in order, or None if it names
+        none; invalid_scope for one this server does not know."""
+        names = []
+        for name in (text or "").split():
+            if name not in self.scopes_known:
+                raise _OAuthError("invalid_scope", "unknown scope %r" % name)
+            if name not in names:
+                names.append(name)
+        return names or None
+
+    def check_resource(self, value, required):
+        """The resource (RFC 8707 2) this AS issues for, or invalid_target."""
+        if value is None and not required:
+            return self.resource
+        if value != self.resource:
+            raise _OAuthError("invalid_target", "resource must be %s, not %r"
+                              % (self.resource, value))
+        return value
+
+    def issue(self, client_id, scopes, resource, refresh_scopes=None):
+        """A token response: an access token, and a refresh token that keeps
+        refresh_scopes unless that is None."""
+        ttl = self.options.oauth_token_ttl
+        answer = {"access_token": _random_hex(), "token_type": "Bearer",
+                  "expires_in": ttl, "scope": " ".join(scopes)}
+        with self.lock:
+            self.access[answer["access_token"]] = {
+                "client_id": client_id, "scopes": scopes, "resource": resource,
+                "expires": time.time() + ttl}
+            if refresh_scopes is not None:
+                answer["refresh_token"] = _random_hex()
+                self.refresh[answer["refresh_token"]] = {
+                    "client_id": client_id, "scopes": refresh_scopes, "resource": resource}
+        return answer
+
+    def first_use(self, jti):
+        """Whether a JWT id is new; it is not, from now on."""
+        with self.lock:
+            if jti in self.jtis:
+                return False
+            self.jtis.add(jti)
+            return True
+
+    # -- the authorization endpoint -----------------------------------------
+
+    def authorize(self, call):
+        """No user here: a code at once, or an error, sent back by a redirect
+        (RFC 6749 4.1.2); an error page where redirecting is unsafe."""
+        handler = call.handler
+        try:
+            client_id, client, redirect_uri = self.check_redirect(call)
+        except _OAuthError as error:
+            return handler.send_body(400, _error_page(error),
+                                     content_type="text/html; charset=utf-8")
+        state = call.params.get("state")
+        try:
+            answer = [("code", self.new_code(call, client_id, client, redirect_uri))]
+        except _OAuthError as error:
+            answer = [("error", error.error), ("error_description", error.description)]
+        if isinstance(state, list):
+            state = None  # refused as invalid_request
+        if "oauth-bad-state" in self.modes:
+            state = "forged-" + (state or "")
+        if state is not None:
+            answer.append(("state", state))
+        location = "%s%s%s" % (redirect_uri, "&" if "?" in redirect_uri else "?",
+                               urllib.parse.urlencode(answer))
+        handler.send_body(302, b"", [("Location", location), ("Cache-Control", "no-store")])
+
+    def check_redirect(self, call):
+        """The client and redirect_uri of an authorization request, when both
+        are known well enough to redirect to."""
+        client_id = call.param("client_id")
+        client = self.client(client_id)
+        if client is None:
+            raise _OAuthError("invalid_client", "unknown client_id %r" % (client_id,))
+        redirect_uri = call.param("redirect_uri")
+        if redirect_uri is None:
+            raise _OAuthError("invalid_request", "redirect_uri is required")
+        if not _redirect_allowed(redirect_uri, client["redirect_uris"]):
+            raise _OAuthError("invalid_request", "redirect_uri %r is not registered for "
+                              "this client" % redirect_uri)
+        return client_id, client, redirect_uri
+
+    def new_code(self, call, client_id, client, redirect_uri):
+        """Check the rest of the authorization request; a code for it."""
+        call.param("state")  # at most once
+        if call.param("response_type") != "code":
+            raise _OAuthError("unsupported_response_type", "response_type must be code")
+        if "authorization_code" not in client["grant_types"]:
+            raise _OAuthError("unauthorized_client", "this client did not register "
+                              "the authorization_code grant")
+        challenge = call.param("code_challenge")
+        if not challenge:
+            raise _OAuthError("invalid_request", "code_challenge is required (PKCE)")
+        if call.param("code_challenge_method") != "S256":
+            raise _OAuthError("invalid_request", "code_challenge_method must be S256")
+        asked = call.param("resource")
+        resource = self.check_resource(asked, required=not self.legacy)
+        scopes = self.scopes(call.param("scope")) or [DEFAULT_SCOPE]
+        if "oauth-deny" in self.modes:
+            raise _OAuthError("access_denied", "The user said no")
+        code = _random_hex()
+        with self.lock:
+            self.codes[code] = {
+                "client_id": client_id, "redirect_uri": redirect_uri, "challenge": challenge,
+                "asked": asked, "resource": resource, "scopes": scopes,
+                "expires": time.time() + CODE_TTL}
+        return code
+
+    # -- the token endpoint --------------------------------------------------
+
+    def token(self, call):
+        """The token endpoint (RFC 6749 3.2): a token, or an error (5.2)."""
+        try:
+            if call.form is None:
+                raise _OAuthError("invalid_request", "Content-Type must be "
+                                  "application/x-www-form-urlencoded")
+            client_id, client, method = self.authenticate(call)
+            grant_type = call.param("grant_type")
+            grants = {"authorization_code": self.grant_code,
+                      "refresh_token": self.grant_refresh,
+                      "client_credentials": self.grant_client, JWT_BEARER: self.grant_id_jag}
+            if grant_type not in grants:
+                raise _OAuthError("unsupported_grant_type" if grant_type else "invalid_request",
+                                  "grant_type %r is not supported" % (grant_type,))
+            if grant_type != "refresh_token" and grant_type not in client["grant_types"]:
+                raise _OAuthError("unauthorized_client", "this client did not register "
+                                  "the %s grant" % grant_type)
+            answer = grants[grant_type](call, client_id, client, method)
+        except _OAuthError as error:
+            return self.token_error(call.handler, error)
+        self.send_token(call.handler, answer)
+
+    def send_token(self, handler, answer):
+        handler.send_body(200, _encode(answer), [("Cache-Control", "no-store"),
+                                                 ("Pragma", "no-cache")])
+
+    def token_error(self, handler, error, page=True):
+        """A token endpoint's error: JSON or, if page, a page in oauth-html-errors."""
+        if page and "oauth-html-errors" in self.modes:
+            return handler.send_body(400, _error_page(error),
+                                     content_type="text/html; charset=utf-8")
+        headers = [("Cache-Control", "no-store"), ("Pragma", "no-cache")]
+        if error.status == 401 and handler.headers.get("Authorization", "")[:6].lower() == "basic ":
+            headers.append(("WWW-Authenticate", 'Basic realm="fake-as"'))  # RFC 6749 5.2
+        handler.send_body(error.status, _encode({
+            "error": error.error, "error_description": error.description}), headers)
+
+    def authenticate(self, call):
+        """The (client id, client, method) a token request authenticates as,
+        by the one method it uses (RFC 6749 2.3); invalid_client if it fails."""
+        client_id, secret = call.param("client_id"), call.param("client_secret")
+        assertion_type = call.param("client_assertion_type")
+        try:
+            basic = _basic_credentials(call.handler.headers.get("Authorization"))
+        except ValueError:
+            raise _OAuthError("invalid_client", "malformed Basic credentials", 401)
+        if basic is not None:
+            if secret is not None or assertion_type is not None or client_id not in (
+                    None, basic[0]):
+                raise _OAuthError("invalid_request", "more than one client authentication")
+            method, (client_id, secret) = "client_secret_basic", basic
+        elif assertion_type is not None:
+            if secret is not None:
+                raise _OAuthError("invalid_request", "more than one client authentication")
+            method = "private_key_jwt"
+            client_id = self.check_assertion(call, assertion_type, client_id)
+        else:
+            method = "none" if secret is None else "client_secret_post"
+        client = self.client(client_id)
+        if client is None:
+            raise _OAuthError("invalid_client", "unknown client %r" % (client_id,), 401)
+        if method not in self.methods:
+            raise _OAuthError("invalid_client", "this server does not accept %s" % method, 401)
+        if method not in client["methods"]:
+            raise _OAuthError("invalid_client", "client %s does not authenticate with %s"
+                              % (client_id, method), 401)
+        if method in SECRET_METHODS and not hmac.compare_digest(
+                secret.encode("utf-8"), (client["secret"] or "").encode("utf-8")):
+            raise _OAuthError("invalid_client", "wrong client secret", 401)
+        return client_id, client, method
+
+    def check_assertion(self, call, assertion_type, client_id):
+        """The client id a private_key_jwt client assertion proves (RFC 7523
+        3); its signature is checked against --oauth-public-key, if given."""
+        def refuse(why):
+            return _OAuthError("invalid_client", "client_assertion: " + why, 401)
+        if assertion_type != CLIENT_ASSERTION:
+            raise refuse("client_assertion_type must be " + CLIENT_ASSERTION)
+        try:
+            header, claims, signed, signature = _jwt_parts(call.param("client_assertion"))
+        except ValueError:
+            raise refuse("not a JWT")
+        if header.get("alg") not in ("ES256", "RS256"):
+            raise refuse("alg must be ES256 or RS256")
+        client_id = claims.get("sub") if client_id is None else client_id
+        if not client_id or claims.get("iss") != client_id or claims.get("sub") != client_id:
+            raise refuse("iss and sub must both be the client id")
+        audience = claims.get("aud")
+        if not any(a in (self.issuer, self.token_url) for a in (
+                audience if isinstance(audience, list) else [audience])):
+            raise refuse("aud must be %s or %s" % (self.issuer, self.token_url))
+        exp = claims.get("exp")
+        if not isinstance(exp, (int, float)) or exp <= time.time():
+            raise refuse("expired, or no exp")
+        key = self.options.oauth_key
+        if key is not None and not _verify_jws(key, header["alg"], signed, signature):
+            raise refuse("bad signature")
+        jti = claims.get("jti")
+        if not jti or not isinstance(jti, str) or not self.first_use(jti):
+            raise refuse("jti missing or used before")
+        return client_id
+
+    # -- the grants ---------------------------------------------------------
+
+    def grant_code(self, call, client_id, client, method):
+        """authorization_code with PKCE (RFC 6749 4.1.3, RFC 7636 4.6)."""
+        code = call.param("code")
+        with self.lock:
+            record = self.codes.pop(code, None) if code else None  # single use
+        if record is None or record["expires"] <= time.time():
+            raise _OAuthError("invalid_grant", "unknown, used or expired code")
+        if record["client_id"] != client_id:
+            raise _OAuthError("invalid_grant", "the code was issued to another client")
+        if call.param("redirect_uri") != record["redirect_uri"]:
+            raise _OAuthError("invalid_grant", "redirect_uri differs from the "
+                              "authorization request's")
+        verifier = call.param("code_verifier") or ""
+        if not CODE_VERIFIER.match(verifier) or _s256(verifier) != record["challenge"]:
+            raise _OAuthError("invalid_grant", "code_verifier does not match code_challenge")
+        if call.param("resource") != record["asked"]:
+            raise _OAuthError("invalid_target", "resource differs from the authorization "
+                              "request's")
+        scopes = record["scopes"]
+        keep = "offline_access" in scopes or "refresh_token" in client["grant_types"]
+        return self.issue(client_id, scopes, record["resource"], scopes if keep else None)
+
+    def grant_refresh(self, call, client_id, client, method):
+        """refresh_token (RFC 6749 6); the refresh token is rotated."""
+        token = call.param("refresh_token")
+        with self.lock:
+            record = self.refresh.get(token) if token else None
+        if record is None or record["client_id"] != client_id:
+            raise _OAuthError("invalid_grant", "unknown refresh_token")
+        resource = call.param("resource")
+        if resource is not None and resource != record["resource"]:
+            raise _OAuthError("invalid_target", "resource differs from the grant's")
+        scopes = self.scopes(call.param("scope")) or record["scopes"]
+        if not set(scopes) <= set(record["scopes"]):
+            raise _OAuthError("invalid_scope", "more scope than was granted")
+        with self.lock:
+            if self.refresh.pop(token, None) is None:
+                raise _OAuthError("invalid_grant", "refresh_token used meanwhile")
+        return self.issue(client_id, scopes, record["resource"], record["scopes"])
+
+    def grant_client(self, call, client_id, client, method):
+        """client_credentials (RFC 6749 4.4): confidential clients only."""
+        if method == "none":
+            raise _OAuthError("unauthorized_client",
+                              "a public client cannot use client_credentials")
+        resource = self.check_resource(call.param("resource"), required=False)
+        scopes = self.scopes(call.param("scope")) or [DEFAULT_SCOPE]
+        return self.issue(client_id, scopes, resource)
+
+    def grant_id_jag(self, call, client_id, client, method):
+        """jwt-bearer with an ID-JAG from /idp/token (ID-JAG draft 4.4.1): no
+        refresh token, the client gets a new ID-JAG instead."""
+        try:
+            header, claims, signed, signature = _jwt_parts(call.param("assertion"))
+        except ValueError:
+            raise _OAuthError("invalid_grant", "assertion is not a JWT")
+        mac = hmac.new(self.secret, signed, hashlib.sha256).digest()
+        if header.get("alg") != "HS256" or not hmac.compare_digest(mac, signature):
+            raise _OAuthError("invalid_grant", "assertion not signed by the IdP")
+        if header.get("typ") != ID_JAG_TYP:
+            raise _OAuthError("invalid_grant", "assertion typ must be " + ID_JAG_TYP)
+        if claims.get("aud") != self.issuer or claims.get("client_id") != client_id:
+            raise _OAuthError("invalid_grant", "assertion is for another audience or client")
+        if claims.get("resource") is not None:
+            self.check_resource(claims.get("resource"), required=True)
+        resource = self.check_resource(call.param("resource"), required=False)
+        exp = claims.get("exp")
+        if not isinstance(exp, (int, float)) or exp <= time.time():
+            raise _OAuthError("invalid_grant", "assertion expired")
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not self.first_use(jti):
+            raise _OAuthError("invalid_grant", "assertion used before")
+        granted = self.scopes(claims.get("scope")) or [DEFAULT_SCOPE]
+        asked = self.scopes(call.param("scope"))
+        scopes = [s for s in asked if s in granted] if asked else granted
+        if not scopes:
+            raise _OAuthError("invalid_scope", "the assertion grants none of that scope")
+        return self.issue(client_id, scopes, resource)
+
+    # -- the toy enterprise IdP -----------------------------------------------
+
+    def idp_token(self, call):
+        """Token exchange (RFC 8693 2) of the one ID token this IdP knows for
+        an ID-JAG (ID-JAG draft 4.3), signed HS256 with a secret of ours."""
+        try:
+            answer = self.exchange(call)
+        except _OAuthError as error:
+            return self.token_error(call.handler, error, page=False)
+        self.send_token(call.handler, answer)
+
+    def exchange(self, call):
+        if call.form is None:
+            raise _OAuthError("invalid_request", "Content-Type must be "
+                              "application/x-www-form-urlencoded")
+        expected = [("grant_type", TOKEN_EXCHANGE), ("requested_token_type", ID_JAG),
+                    ("subject_token_type", ID_TOKEN)]
+        for name, value in expected:
+            if call.param(name) != value:
+                raise _OAuthError("unsupported_grant_type" if name == "grant_type"
+                                  else "invalid_request", "%s must be %s" % (name, value))
+        if call.param("subject_token") != self.options.oauth_id_token:
+            raise _OAuthError("invalid_grant", "unknown subject_token")
+        if call.param("audience") != self.issuer:
+            raise _OAuthError("invalid_target", "audience must be " + self.issuer)
+        resource = call.param("resource")
+        if resource is not None:
+            self.check_resource(resource, required=True)
+        client_id = call.param("client_id")
+        try:  # or in a Basic header; a secret goes unchecked
+            client_id = client_id or (_basic_credentials(
+                call.handler.headers.get("Authorization")) or (None,))[0]
+        except ValueError:
+            client_id = None
+        if not client_id:
+            raise _OAuthError("invalid_client", "client_id is required", 401)
+        scopes = self.scopes(call.param("scope"))
+        now = int(time.time())
+        claims = {"iss": self.idp_issuer, "sub": "fake-user", "aud": self.issuer,
+                  "client_id": client_id, "jti": _random_hex(), "iat": now,
+                  "exp": now + ID_JAG_TTL}
+        if resource is not None:
+            claims["resource"] = resource
+        if scopes:
+            claims["scope"] = " ".join(scopes)
+        answer = {"access_token": self.sign({"alg": "HS256", "typ": ID_JAG_TYP}, claims),
+                  "issued_token_type": ID_JAG, "token_type": "N_A", "expires_in": ID_JAG_TTL}
+        if scopes:
+            answer["scope"] = claims["scope"]
+        return answer
+
+    def sign(self, header, claims):
+        """A compact JWS of claims, HS256 with our secret."""
+        signed = _b64url(_encode(header)) + "." + _b64url(_encode(claims))
+        mac = hmac.new(self.secret, signed.encode("ascii"), hashlib.sha256).digest()
+        return signed + "." + _b64url(mac)
 
 
 # ---------------------------------------------------------------------------
@@ -2600,7 +3664,32 @@ def _build_parser():
     parser.add_argument("--record-headers", metavar="FILE",
                         help="with --http, append each request's method, "
                              "path and headers to FILE as a JSON line")
+    _add_oauth_arguments(parser)
     return parser
+
+
+def _add_oauth_arguments(parser):
+    parser.add_argument("--oauth", action="store_true",
+                        help="with --http, /mcp needs an access token from the "
+                             "authorization server beside it")
+    parser.add_argument("--oauth-client", action="append", default=[],
+                        metavar="ID:SECRET",
+                        help="a pre-registered client (ID: for a public one); "
+                             "repeatable")
+    parser.add_argument("--oauth-token-auth", metavar="M[,M]",
+                        default=",".join(DEFAULT_TOKEN_AUTH),
+                        help="token endpoint auth methods supported and enforced, "
+                             "the first one for registered clients (default %(default)s)")
+    parser.add_argument("--oauth-token-ttl", type=int, default=3600, metavar="SECONDS",
+                        help="expires_in of access tokens (default 3600; 0: at once)")
+    parser.add_argument("--oauth-public-key", metavar="PEM",
+                        help="verify private_key_jwt signatures with this public "
+                             "key (EC P-256 or RSA)")
+    parser.add_argument("--oauth-id-token", default="fake-id-token", metavar="T",
+                        help="the ID token the IdP takes (default %(default)s)")
+    parser.add_argument("--record-oauth", metavar="FILE",
+                        help="append each request to an OAuth path to FILE as a "
+                             "JSON line")
 
 
 def _parse(argv):
@@ -2620,6 +3709,7 @@ def _parse(argv):
         parser.error("--record-headers needs --http")
     if options.tls and options.http is None:
         parser.error("--tls needs --http")
+    _parse_oauth(parser, options)
     if options.supported is None:
         options.supported = {"legacy": PROTOCOL_VERSIONS, "modern": MODERN_VERSIONS,
                              "dual": DUAL_VERSIONS}[options.era]
@@ -2629,6 +3719,50 @@ def _parse(argv):
         if not options.supported:
             parser.error("--supported needs at least one version")
     return options
+
+
+def _parse_oauth(parser, options):
+    """Check the OAuth options, and make them ready for _OAuthServer."""
+    used = [name for name, default in (
+        ("oauth_client", []), ("oauth_token_auth", ",".join(DEFAULT_TOKEN_AUTH)),
+        ("oauth_token_ttl", 3600), ("oauth_public_key", None),
+        ("oauth_id_token", "fake-id-token"), ("record_oauth", None))
+        if getattr(options, name) != default]
+    for mode in options.modes:
+        if mode in OAUTH_MODES and not options.oauth:
+            parser.error("mode %r needs --oauth" % mode)
+    if not options.oauth:
+        if used:
+            parser.error("--%s needs --oauth" % used[0].replace("_", "-"))
+        return
+    if options.http is None:
+        parser.error("--oauth needs --http")
+    for mode in ("auth", "http-sse"):
+        if mode in options.modes:
+            parser.error("mode %r does not go with --oauth" % mode)
+    options.oauth_clients = []
+    for spec in options.oauth_client:
+        client_id, colon, secret = spec.rpartition(":")
+        if not colon or not client_id:
+            parser.error("--oauth-client needs ID:SECRET or ID:, not %r" % spec)
+        options.oauth_clients.append((client_id, secret))
+    methods = [m.strip() for m in options.oauth_token_auth.split(",") if m.strip()]
+    for method in methods:
+        if method not in TOKEN_AUTH_METHODS:
+            parser.error("unknown token endpoint auth method %r (choose from %s)"
+                         % (method, ", ".join(TOKEN_AUTH_METHODS)))
+    if not methods:
+        parser.error("--oauth-token-auth needs at least one method")
+    options.oauth_token_auth = methods
+    if options.oauth_token_ttl < 0:
+        parser.error("--oauth-token-ttl must be 0 or more")
+    options.oauth_key = None
+    if options.oauth_public_key:
+        try:
+            with open(options.oauth_public_key) as f:
+                options.oauth_key = _public_key(f.read())
+        except (OSError, ValueError) as exc:
+            parser.error("--oauth-public-key %s: %s" % (options.oauth_public_key, exc))
 
 
 def main(argv=None):
