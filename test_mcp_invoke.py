@@ -299,7 +299,13 @@ def test_options_may_follow_the_command():
     assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd",
                            "--protocol-version", "--root", "--elicit", "--sampling-command",
                            "--log-level", "--save-dir", "--config", "--server", "--trace",
-                           "--url", "--header", "--bearer-env", "--cacert"}
+                           "--url", "--header", "--bearer-env", "--cacert", "--oauth-client-id",
+                           "--oauth-client-secret", "--oauth-client-secret-env",
+                           "--oauth-client-metadata-url", "--oauth-grant",
+                           "--oauth-private-key-file", "--oauth-signing-alg",
+                           "--oauth-idp-token-endpoint", "--oauth-idp-client-id",
+                           "--oauth-idp-id-token", "--oauth-idp-id-token-env", "--oauth-scope",
+                           "--oauth-cache"}
 
 
 # ---------------------------------------------------------------------------
@@ -2114,7 +2120,7 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
-    ([], "no command given; one of: batch, call, complete, info, ping, prompt, prompts, read, "
+    ([], "no command given; one of: auth, batch, call, complete, info, ping, prompt, prompts, read, "
          "resources, servers, templates, tools (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
@@ -5092,7 +5098,7 @@ def test_http_client_takes_a_command_or_a_url_and_checks_headers():
             (dict(), "a server command or a url, not neither"),
             (dict(command=["x"], url="http://a/"), "not both"),
             (dict(url="http://a/", env={"A": "1"}), "env, inherit_env, cwd and on_stderr"),
-            (dict(command=["x"], headers={"A": "1"}), "headers, cacert and insecure"),
+            (dict(command=["x"], headers={"A": "1"}), "headers, cacert, insecure and oauth"),
             (dict(url="http://a/", headers={"Bad Name": "1"}), "is not a token"),
             (dict(url="http://a/", headers={"A": "x\ny"}), "without CR, LF or NUL"),
             (dict(url="http://a/", headers="A: 1"), "headers is a mapping")]:
