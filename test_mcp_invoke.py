@@ -2120,8 +2120,8 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
-    ([], "no command given; one of: auth, batch, call, complete, info, ping, prompt, prompts, read, "
-         "resources, servers, templates, tools (see --help)"),
+    ([], "no command given; one of: auth, batch, call, complete, info, ping, prompt, prompts, "
+         "read, resources, servers, templates, tools (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
