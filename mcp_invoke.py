@@ -1599,6 +1599,17 @@ def _proxy_for(scheme, host, environ):
     return None
 
 
+def _proxy_auth(proxy):
+    """Proxy-Authorization (Basic) from the proxy URL's user and password, as
+    curl sends it: on CONNECT, or on each request through a plain proxy."""
+    from urllib.parse import unquote, urlsplit  # lazy: HTTP only
+    parts = urlsplit(proxy or "")
+    if not parts.username:
+        return []
+    return [("Proxy-Authorization", _basic(unquote(parts.username),
+                                           unquote(parts.password or "")))]
+
+
 class _Post(object):
     """One HTTP exchange: a message to POST (or a stream to resume) and its state."""
 
@@ -2060,14 +2071,7 @@ class _HttpTransport(_Transport):
 
     @property
     def _proxy_auth(self):
-        """Proxy-Authorization (Basic) from the proxy URL's user and password, as
-        curl sends it: on CONNECT, or on each request through a plain proxy."""
-        from urllib.parse import unquote, urlsplit  # lazy: HTTP only
-        parts = urlsplit(self.proxy or "")
-        if not parts.username:
-            return []
-        return [("Proxy-Authorization", _basic(unquote(parts.username),
-                                               unquote(parts.password or "")))]
+        return _proxy_auth(self.proxy)
 
     def _absolute(self, target):
         if self.proxy is not None and self.scheme == "http":  # a plain proxy takes the URL
@@ -2765,8 +2769,9 @@ class _TokenCache(object):
     authorization servers and the tokens obtained, keyed by (client id, scopes).
     Created 0600 in a 0700 directory, replaced whole (atomically) on each write."""
 
-    def __init__(self, path):
+    def __init__(self, path, private_directory=False):
         self.path = path
+        self.private_directory = private_directory  # ours alone: kept 0700
 
     @staticmethod
     def default_path(environ):
@@ -2808,6 +2813,8 @@ class _TokenCache(object):
         try:
             if not os.path.isdir(directory):
                 os.makedirs(directory, 0o700)
+            elif self.private_directory and os.stat(directory).st_mode & 0o077:
+                os.chmod(directory, 0o700)
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f, indent=1, sort_keys=True)
@@ -2837,7 +2844,8 @@ class _OAuth(object):
         self.context = context  # the TLS context for https:// (the transport's)
         self.environ = environ
         cache = options.get("cache")
-        self.cache = _TokenCache(cache) if cache else None
+        self.cache = _TokenCache(cache, cache == _TokenCache.default_path(environ)) if (
+            cache) else None
         self.token = None  # the token entry in use (a dict), or None
         self.generation = 0  # counts tokens taken into use; requests carry it
         self.authorizations = 0
@@ -3117,7 +3125,8 @@ class _OAuth(object):
         except (ValueError, TypeError, AttributeError):
             parts = None
         scheme = parts.scheme.lower() if parts is not None else ""
-        if scheme not in ("http", "https") or not parts.hostname:
+        if scheme not in ("http", "https") or not parts.hostname or re.search(
+                r"[\x00-\x20\x7f]", url):
             raise AuthError("OAuth %s: the %s %s is not an http(s) URL" % (
                 step, name, _show(url)), status=401)
         if scheme == "http" and self.url.lower().startswith("https:"):
@@ -3287,8 +3296,9 @@ class _OAuth(object):
         """Where the authorization server sent the browser back to: a URL, or
         what a person pasted (the URL, or the code alone)."""
         if self.options.get("headless"):
-            status, _, headers = self._http("authorization", "GET", url, follow=False)
-            location = headers.get("Location") if headers is not None else None
+            status, response, _ = self._exchange("authorization", "GET", url, None, {
+                "User-Agent": "mcp_invoke/" + __version__})
+            location = response.getheader("Location")
             if status not in (301, 302, 303, 307, 308) or not location:
                 raise AuthError("OAuth authorization: the authorization server answered "
                                 "HTTP %d, not a redirect with the code; it wants a person: "
@@ -3403,12 +3413,11 @@ class _OAuth(object):
 
     # -- HTTP to authorization servers ------------------------------------------------------
 
-    def _http(self, step, method, url, form=None, document=None, headers=None, follow=True):
+    def _http(self, step, method, url, form=None, document=None, headers=None):
         """One request to an authorization server: (status, the JSON answer or None,
-        the headers); AuthError when it cannot be made."""
-        import urllib.error  # lazy: OAuth only
-        import urllib.request  # lazy: OAuth only
-        from urllib.parse import urlencode, urlsplit  # lazy: HTTP only
+        the headers). A GET without credentials follows redirects (public
+        metadata), nothing else does: a secret never goes where it was not sent."""
+        from urllib.parse import urlencode, urljoin  # lazy: HTTP only
         sent = {"Accept": "application/json", "User-Agent": "mcp_invoke/" + __version__}
         body = None
         if form is not None:
@@ -3418,63 +3427,75 @@ class _OAuth(object):
             body = json.dumps(document).encode("utf-8")
             sent["Content-Type"] = "application/json"
         sent.update(headers or {})
-        parts = urlsplit(url)
-        proxy = _proxy_for(parts.scheme, parts.hostname or "", self.environ)
-        handlers = [urllib.request.ProxyHandler({parts.scheme: proxy} if proxy else {})]
-        if parts.scheme == "https":
-            handlers.append(urllib.request.HTTPSHandler(context=self.context()))
-        if not follow:
-            handlers.append(_keep_redirects())
-        try:
-            request = urllib.request.Request(url, data=body, headers=sent, method=method)
-            response = urllib.request.build_opener(*handlers).open(request,
-                                                                   timeout=self.timeout)
-        except urllib.error.HTTPError as e:
-            response = e
-        except (OSError, ValueError, urllib.error.URLError) as e:
-            reason = getattr(e, "reason", None) or e
-            raise AuthError("OAuth %s: cannot reach %s: %s" % (
-                step, _shown_url(url), re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(reason))),
-                status=401)
-        try:
-            data = _read_capped(response, _OAUTH_MAX_BYTES, self.timeout)
-        except (OSError, ValueError) as e:
-            raise AuthError("OAuth %s: reading the answer of %s failed: %s" % (
-                step, _shown_url(url), e), status=401)
-        finally:
-            response.close()
-        status = getattr(response, "status", None) or response.code
+        follow = method == "GET" and not headers
+        for _ in range(_MAX_REDIRECTS + 1):
+            status, response, data = self._exchange(step, method, url, body, sent)
+            location = response.getheader("Location")
+            if not (follow and status in (301, 302, 303, 307, 308) and location):
+                break
+            url = urljoin(url, location)
+            self._check_endpoint(step, url, "redirect target")
         try:
             answer = json.loads(data.decode("utf-8")) if data else None
         except ValueError:
             answer = None
-        return status, answer, response.headers
+        return status, answer, response
+
+    def _exchange(self, step, method, url, body, headers):
+        """(status, response, body) of one HTTP request, all of it within the
+        timeout: a watchdog shuts the socket down at the deadline, so a server
+        that dribbles its headers or body cannot stretch it."""
+        import http.client  # lazy: HTTP only
+        import threading  # lazy: HTTP only
+        from urllib.parse import urlsplit  # lazy: HTTP only
+        parts = urlsplit(url)
+        scheme, host, port = parts.scheme.lower(), parts.hostname, parts.port
+        target = _ascii_target(parts)
+        proxy = _proxy_for(scheme, host, self.environ)
+        where = (host, port or (443 if scheme == "https" else 80))
+        if proxy is not None:
+            proxied = urlsplit(proxy)
+            where = (proxied.hostname, proxied.port or 80)
+        if scheme == "https":
+            conn = http.client.HTTPSConnection(where[0], where[1], timeout=self.timeout,
+                                               context=self.context())
+            if proxy is not None:
+                conn.set_tunnel(host, port or 443, headers=dict(_proxy_auth(proxy)))
+        else:
+            conn = http.client.HTTPConnection(where[0], where[1], timeout=self.timeout)
+            if proxy is not None:  # a plain proxy takes the whole URL
+                target = "http://%s%s" % (parts.netloc.rpartition("@")[2], target)
+                headers = dict(headers, **dict(_proxy_auth(proxy)))
+        expired = []
+        watchdog = threading.Timer(self.timeout, _shut_down, (conn, expired))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            conn.request(method, target, body, headers)
+            response = conn.getresponse()
+            data = response.read(_OAUTH_MAX_BYTES + 1)
+            if len(data) > _OAUTH_MAX_BYTES:
+                raise ValueError("the answer is larger than %d bytes" % _OAUTH_MAX_BYTES)
+            return response.status, response, data
+        except (OSError, ValueError, http.client.HTTPException) as e:
+            why = ("no complete answer within %gs" % self.timeout if expired
+                   else re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(e) or type(e).__name__))
+            raise AuthError("OAuth %s: %s %s failed: %s" % (step, method, _shown_url(url), why),
+                            status=401)
+        finally:
+            watchdog.cancel()
+            conn.close()
 
 
-def _read_capped(response, limit, timeout):
-    """A response's body, within ``limit`` bytes and about ``timeout`` seconds."""
-    deadline, parts, size = time.monotonic() + timeout, [], 0
-    read = getattr(response, "read1", None) or response.read
-    while True:
-        part = read(65536)
-        if not part:
-            return b"".join(parts)
-        parts.append(part)
-        size += len(part)
-        if size > limit:
-            raise ValueError("it is larger than %d bytes" % limit)
-        if time.monotonic() > deadline:
-            raise ValueError("it took longer than %gs" % timeout)
-
-
-def _keep_redirects():
-    """A urllib handler that hands a redirect back instead of following it."""
-    import urllib.request  # lazy: OAuth only
-
-    class KeepRedirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):
-            return None  # urllib then raises HTTPError: the 3xx and its Location
-    return KeepRedirects()
+def _shut_down(conn, expired):
+    """The watchdog's end of an exchange: wake whatever waits on its socket."""
+    import socket  # lazy: HTTP only
+    expired.append(True)
+    try:
+        if conn.sock is not None:
+            conn.sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, AttributeError):
+        pass
 
 
 def _await_redirect(listener, deadline):
@@ -7573,12 +7594,12 @@ def _auth_status(args, ctx, url):
     if ctx.json:
         return ctx.emit({"server": url, "tokens": tokens, "clients": clients})
     lines = ["server: %s" % _shown_url(url)]
-    lines += ["client: %s (registered with %s)" % (_show(c["client_id"]), _show(c["issuer"]))
+    lines += ["client: %s (registered with %s)" % (_plain(c["client_id"]), _plain(c["issuer"]))
               for c in clients]
     for token, kept_token in zip(tokens, kept["tokens"]):
         expires = kept_token.get("expires_at")
         lines.append("token: client %s, scopes %s, %s%s" % (
-            _show(token["client_id"]), token["scope"] or "(none asked)",
+            _plain(token["client_id"]), _plain(token["scope"]) or "(none asked)",
             "no expiry given" if token["expires_at"] is None else "expires %s (%s)" % (
                 token["expires_at"], _in(expires - time.time())),
             ", refreshable" if token["refreshable"] else ""))
@@ -7586,6 +7607,11 @@ def _auth_status(args, ctx, url):
         lines.append("not logged in" if args.args[0] != "login" else
                      "the server did not ask for authorization; nothing is kept")
     return ctx.lines(lines)
+
+
+def _plain(value):
+    """A value from the token file, on one line and cut short."""
+    return _flat(_cut(str(value), 200))
 
 
 def _utc(epoch):
