@@ -5757,6 +5757,8 @@ def _secrets(options):
         found.append(value)
         found.append(value.partition(" ")[2])  # the credentials after "Bearer "
     found += list((options.get("env") or {}).values())
+    oauth = options.get("oauth") or {}
+    found += [oauth.get("client_secret"), oauth.get("idp_id_token")]
     url = options.get("url")
     if url:
         from urllib.parse import parse_qsl, unquote, urlsplit  # lazy: HTTP only
