@@ -2028,13 +2028,8 @@ class _HttpTransport(_Transport):
         """One request on a keep-alive connection (a new one if the server closed
         the old meanwhile); the response, its headers read."""
         import http.client  # lazy: HTTP only
-        headers = [("User-Agent", "mcp_invoke/" + __version__)] + headers + self.headers
-        if self.auth is not None:
-            with self._auth_lock:
-                credentials = self.auth.header()
-                post.generation = self.auth.generation
-            if credentials is not None:
-                headers.append(("Authorization", credentials))
+        headers = ([("User-Agent", "mcp_invoke/" + __version__)] + headers + self.headers
+                   + self._authorization(post))
         if self.proxy is not None and self.scheme == "http":
             headers += self._proxy_auth
         for attempt in (0, 1):
@@ -2072,6 +2067,16 @@ class _HttpTransport(_Transport):
     @property
     def _proxy_auth(self):
         return _proxy_auth(self.proxy)
+
+    def _authorization(self, post):
+        """The OAuth Authorization header, when there is a token; ``post`` notes
+        which (2025-11-25 basic/authorization, "Token Requirements": on every request)."""
+        if self.auth is None:
+            return []
+        with self._auth_lock:
+            credentials = self.auth.header()
+            post.generation = self.auth.generation
+        return [] if credentials is None else [("Authorization", credentials)]
 
     def _absolute(self, target):
         if self.proxy is not None and self.scheme == "http":  # a plain proxy takes the URL
@@ -2618,7 +2623,8 @@ class _HttpTransport(_Transport):
                 conn.sock.settimeout(left)
                 conn.putrequest("DELETE", self._absolute(self.target), skip_accept_encoding=True)
                 for name, value in ([("User-Agent", "mcp_invoke/" + __version__)]
-                                    + self._session_headers() + self.headers):
+                                    + self._session_headers() + self.headers
+                                    + self._authorization(_Post({}, None))):
                     conn.putheader(name, value)
                 conn.endheaders()
                 conn.getresponse().read(_ERROR_BODY)  # 405: the server keeps it; fine
@@ -2848,7 +2854,7 @@ class _OAuth(object):
             cache) else None
         self.token = None  # the token entry in use (a dict), or None
         self.generation = 0  # counts tokens taken into use; requests carry it
-        self.authorizations = 0
+        self.authorizations = self.refreshes = 0  # this run's, each kind bounded
         self.asked = []  # the scopes last asked for
         self.server = None  # discovery's findings: resource, issuer, metadata, scopes
         self.loaded = False
@@ -2886,7 +2892,7 @@ class _OAuth(object):
                                    if s not in self.asked]
         else:
             if self.token is not None and self.token.get("refresh_token") and \
-                    self._refresh_quietly():
+                    self.refreshes < _MAX_AUTHORIZATIONS and self._refresh_quietly():
                 return True
             wanted = _scopes(params.get("scope"))
         if self.authorizations >= _MAX_AUTHORIZATIONS:
@@ -2951,6 +2957,7 @@ class _OAuth(object):
         """Refresh the token in use (RFC 6749 6); False when that did not work
         (the refresh token is then dropped, and a new authorization follows)."""
         old = self.token
+        self.refreshes += 1
         try:
             client = self._client_for(old)
             form = {"grant_type": "refresh_token", "refresh_token": old["refresh_token"]}
@@ -2985,7 +2992,7 @@ class _OAuth(object):
                                   % _flat(_cut(challenge, 200))),
                 status=status, www_authenticate=challenge)
         server = self._discover(hint)
-        scopes = self._scopes_for(wanted, server, grant)
+        scopes = self._scopes_for(wanted, server, grant, status == 403)
         self.asked = scopes
         form = {"resource": server["resource"]}
         if scopes:
@@ -3020,13 +3027,15 @@ class _OAuth(object):
             entry["expires_at"] = time.time() + max(0, expires_in)
         return entry
 
-    def _scopes_for(self, wanted, server, grant):
+    def _scopes_for(self, wanted, server, grant, step_up):
         """2025-11-25 basic/authorization, "Scope Selection Strategy": the
         challenge's scopes, else the resource's scopes_supported, else none;
         offline_access added where the authorization server lists it (2026-07-28
-        basic/authorization, "Refresh Tokens"), and never asked for where not."""
+        basic/authorization, "Refresh Tokens"), and never asked for where not.
+        Scopes given replace the first choice; a step-up adds to them."""
         if self.options.get("scope") is not None:
-            return _scopes(self.options["scope"])
+            given = _scopes(self.options["scope"])
+            return given + [s for s in wanted if s not in given] if step_up else given
         scopes = list(wanted) if wanted else list(server["scopes"])
         supported = server["metadata"].get("scopes_supported")
         offline = isinstance(supported, list) and "offline_access" in supported
@@ -3466,7 +3475,7 @@ class _OAuth(object):
             if proxy is not None:  # a plain proxy takes the whole URL
                 target = "http://%s%s" % (parts.netloc.rpartition("@")[2], target)
                 headers = dict(headers, **dict(_proxy_auth(proxy)))
-        expired = []
+        expired, response = [], None
         watchdog = threading.Timer(self.timeout, _shut_down, (conn, expired))
         watchdog.daemon = True
         watchdog.start()
@@ -3475,13 +3484,15 @@ class _OAuth(object):
             response = conn.getresponse()
             data = response.read(_OAUTH_MAX_BYTES + 1)
             if len(data) > _OAUTH_MAX_BYTES:
-                raise ValueError("the answer is larger than %d bytes" % _OAUTH_MAX_BYTES)
+                raise ValueError("it is larger than %d bytes" % _OAUTH_MAX_BYTES)
             return response.status, response, data
         except (OSError, ValueError, http.client.HTTPException) as e:
-            why = ("no complete answer within %gs" % self.timeout if expired
-                   else re.sub(r"\s*\(_ssl\.c:[0-9]+\)", "", str(e) or type(e).__name__))
-            raise AuthError("OAuth %s: %s %s failed: %s" % (step, method, _shown_url(url), why),
-                            status=401)
+            why = ("no complete answer within %gs" % self.timeout if expired else re.sub(
+                r"\s*\(_ssl\.c:[0-9]+\)", "", getattr(e, "strerror", None) or str(e)
+                or type(e).__name__))
+            raise AuthError("OAuth %s: %s %s: %s" % (
+                step, "cannot reach" if response is None else "the answer broke off from",
+                _shown_url(url), why), status=401)
         finally:
             watchdog.cancel()
             conn.close()
