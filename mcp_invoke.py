@@ -2786,11 +2786,21 @@ class _TokenCache(object):
         return os.path.join(state, "mcp_invoke", "oauth.json")
 
     def load(self):
+        import stat  # lazy: OAuth only
         try:
-            with open(self.path, "rb") as f:
+            # Non-blocking: a FIFO put there must not hang the run.
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return {"servers": {}}
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UsageError("the token file %s is not a regular file" % self.path)
+            with open(fd, "rb", closefd=False) as f:
                 data = json.loads(f.read(_INPUT_LIMIT).decode("utf-8"))
         except (IOError, OSError, ValueError):
             return {"servers": {}}
+        finally:
+            os.close(fd)
         if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
             return {"servers": {}}
         return data
@@ -2821,7 +2831,9 @@ class _TokenCache(object):
                 os.makedirs(directory, 0o700)
             elif self.private_directory and os.stat(directory).st_mode & 0o077:
                 os.chmod(directory, 0o700)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            if os.path.lexists(temporary):  # left by a run that died
+                os.unlink(temporary)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f, indent=1, sort_keys=True)
                 f.flush()
@@ -3522,9 +3534,10 @@ def _await_redirect(listener, deadline):
             continue
         conn, _ = listener.accept()
         try:
-            conn.settimeout(5.0)
+            until = time.monotonic() + 5.0  # for the browser's request line and headers
             data = b""
             while b"\r\n\r\n" not in data and len(data) < 16384:
+                conn.settimeout(max(0.01, until - time.monotonic()))
                 part = conn.recv(4096)
                 if not part:
                     break
@@ -8377,6 +8390,9 @@ def _oauth_options(args, url, headers, diag):
                 first.replace("_", "-"), second.replace("_", "-")))
     if args.oauth_cache and args.no_oauth_cache:
         raise UsageError("--oauth-cache and --no-oauth-cache exclude each other")
+    if args.oauth_cache and os.path.exists(args.oauth_cache) and not os.path.isfile(
+            args.oauth_cache):
+        raise UsageError("--oauth-cache %s is not a regular file" % args.oauth_cache)
     needs_id = [flag for flag in ("client_secret", "client_secret_env", "private_key_file")
                 if getattr(args, "oauth_" + flag)]
     if (needs_id or args.oauth_grant) and not args.oauth_client_id:
