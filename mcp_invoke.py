@@ -2669,6 +2669,8 @@ _PERSON_WAIT = 600.0
 # Where the browser is sent back to when nothing listens: the person copies the
 # URL it shows (RFC 8252 7.3, a loopback redirect).
 _PASTE_REDIRECT = "http://127.0.0.1:8976/callback"
+# Longest lifetime believed of a token (ten years): past it, times are nonsense.
+_LONGEST_TOKEN = 10 * 365 * 86400
 # Lifetime of a client assertion (RFC 7523 3: short).
 _ASSERTION_LIFETIME = 300
 
@@ -2711,6 +2713,13 @@ def _origin(url):
     port = parts.port or default
     return "%s://%s%s" % (scheme, (parts.hostname or "").lower(),
                           "" if port == default else ":%d" % port)
+
+
+def _origin_or_none(url):
+    try:
+        return _origin(url)
+    except ValueError:
+        return None
 
 
 def _url_path(url):
@@ -2812,25 +2821,54 @@ class _TokenCache(object):
                 "tokens": [t for t in entry.get("tokens") or [] if isinstance(t, dict)]}
 
     def update(self, url, change):
-        """Apply ``change`` to the server's entry and write the file; False when
-        it cannot be written (the tokens then last this run only)."""
-        data = self.load()
-        entry = self.server(url, data)
-        change(entry)
-        if entry["clients"] or entry["tokens"]:
-            data["servers"][url] = entry
-        else:
-            data["servers"].pop(url, None)
-        return self._write(data)
+        """Apply ``change`` to the server's entry and write the file, under a lock
+        (runs at once each keep what the others wrote); False when it cannot be
+        written (the tokens then last this run only)."""
+        lock = self._lock()
+        try:
+            data = self.load()
+            entry = self.server(url, data)
+            change(entry)
+            if entry["clients"] or entry["tokens"]:
+                data["servers"][url] = entry
+            else:
+                data["servers"].pop(url, None)
+            return self._write(data)
+        finally:
+            if lock is not None:
+                os.close(lock)  # and with it the lock
+
+    def _lock(self):
+        """An exclusive lock on PATH.lock, held until its fd closes; None where
+        there is no fcntl, or the lock file cannot be made."""
+        try:
+            import fcntl  # lazy: POSIX only
+            self._directory()
+            fd = os.open(os.path.realpath(self.path) + ".lock", os.O_WRONLY | os.O_CREAT,
+                         0o600)
+        except (ImportError, OSError):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        return fd
+
+    def _directory(self):
+        directory = os.path.dirname(os.path.realpath(self.path))
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o700)
+        elif self.private_directory and os.stat(directory).st_mode & 0o077:
+            os.chmod(directory, 0o700)
 
     def _write(self, data):
-        directory = os.path.dirname(os.path.abspath(self.path))
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        import stat  # lazy: OAuth only
+        path = os.path.realpath(self.path)  # a symlink stays one: its target is replaced
+        temporary = "%s.%d.tmp" % (path, os.getpid())
         try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o700)
-            elif self.private_directory and os.stat(directory).st_mode & 0o077:
-                os.chmod(directory, 0o700)
+            if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+                return False  # never a device, FIFO or directory renamed over
+            self._directory()
             if os.path.lexists(temporary):  # left by a run that died
                 os.unlink(temporary)
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -2838,8 +2876,7 @@ class _TokenCache(object):
                 json.dump(data, f, indent=1, sort_keys=True)
                 f.flush()
                 os.fsync(f.fileno())
-            os.chmod(temporary, 0o600)  # a leftover of that name kept its mode
-            os.replace(temporary, self.path)
+            os.replace(temporary, path)
             return True
         except (IOError, OSError):
             try:
@@ -2924,6 +2961,7 @@ class _OAuth(object):
         client_id, scope = self.options.get("client_id"), self.options.get("scope")
         tokens = [t for t in self.cache.server(self.url)["tokens"]
                   if isinstance(t.get("access_token"), str)
+                  and re.match(r"[\x21-\x7e]+\Z", t["access_token"])
                   and (client_id is None or t.get("client_id") == client_id)
                   and (scope is None or t.get("scope") == " ".join(_scopes(scope)))]
         tokens.sort(key=lambda t: t.get("obtained_at") or 0)
@@ -2969,6 +3007,7 @@ class _OAuth(object):
         """Refresh the token in use (RFC 6749 6); False when that did not work
         (the refresh token is then dropped, and a new authorization follows)."""
         old = self.token
+        refresh_token = old.get("refresh_token")
         self.refreshes += 1
         try:
             client = self._client_for(old)
@@ -2981,6 +3020,12 @@ class _OAuth(object):
             old.pop("refresh_token", None)
             self.token = None
             self.generation += 1
+            if self.cache is not None:  # a refresh token refused once is not tried again
+                def change(entry):
+                    for kept in entry["tokens"]:
+                        if kept.get("refresh_token") == refresh_token:
+                            del kept["refresh_token"]
+                self.cache.update(self.url, change)
             return False
         if not answer.get("refresh_token"):
             answer["refresh_token"] = old["refresh_token"]  # not rotated: still good
@@ -3036,7 +3081,7 @@ class _OAuth(object):
         if isinstance(answer.get("scope"), str):
             entry["granted"] = answer["scope"]
         if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool):
-            entry["expires_at"] = time.time() + max(0, expires_in)
+            entry["expires_at"] = time.time() + min(max(0, expires_in), _LONGEST_TOKEN)
         return entry
 
     def _scopes_for(self, wanted, server, grant, step_up):
@@ -3071,7 +3116,10 @@ class _OAuth(object):
         for where in ([hint] if hint else []) + ([root + path] if path else []) + [root]:
             self._check_endpoint("discovery", where, "resource metadata URL")
             status, document = self._http("discovery", "GET", where)[:2]
-            if status == 200 and isinstance(document, dict):
+            if status == 200 and not isinstance(document, dict):
+                raise AuthError("OAuth discovery failed: the resource metadata at %s is not a "
+                                "JSON object" % _shown_url(where), status=401)
+            if status == 200:
                 found = document
                 break
         if found is None:
@@ -3118,8 +3166,11 @@ class _OAuth(object):
             status, document = self._http("discovery", "GET", where)[:2]
             if status != 200 or not isinstance(document, dict):
                 continue
-            if strict and document.get("issuer") != issuer:
-                wrong = document.get("issuer")
+            named = document.get("issuer")
+            if named != issuer and (strict or not isinstance(named, str) or _origin_or_none(
+                    named) != _origin(issuer)):
+                # 2025-03-26's fallback: a path may differ, the origin may not.
+                wrong = named
                 continue
             if not isinstance(document.get("token_endpoint"), str):
                 raise AuthError("OAuth discovery: the metadata at %s names no token_endpoint"
@@ -3228,7 +3279,9 @@ class _OAuth(object):
         status, answer = self._http("registration", "POST", meta["registration_endpoint"],
                                     document=document)[:2]
         if status not in (200, 201) or not isinstance(_dict(answer).get("client_id"), str):
-            raise AuthError(_said("registration", answer, status), status=401)
+            raise AuthError(_said("registration", answer, status) if status not in (200, 201)
+                            else "OAuth registration failed: the answer (HTTP %d) holds no "
+                            "client_id" % status, status=401)
         secret = answer.get("client_secret")
         method = answer.get("token_endpoint_auth_method")
         if not isinstance(method, str):
@@ -3303,7 +3356,7 @@ class _OAuth(object):
                 query.append(("scope", " ".join(scopes)))
             endpoint = meta["authorization_endpoint"]
             url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(query)
-            back = self._come_back(url, listener)
+            back = self._come_back(url, listener, redirect, state)
         finally:
             if listener is not None:
                 listener.close()
@@ -3313,9 +3366,10 @@ class _OAuth(object):
         return self._token_request("token", server["token_endpoint"], form, client,
                                    server["issuer"]), client
 
-    def _come_back(self, url, listener):
+    def _come_back(self, url, listener, redirect, state):
         """Where the authorization server sent the browser back to: a URL, or
         what a person pasted (the URL, or the code alone)."""
+        from urllib.parse import urlsplit  # lazy: HTTP only
         if self.options.get("headless"):
             status, response, _ = self._exchange("authorization", "GET", url, None, {
                 "User-Agent": "mcp_invoke/" + __version__})
@@ -3325,12 +3379,16 @@ class _OAuth(object):
                                 "HTTP %d, not a redirect with the code; it wants a person: "
                                 "run `auth login` on a terminal, or use --oauth-listen"
                                 % status, status=401)
+            if urlsplit(location)[:3] != urlsplit(redirect)[:3]:
+                raise AuthError("OAuth authorization: the authorization server redirected "
+                                "to %s, not to our redirect URI; refused" % _shown_url(
+                                    location), status=401)
             return location
         on_authorize = self.options.get("on_authorize")
         if listener is not None:
             if on_authorize is not None:
                 on_authorize(url, True)
-            return _await_redirect(listener, time.monotonic() + _PERSON_WAIT)
+            return _await_redirect(listener, time.monotonic() + _PERSON_WAIT, state)
         pasted = on_authorize(url, False)
         if not isinstance(pasted, str) or not pasted.strip():
             raise AuthError("OAuth authorization: nothing was pasted", status=401)
@@ -3406,10 +3464,18 @@ class _OAuth(object):
                         client_assertion=self._assertion(client["client_id"], issuer))
         else:
             form["client_id"] = client["client_id"]
+        if headers.get("Authorization"):
+            self._secret(headers["Authorization"].partition(" ")[2])  # as a server may echo it
         status, answer = self._http(step, "POST", endpoint, form=form, headers=headers)[:2]
         token = _dict(answer).get("access_token")
         if status != 200 or not isinstance(token, str) or not token:
-            raise AuthError(_said(step, answer, status), status=401)
+            raise AuthError(_said(step, answer, status) if status != 200 else (
+                "OAuth %s failed: the answer (HTTP 200) holds no access_token" % step),
+                status=401)
+        if not re.match(r"[\x21-\x7e]+\Z", token):
+            # RFC 6750 2.1: a b64token; anything else cannot go in a header.
+            raise AuthError("OAuth %s failed: the access token holds characters an "
+                            "Authorization header cannot carry" % step, status=401)
         if str(answer.get("token_type", "")).lower() not in ("bearer", "dpop") and \
                 answer.get("token_type") is not None:
             raise AuthError("OAuth %s: the token is of type %s, not Bearer" % (
@@ -3422,7 +3488,8 @@ class _OAuth(object):
         authorization server's issuer, short-lived, with a unique jti."""
         import secrets  # lazy: OAuth only
         path = self.options["private_key_file"]
-        key = _private_key(_read_file(path, "the private key " + os.fsdecode(path), "ascii"))
+        key = _private_key(_read_file(path, "the private key " + os.fsdecode(path), "latin-1",
+                                      wait=2.0))
         alg = self.options.get("signing_alg") or _key_alg(key)
         now = int(time.time())
         claims = {"iss": client_id, "sub": client_id, "aud": issuer, "iat": now,
@@ -3521,10 +3588,12 @@ def _shut_down(conn, expired):
         pass
 
 
-def _await_redirect(listener, deadline):
-    """The first /callback request a browser makes to the loopback listener, as
-    a URL (RFC 8252 7.3); it is answered with a page saying so."""
+def _await_redirect(listener, deadline, state):
+    """The first /callback request to the loopback listener that carries our
+    ``state``, as a URL (RFC 8252 7.3); it is answered with a page saying so.
+    Others (a stray page, another program guessing the port) are turned away."""
     import select  # lazy: only for --oauth-listen
+    from urllib.parse import parse_qs, urlsplit  # lazy: HTTP only
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -3544,9 +3613,10 @@ def _await_redirect(listener, deadline):
                 data += part
             target = data.split(b"\r\n", 1)[0].split(b" ")
             path = target[1].decode("latin-1") if len(target) >= 2 else ""
-            found = path.startswith("/callback")
+            found = urlsplit(path).path == "/callback" and parse_qs(
+                urlsplit(path).query).get("state") == [state]
             page = (b"mcp_invoke: authorization received; you may close this window.\n"
-                    if found else b"not found\n")
+                    if found else b"not the answer mcp_invoke is waiting for\n")
             conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
                          b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (
                              b"200 OK" if found else b"404 Not Found", len(page), page))
@@ -7643,7 +7713,10 @@ def _plain(value):
 def _utc(epoch):
     if not isinstance(epoch, (int, float)) or isinstance(epoch, bool):
         return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def _in(seconds):
@@ -8388,11 +8461,20 @@ def _oauth_options(args, url, headers, diag):
         if getattr(args, "oauth_" + first) and getattr(args, "oauth_" + second):
             raise UsageError("--oauth-%s and --oauth-%s exclude each other" % (
                 first.replace("_", "-"), second.replace("_", "-")))
-    if args.oauth_cache and args.no_oauth_cache:
+    if args.oauth_cache is not None and args.no_oauth_cache:
         raise UsageError("--oauth-cache and --no-oauth-cache exclude each other")
-    if args.oauth_cache and os.path.exists(args.oauth_cache) and not os.path.isfile(
-            args.oauth_cache):
-        raise UsageError("--oauth-cache %s is not a regular file" % args.oauth_cache)
+    if args.oauth_headless and args.oauth_listen:
+        raise UsageError("--oauth-headless and --oauth-listen exclude each other")
+    idp = [flag for flag in ("idp_token_endpoint", "idp_client_id", "idp_id_token",
+                             "idp_id_token_env") if getattr(args, "oauth_" + flag)]
+    if idp and args.oauth_grant != "jwt-bearer":
+        raise UsageError("--oauth-%s is for --oauth-grant jwt-bearer" % idp[0].replace("_", "-"))
+    document = args.oauth_client_metadata_url
+    if document is not None and not re.match(r"https://[^/?#\s]+/[^\s]", document):
+        # 2025-11-25 basic/authorization, "Client ID Metadata Documents".
+        raise UsageError("--oauth-client-metadata-url must be an https:// URL with a path, "
+                         "not %s" % _show(document))
+    _check_token_file(args.oauth_cache)
     needs_id = [flag for flag in ("client_secret", "client_secret_env", "private_key_file")
                 if getattr(args, "oauth_" + flag)]
     if (needs_id or args.oauth_grant) and not args.oauth_client_id:
@@ -8430,6 +8512,22 @@ def _oauth_options(args, url, headers, diag):
     return options
 
 
+def _check_token_file(path):
+    """--oauth-cache PATH: a regular file, or one its directory lets us create."""
+    if path is None:
+        return
+    if not path:
+        raise UsageError("--oauth-cache needs a path")
+    real = os.path.realpath(path)
+    if os.path.exists(real) and not os.path.isfile(real):
+        raise UsageError("--oauth-cache %s is not a regular file" % path)
+    directory = os.path.dirname(real)
+    while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
+        directory = os.path.dirname(directory)  # the nearest that exists: we create the rest
+    if not os.access(real if os.path.exists(real) else directory, os.W_OK):
+        raise UsageError("--oauth-cache %s cannot be written" % path)
+
+
 def _secret_option(value, env_name, flag):
     if env_name is None:
         return value
@@ -8442,7 +8540,8 @@ def _secret_option(value, env_name, flag):
 def _signing_key(path, alg):
     """The private key file, checked before anything is sent: exit 2 if unusable."""
     try:
-        key = _private_key(_read_file(path, "--oauth-private-key-file " + path, "ascii"))
+        key = _private_key(_read_file(path, "--oauth-private-key-file " + path, "latin-1",
+                                      wait=2.0))
         if alg is not None and alg != _key_alg(key):
             raise ValueError("--oauth-signing-alg %s needs an %s key, and this one is %s"
                              % (alg, "EC P-256" if alg == "ES256" else "RSA", key[0]))

@@ -6042,8 +6042,9 @@ def test_oauth_token_is_kept_0600_in_a_0700_directory_and_reused_without_the_as(
         assert record.read_text() == before
     assert stat.S_IMODE(os.stat(oauth_cache).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(os.path.dirname(oauth_cache)).st_mode) == 0o700
-    assert not [name for name in os.listdir(os.path.dirname(oauth_cache))
-                if name != "oauth.json"]  # no temporary file left behind
+    # No temporary file left behind; the lock file beside it is 0600 too.
+    assert sorted(os.listdir(os.path.dirname(oauth_cache))) == ["oauth.json", "oauth.json.lock"]
+    assert stat.S_IMODE(os.stat(oauth_cache + ".lock").st_mode) == 0o600
 
 
 def test_auth_status_shows_client_scopes_and_expiry_never_a_token_and_logout_forgets(
