@@ -3564,6 +3564,8 @@ class _OAuth(object):
             data = response.read(_OAUTH_MAX_BYTES + 1)
             if len(data) > _OAUTH_MAX_BYTES:
                 raise ValueError("it is larger than %d bytes" % _OAUTH_MAX_BYTES)
+            if expired:  # cut short by the watchdog: what came is not the answer
+                raise ValueError("timed out")
             return response.status, response, data
         except (OSError, ValueError, http.client.HTTPException) as e:
             why = ("no complete answer within %gs" % self.timeout if expired else re.sub(
