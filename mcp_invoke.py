@@ -7678,6 +7678,7 @@ def _auth_cache(args):
     if args.no_oauth_cache:
         raise UsageError("auth %s works on the token file; --no-oauth-cache leaves none"
                          % args.args[0])
+    _check_token_file(args.oauth_cache)
     return _TokenCache(args.oauth_cache or _TokenCache.default_path(os.environ))
 
 

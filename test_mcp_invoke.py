@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -6673,3 +6674,178 @@ def test_oauth_library_client_authorizes_headless_and_checks_its_options(tmp_pat
         mcp_invoke.Client(url=url, headers={"Authorization": "Bearer x"}, oauth={})
     with pytest.raises(mcp_invoke.UsageError, match="headers, cacert, insecure and oauth"):
         mcp_invoke.Client(command=SERVER, oauth={"headless": True})
+
+
+# -- OAuth against hostile authorization servers -----------------------------------
+
+
+@contextlib.contextmanager
+def _hostile_as(routes):
+    """A threaded HTTP server in this process: ``routes`` maps a path to a
+    function(handler) that answers; every other path is 404. /mcp answers 401
+    pointing at /.well-known/oauth-protected-resource/mcp, whose document names
+    this origin as its authorization server with metadata at the root form.
+    Yields the MCP URL."""
+    import http.server
+    import socketserver
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.answer()
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.answer()
+
+        def answer(self):
+            path = self.path.split("?")[0]
+            try:
+                if path in routes:
+                    return routes[path](self)
+                if path in documents:
+                    return self.json(200, documents[path])
+                self.json(404 if path != "/mcp" else 401, {"error": "no"}, [(
+                    "WWW-Authenticate", 'Bearer resource_metadata="%s/.well-known/'
+                    'oauth-protected-resource/mcp"' % origin)] if path == "/mcp" else [])
+            except OSError:
+                pass  # the client went: fine
+
+        def json(self, status, document, headers=()):
+            body = json.dumps(document).encode()
+            self.send_response(status)
+            for name, value in list(headers) + [("Content-Type", "application/json"),
+                                                ("Content-Length", str(len(body)))]:
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    origin = "http://127.0.0.1:%d" % server.server_address[1]
+    documents = {
+        "/.well-known/oauth-protected-resource/mcp": {
+            "resource": origin + "/mcp", "authorization_servers": [origin]},
+        "/.well-known/oauth-authorization-server": {
+            "issuer": origin, "authorization_endpoint": origin + "/authorize",
+            "token_endpoint": origin + "/token", "registration_endpoint": origin + "/register",
+            "code_challenge_methods_supported": ["S256"]},
+        "/register": {"client_id": "hostile-client"}}
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield origin + "/mcp"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _dribble(handler):
+    """A status line, then a header byte every 0.2 s, until the client leaves."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+    for _ in range(100):
+        handler.wfile.write(b"X")
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
+def test_oauth_an_authorization_server_dribbling_its_headers_is_exit_6_at_the_timeout(
+        capsys, oauth_cache):
+    with _hostile_as({"/.well-known/oauth-authorization-server": _dribble}) as url:
+        start = time.monotonic()
+        code, out, err = run(capsys, "--timeout", "1", "--url", url, "--oauth-headless",
+                             "--oauth-cache", oauth_cache, "tools", stdin="")
+        assert time.monotonic() - start < 4  # one timeout, not one per byte
+    assert (code, out) == (6, "") and err.count("\n") == 1
+    assert err.startswith("mcp_invoke: OAuth discovery: ") and "within 1s" in err
+
+
+def _redirect_to(location):
+    def answer(handler):
+        handler.json(302, {}, [("Location", location)])
+    return answer
+
+
+def _token(token):
+    def answer(handler):
+        handler.json(200, {"access_token": token, "token_type": "Bearer"})
+    return answer
+
+
+def test_oauth_a_headless_redirect_to_anywhere_but_our_redirect_uri_is_refused(
+        capsys, oauth_cache):
+    tokens = []
+    with _hostile_as({"/authorize": _redirect_to("http://127.0.0.1:1/elsewhere?code=c&state=s"),
+                      "/token": lambda handler: tokens.append(handler.json(400, {}))}) as url:
+        code, out, err = oauth_run(capsys, oauth_cache, url, "--oauth-headless", "tools")
+    assert (code, out, tokens) == (6, "", [])  # no code redeemed
+    assert "redirected to http://127.0.0.1:1/elsewhere?..., not to our redirect URI" in err
+
+
+def test_oauth_a_token_that_cannot_go_in_a_header_is_refused_and_not_kept(
+        capsys, oauth_cache):
+    def authorize(handler):
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(handler.path).query)
+        _redirect_to("%s?code=c&state=%s" % (query["redirect_uri"][0], query["state"][0]))(
+            handler)
+    with _hostile_as({"/authorize": authorize, "/token": _token("ok\r\nX-Injected: 1")}) as url:
+        for _ in range(2):  # nothing was kept to be sent the second time either
+            code, out, err = oauth_run(capsys, oauth_cache, url, "--oauth-headless", "tools")
+            assert (code, out) == (6, "")
+            assert err == ("mcp_invoke: OAuth token failed: the access token holds characters "
+                           "an Authorization header cannot carry\n")
+    assert not os.path.exists(oauth_cache) or '"access_token"' not in open(oauth_cache).read()
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_oauth_a_token_file_that_is_not_a_regular_file_is_exit_2_before_anything_is_sent(
+        kind, capsys, tmp_path):
+    path = str(tmp_path / "cache")
+    os.mkdir(path) if kind == "directory" else os.mkfifo(path)
+    with _hostile_as({"/mcp": lambda handler: pytest.fail("a request was sent")}) as url:
+        for command in (["tools"], ["auth", "status"], ["auth", "login"]):
+            code, out, err = run(capsys, "--url", url, "--oauth-cache", path, *command)
+            assert (code, out) == (2, "")
+            assert err == "mcp_invoke: --oauth-cache %s is not a regular file\n" % path
+
+
+def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real_one(
+        tmp_path, oauth_cache):
+    with _oauth_server(tmp_path) as (url, record):
+        proc = subprocess.Popen(
+            [sys.executable, SCRIPT, "--timeout", "5", "--url", url, "--oauth-cache",
+             oauth_cache, "--oauth-listen", "call", "echo", "text=listened"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            line = b""
+            while b"/as/authorize?" not in line:
+                line = proc.stderr.readline()
+                assert line, "the authorization URL was never shown"
+            authorize = line.strip().decode()
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(authorize).query)
+            callback = query["redirect_uri"][0]
+            # Another program guessing the port: turned away, the login goes on.
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(callback + "?code=forged&state=guess", timeout=5)
+            assert refused.value.code == 404
+            assert refused.value.read() == b"not the answer mcp_invoke is waiting for\n"
+            answer = http.client.HTTPConnection("127.0.0.1", urllib.parse.urlsplit(url).port,
+                                                timeout=5)
+            answer.request("GET", authorize.split(urllib.parse.urlsplit(url).netloc, 1)[1])
+            location = answer.getresponse().getheader("Location")
+            with urllib.request.urlopen(location, timeout=5) as r:
+                assert b"authorization received" in r.read()
+            out, err = proc.communicate(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert (proc.returncode, out) == (0, b"listened\n")
+    assert [r["form"]["code"] for r in records(record)
+            if r["path"] == "/as/token"] != ["forged"]
