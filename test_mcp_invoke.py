@@ -6849,3 +6849,36 @@ def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real
     assert (proc.returncode, out) == (0, b"listened\n")
     assert [r["form"]["code"] for r in records(record)
             if r["path"] == "/as/token"] != ["forged"]
+
+
+@pytest.mark.parametrize("paste", ["url", "code"])
+def test_oauth_on_a_terminal_the_person_pastes_the_redirect_or_the_code(paste, tmp_path,
+                                                                        oauth_cache):
+    import pty
+    with _oauth_server(tmp_path) as (url, record):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([sys.executable, SCRIPT, "--timeout", "5", "--url", url,
+                                 "--oauth-cache", oauth_cache, "call", "echo", "text=pasted"],
+                                stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+        os.close(slave)
+        seen = [""]
+        try:
+            _expect(master, "(or the code alone): ", seen)
+            authorize = re.search(r"http://[^\s\x1b]+/as/authorize\?[^\s\x1b]+", seen[0]).group()
+            answer = http.client.HTTPConnection("127.0.0.1", urllib.parse.urlsplit(url).port,
+                                                timeout=5)
+            answer.request("GET", "/as/authorize?" + authorize.split("?", 1)[1])
+            location = answer.getresponse().getheader("Location")
+            pasted = location if paste == "url" else urllib.parse.parse_qs(
+                urllib.parse.urlsplit(location).query)["code"][0]
+            os.write(master, pasted.encode() + b"\n")
+            out = proc.stdout.read()
+            proc.wait(timeout=10)
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+            os.close(master)
+    assert (proc.returncode, out) == (0, b"pasted\n")
+    assert "open this URL in a browser to authorize mcp_invoke:" in seen[0]
+    assert _steps(record).count(("POST", "/as/token")) == 1
