@@ -238,7 +238,7 @@ _MAX_TRACKED = 2000000
 # A value quoted in a schema message is cut to this many characters.
 _SHOW_CHARS = 60
 # Most of a WWW-Authenticate header kept: OAuth reads its parameters.
-_CHALLENGE_CHARS = 8192
+_CHALLENGE_CHARS = 65536
 # A server's error message is cut to this many characters in ours.
 _MESSAGE_CHARS = 1000
 # Longest diagnostic line on stderr, whatever a server put into it.
@@ -1651,7 +1651,7 @@ class _HttpTransport(_Transport):
 
     def __init__(self, url, headers=None, max_bytes=DEFAULT_MAX_BYTES, timeout=DEFAULT_TIMEOUT,
                  cacert=None, insecure=False, shutdown_grace=SHUTDOWN_GRACE, environ=None,
-                 oauth=None):
+                 oauth=None, max_time=None):
         (self.scheme, self.host, self.port, self.target), self.headers = _check_http(url, headers)
         if cacert is not None and not _os_string(cacert):
             raise UsageError("cacert is a path, not %s" % _arg(cacert))
@@ -1669,7 +1669,7 @@ class _HttpTransport(_Transport):
         # to the server; workers take it under the lock the Client's thread holds
         # while it renews the token.
         self.auth = None if oauth is None else _OAuth(url, oauth, timeout, self._context,
-                                                      environ)
+                                                      environ, _time_cap(timeout, max_time))
         self._auth_lock = threading.Lock()
         self.session_id = None
         self.era = self.version = None
@@ -2294,8 +2294,9 @@ class _HttpTransport(_Transport):
         """The error for an HTTP status that carries no answer of JSON-RPC."""
         reason = _flat(_cut(response.reason or "", _SHOW_CHARS))
         said = "server answered HTTP %d %s" % (status, reason)
-        if error:  # a JSON-RPC error object without our id: its message helps
-            said += ": " + _flat(_cut(str(_dict(error).get("message", "")), _SHOW_CHARS))
+        message = _flat(_cut(str(_dict(error).get("message", "")), _SHOW_CHARS)).strip()
+        if message:  # a JSON-RPC error object without our id: its message helps
+            said += ": " + message
         if status == 407:
             return AuthError("the proxy refused us: %s" % said, post.method, status)
         if status in (401, 403):
@@ -2669,6 +2670,8 @@ _PERSON_WAIT = 600.0
 # Where the browser is sent back to when nothing listens: the person copies the
 # URL it shows (RFC 8252 7.3, a loopback redirect).
 _PASTE_REDIRECT = "http://127.0.0.1:8976/callback"
+# How long a run waits for another to finish writing the token file.
+_LOCK_WAIT = 2.0
 # Longest lifetime believed of a token (ten years): past it, times are nonsense.
 _LONGEST_TOKEN = 10 * 365 * 86400
 # Lifetime of a client assertion (RFC 7523 3: short).
@@ -2805,13 +2808,20 @@ class _TokenCache(object):
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise UsageError("the token file %s is not a regular file" % self.path)
             with open(fd, "rb", closefd=False) as f:
-                data = json.loads(f.read(_INPUT_LIMIT).decode("utf-8"))
+                text = f.read(_INPUT_LIMIT + 1).decode("utf-8")
+            if len(text) > _INPUT_LIMIT:
+                data = None
+            elif not text.strip():
+                data = {"servers": {}}  # an empty file: ours to fill
+            else:
+                data = _json_loads(text)
         except (IOError, OSError, ValueError):
-            return {"servers": {}}
+            data = None
         finally:
             os.close(fd)
         if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
-            return {"servers": {}}
+            # Not ours, or damaged: read as empty, and never written over (update).
+            return {"servers": {}, "foreign": True}
         return data
 
     def server(self, url, data=None):
@@ -2827,6 +2837,8 @@ class _TokenCache(object):
         lock = self._lock()
         try:
             data = self.load()
+            if data.pop("foreign", False):
+                return False
             entry = self.server(url, data)
             change(entry)
             if entry["clients"] or entry["tokens"]:
@@ -2848,11 +2860,15 @@ class _TokenCache(object):
                          0o600)
         except (ImportError, OSError):
             return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            pass
-        return fd
+        deadline = time.monotonic() + _LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return fd  # held too long (a stuck run): written without it, atomically
+                time.sleep(0.01)
 
     def _directory(self):
         directory = os.path.dirname(os.path.realpath(self.path))
@@ -2892,10 +2908,12 @@ class _OAuth(object):
     header for its requests and, when it refuses them, a refresh or a new
     authorization: discovery, the client's identity, a grant, the cache."""
 
-    def __init__(self, url, options, timeout, context, environ):
+    def __init__(self, url, options, timeout, context, environ, cap):
         self.url = url
         self.options = options
         self.timeout = timeout
+        self.cap = cap  # seconds a whole renewal may take, a person's time aside
+        self.limit = None  # when the one under way must be done (monotonic)
         self.context = context  # the TLS context for https:// (the transport's)
         self.environ = environ
         cache = options.get("cache")
@@ -2906,6 +2924,7 @@ class _OAuth(object):
         self.authorizations = self.refreshes = 0  # this run's, each kind bounded
         self.asked = []  # the scopes last asked for
         self.server = None  # discovery's findings: resource, issuer, metadata, scopes
+        self.clients = {}  # issuer -> the client registered with it in this run
         self.loaded = False
 
     # -- what the transport asks -------------------------------------------------
@@ -2914,6 +2933,7 @@ class _OAuth(object):
         """The Authorization value for the next request, or None."""
         if not self.loaded:
             self.loaded = True
+            self.limit = time.monotonic() + self.cap
             if self.options.get("login"):
                 self._forget()
             else:
@@ -2930,6 +2950,7 @@ class _OAuth(object):
         when a new token is in place and the request is worth sending again."""
         if generation != self.generation:
             return True  # another request renewed it meanwhile
+        self.limit = time.monotonic() + self.cap
         if challenge.strip() and not re.search(r"(?:^|[\s,])bearer(?:[\s,]|$)", challenge,
                                                re.IGNORECASE):
             return False  # another scheme (Basic, Negotiate): not a matter for OAuth
@@ -3250,11 +3271,12 @@ class _OAuth(object):
                 "kind": "pre-registered"}
 
     def _registered(self, issuer, redirect):
-        """A registration kept from an earlier run with this server, if it fits
-        (2026-07-28 client-registration, "Authorization Server Binding")."""
-        if self.cache is None:
-            return None
-        known = _dict(self.cache.server(self.url)["clients"].get(issuer))
+        """A registration made earlier in this run or kept from another, if it
+        fits (2026-07-28 client-registration, "Authorization Server Binding")."""
+        known = self.clients.get(issuer)
+        if known is None and self.cache is not None:
+            known = _dict(self.cache.server(self.url)["clients"].get(issuer))
+        known = _dict(known)
         if isinstance(known.get("client_id"), str) and redirect in (
                 known.get("redirect_uris") or []):
             self._secret(known.get("secret"))
@@ -3291,6 +3313,7 @@ class _OAuth(object):
         if isinstance(secret, str):
             client["secret"] = secret
             self._secret(secret)
+        self.clients[server["issuer"]] = client
         if self.cache is not None:
             def change(entry):
                 entry["clients"][server["issuer"]] = client
@@ -3385,11 +3408,16 @@ class _OAuth(object):
                                     location), status=401)
             return location
         on_authorize = self.options.get("on_authorize")
-        if listener is not None:
-            if on_authorize is not None:
-                on_authorize(url, True)
-            return _await_redirect(listener, time.monotonic() + _PERSON_WAIT, state)
-        pasted = on_authorize(url, False)
+        start = time.monotonic()
+        try:
+            if listener is not None:
+                if on_authorize is not None:
+                    on_authorize(url, True)
+                return _await_redirect(listener, time.monotonic() + _PERSON_WAIT, state)
+            pasted = on_authorize(url, False)
+        finally:  # a person's time is not the servers'
+            if self.limit is not None:
+                self.limit += time.monotonic() - start
         if not isinstance(pasted, str) or not pasted.strip():
             raise AuthError("OAuth authorization: nothing was pasted", status=401)
         return pasted.strip()
@@ -3501,6 +3529,16 @@ class _OAuth(object):
 
     # -- HTTP to authorization servers ------------------------------------------------------
 
+    def _left(self, step):
+        """Seconds the next request to an authorization server may take: the
+        timeout, within what is left of the renewal's time limit (--max-time)."""
+        left = self.timeout if self.limit is None else min(
+            self.timeout, self.limit - time.monotonic())
+        if left <= 0:
+            raise AuthError("OAuth %s: the authorization took longer than its time limit of "
+                            "%gs" % (step, self.cap), status=401)
+        return left
+
     def _http(self, step, method, url, form=None, document=None, headers=None):
         """One request to an authorization server: (status, the JSON answer or None,
         the headers). A GET without credentials follows redirects (public
@@ -3524,8 +3562,8 @@ class _OAuth(object):
             url = urljoin(url, location)
             self._check_endpoint(step, url, "redirect target")
         try:
-            answer = json.loads(data.decode("utf-8")) if data else None
-        except ValueError:
+            answer = _json_loads(data.decode("utf-8")) if data else None
+        except ValueError:  # not JSON, or JSON nested past reading
             answer = None
         return status, answer, response
 
@@ -3536,6 +3574,7 @@ class _OAuth(object):
         import http.client  # lazy: HTTP only
         import threading  # lazy: HTTP only
         from urllib.parse import urlsplit  # lazy: HTTP only
+        left = self._left(step)
         parts = urlsplit(url)
         scheme, host, port = parts.scheme.lower(), parts.hostname, parts.port
         target = _ascii_target(parts)
@@ -3545,20 +3584,22 @@ class _OAuth(object):
             proxied = urlsplit(proxy)
             where = (proxied.hostname, proxied.port or 80)
         if scheme == "https":
-            conn = http.client.HTTPSConnection(where[0], where[1], timeout=self.timeout,
+            conn = http.client.HTTPSConnection(where[0], where[1], timeout=left,
                                                context=self.context())
             if proxy is not None:
                 conn.set_tunnel(host, port or 443, headers=dict(_proxy_auth(proxy)))
         else:
-            conn = http.client.HTTPConnection(where[0], where[1], timeout=self.timeout)
+            conn = http.client.HTTPConnection(where[0], where[1], timeout=left)
             if proxy is not None:  # a plain proxy takes the whole URL
                 target = "http://%s%s" % (parts.netloc.rpartition("@")[2], target)
                 headers = dict(headers, **dict(_proxy_auth(proxy)))
-        expired, response = [], None
-        watchdog = threading.Timer(self.timeout, _shut_down, (conn, expired))
+        expired, response, sockets = [], None, []
+        watchdog = threading.Timer(left, _shut_down, (conn, sockets, expired))
         watchdog.daemon = True
         watchdog.start()
         try:
+            conn.connect()
+            sockets.append(conn.sock)  # a response that ends with the connection takes it
             conn.request(method, target, body, headers)
             response = conn.getresponse()
             data = response.read(_OAUTH_MAX_BYTES + 1)
@@ -3568,7 +3609,10 @@ class _OAuth(object):
                 raise ValueError("timed out")
             return response.status, response, data
         except (OSError, ValueError, http.client.HTTPException) as e:
-            why = ("no complete answer within %gs" % self.timeout if expired else re.sub(
+            if expired and left < self.timeout:  # the renewal's limit, not this request's
+                raise AuthError("OAuth %s: the authorization took longer than its time limit "
+                                "of %gs" % (step, self.cap), status=401)
+            why = ("no complete answer within %gs" % left if expired else re.sub(
                 r"\s*\(_ssl\.c:[0-9]+\)", "", getattr(e, "strerror", None) or str(e)
                 or type(e).__name__))
             raise AuthError("OAuth %s: %s %s: %s" % (
@@ -3579,55 +3623,75 @@ class _OAuth(object):
             conn.close()
 
 
-def _shut_down(conn, expired):
-    """The watchdog's end of an exchange: wake whatever waits on its socket."""
+def _shut_down(conn, sockets, expired):
+    """The watchdog's end of an exchange: wake whatever waits on its socket (the
+    connection's while it connects, then the one kept once it is connected)."""
     import socket  # lazy: HTTP only
     expired.append(True)
-    try:
-        if conn.sock is not None:
-            conn.sock.shutdown(socket.SHUT_RDWR)
-    except (OSError, AttributeError):
-        pass
+    for sock in sockets + [conn.sock]:
+        try:
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
 
 
 def _await_redirect(listener, deadline, state):
     """The first /callback request to the loopback listener that carries our
     ``state``, as a URL (RFC 8252 7.3); it is answered with a page saying so.
-    Others (a stray page, another program guessing the port) are turned away."""
+    Others (a stray page, another program guessing the port) are turned away,
+    and every connection is read as it comes: an idle one delays nobody."""
     import select  # lazy: only for --oauth-listen
-    from urllib.parse import parse_qs, urlsplit  # lazy: HTTP only
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AuthError("OAuth authorization: the browser did not come back within %gs"
-                            % _PERSON_WAIT, status=401)
-        if not select.select([listener], [], [], min(left, 1.0))[0]:
-            continue
-        conn, _ = listener.accept()
-        try:
-            until = time.monotonic() + 5.0  # for the browser's request line and headers
-            data = b""
-            while b"\r\n\r\n" not in data and len(data) < 16384:
-                conn.settimeout(max(0.01, until - time.monotonic()))
-                part = conn.recv(4096)
-                if not part:
-                    break
-                data += part
-            target = data.split(b"\r\n", 1)[0].split(b" ")
-            path = target[1].decode("latin-1") if len(target) >= 2 else ""
-            found = urlsplit(path).path == "/callback" and parse_qs(
-                urlsplit(path).query).get("state") == [state]
-            page = (b"mcp_invoke: authorization received; you may close this window.\n"
-                    if found else b"not the answer mcp_invoke is waiting for\n")
-            conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                         b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (
-                             b"200 OK" if found else b"404 Not Found", len(page), page))
-        except OSError:
-            continue
-        finally:
+    reading = {}  # connection -> [bytes so far, until when it may send them]
+    try:
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                raise AuthError("OAuth authorization: the browser did not come back within "
+                                "%gs" % _PERSON_WAIT, status=401)
+            for conn in [c for c, (_, until) in reading.items() if now >= until]:
+                reading.pop(conn).close()
+            for sock in select.select([listener] + list(reading), [], [],
+                                      min(deadline - now, 0.5))[0]:
+                if sock is listener:
+                    conn, _ = listener.accept()
+                    reading[conn] = [b"", now + 5.0]  # for its request line and headers
+                    continue
+                try:
+                    part = sock.recv(4096)
+                except OSError:
+                    part = b""
+                data = reading[sock][0] = reading[sock][0] + part
+                if part and b"\r\n\r\n" not in data and len(data) < 16384:
+                    continue
+                reading.pop(sock)
+                found = _answer_callback(sock, data, state)
+                if found:
+                    return found
+    finally:
+        for conn in reading:
             conn.close()
-        if found:
-            return "http://127.0.0.1" + path
+
+
+def _answer_callback(conn, data, state):
+    """Answer one request to the listener; the URL if it is our redirect."""
+    from urllib.parse import parse_qs, urlsplit  # lazy: HTTP only
+    target = data.split(b"\r\n", 1)[0].split(b" ")
+    path = target[1].decode("latin-1") if len(target) >= 2 else ""
+    found = urlsplit(path).path == "/callback" and parse_qs(
+        urlsplit(path).query).get("state") == [state]
+    page = (b"mcp_invoke: authorization received; you may close this window.\n"
+            if found else b"not the answer mcp_invoke is waiting for\n")
+    try:
+        conn.settimeout(1.0)
+        conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (
+                         b"200 OK" if found else b"404 Not Found", len(page), page))
+    except OSError:
+        pass
+    finally:
+        conn.close()
+    return "http://127.0.0.1" + path if found else None
 
 
 # ---------------------------------------------------------------------------
@@ -4169,7 +4233,7 @@ class Client(object):
             self._transport = _HttpTransport(
                 url, headers, max_bytes=max_bytes, timeout=timeout, cacert=cacert,
                 insecure=insecure, shutdown_grace=shutdown_grace,
-                oauth=_check_oauth(oauth, headers))
+                oauth=_check_oauth(oauth, headers), max_time=max_time)
         elif headers is not None or cacert is not None or insecure or oauth is not None:
             raise UsageError("headers, cacert, insecure and oauth are for a url; a server "
                              "command takes env, inherit_env and cwd")
@@ -7678,7 +7742,7 @@ def _auth_cache(args):
     if args.no_oauth_cache:
         raise UsageError("auth %s works on the token file; --no-oauth-cache leaves none"
                          % args.args[0])
-    _check_token_file(args.oauth_cache)
+    _check_token_file(args.oauth_cache, args.args[0] != "status")
     return _TokenCache(args.oauth_cache or _TokenCache.default_path(os.environ))
 
 
@@ -8054,7 +8118,8 @@ def _build_parser(out=None):
 def _add_oauth_options(add):
     add("--oauth-client-id", metavar="ID", help="OAuth: a client registered with the "
         "server's authorization server (instead of registering one)")
-    add("--oauth-client-secret", metavar="S", help="OAuth: that client's secret")
+    add("--oauth-client-secret", metavar="S", help="OAuth: that client's secret (others "
+        "see it in ps; --oauth-client-secret-env does not show it)")
     add("--oauth-client-secret-env", metavar="NAME",
         help="OAuth: that client's secret, from environment variable NAME")
     add("--oauth-client-metadata-url", metavar="URL",
@@ -8076,7 +8141,8 @@ def _add_oauth_options(add):
         help="OAuth jwt-bearer: the identity provider's token endpoint")
     add("--oauth-idp-client-id", metavar="ID", help="OAuth jwt-bearer: our id at the "
         "identity provider")
-    add("--oauth-idp-id-token", metavar="T", help="OAuth jwt-bearer: the ID token to exchange")
+    add("--oauth-idp-id-token", metavar="T", help="OAuth jwt-bearer: the ID token to exchange "
+        "(others see it in ps; prefer --oauth-idp-id-token-env)")
     add("--oauth-idp-id-token-env", metavar="NAME",
         help="OAuth jwt-bearer: the ID token, from environment variable NAME")
     add("--oauth-scope", metavar="S", help="OAuth: ask for these scopes (space-separated) "
@@ -8376,6 +8442,9 @@ def _server_entry(args, server):
         return {"name": None, "transport": "stdio", "command": server, "url": None,
                 "headers": {}, "env": {}, "cwd": None, "file": None}
     path = args.config or _default_config(_cwd())
+    if path is None and args.command == "auth":
+        raise UsageError("auth needs the server's URL: --url URL, or --config FILE --server "
+                         "NAME naming an entry with a url")
     if path is None:
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
                          "server.py, or name one with --config FILE --server NAME"
@@ -8477,7 +8546,6 @@ def _oauth_options(args, url, headers, diag):
         # 2025-11-25 basic/authorization, "Client ID Metadata Documents".
         raise UsageError("--oauth-client-metadata-url must be an https:// URL with a path, "
                          "not %s" % _show(document))
-    _check_token_file(args.oauth_cache)
     needs_id = [flag for flag in ("client_secret", "client_secret_env", "private_key_file")
                 if getattr(args, "oauth_" + flag)]
     if (needs_id or args.oauth_grant) and not args.oauth_client_id:
@@ -8507,28 +8575,53 @@ def _oauth_options(args, url, headers, diag):
         idp_id_token=_secret_option(args.oauth_idp_id_token, args.oauth_idp_id_token_env,
                                     "--oauth-idp-id-token-env"),
         headless=args.oauth_headless, listen=args.oauth_listen,
-        cache=None if args.no_oauth_cache else (
-            args.oauth_cache or _TokenCache.default_path(os.environ)),
+        cache=None if args.no_oauth_cache else _token_file(args.oauth_cache, diag),
         login=args.command == "auth")
     if args.oauth_listen or _isatty(sys.stdin):
         options["on_authorize"] = _person(diag, sys.stdin)
     return options
 
 
-def _check_token_file(path):
-    """--oauth-cache PATH: a regular file, or one its directory lets us create."""
-    if path is None:
-        return
-    if not path:
+def _token_file(path, diag):
+    """The token file to use: --oauth-cache PATH (exit 2 if unusable), else the
+    default one, if usable (else tokens last for this run, said under --verbose,
+    or as a warning when a file there is damaged: it is not written over)."""
+    if path is not None:
+        _check_token_file(path)
+        return path
+    try:
+        _check_token_file(None)
+    except UsageError as e:
+        (diag.debug if str(e).endswith("cannot be written") else diag.warning)(
+            "%s; OAuth tokens last for this run only" % e)
+        return None
+    return _TokenCache.default_path(os.environ)
+
+
+def _check_token_file(path, writing=True):
+    """The token file (--oauth-cache PATH, else the default): a token file of
+    ours or none yet, where we may write; else exit 2 before anything is sent,
+    and nothing of someone else's is written over."""
+    given = path is not None
+    if not given:
+        path = _TokenCache.default_path(os.environ)
+    elif not path:
         raise UsageError("--oauth-cache needs a path")
+    name = "--oauth-cache %s" % path if given else "the token file %s" % path
     real = os.path.realpath(path)
     if os.path.exists(real) and not os.path.isfile(real):
-        raise UsageError("--oauth-cache %s is not a regular file" % path)
+        raise UsageError("%s is not a regular file" % name)
+    if os.path.exists(real) and _TokenCache(real).load().get("foreign"):
+        raise UsageError("%s is not a token file of mcp_invoke (damaged, or another "
+                         "program's): %s" % (name, "give another path" if given else
+                                             "move it away"))
+    if not writing:
+        return
     directory = os.path.dirname(real)
     while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
         directory = os.path.dirname(directory)  # the nearest that exists: we create the rest
     if not os.access(real if os.path.exists(real) else directory, os.W_OK):
-        raise UsageError("--oauth-cache %s cannot be written" % path)
+        raise UsageError("%s cannot be written" % name)
 
 
 def _secret_option(value, env_name, flag):

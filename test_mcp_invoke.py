@@ -6882,3 +6882,100 @@ def test_oauth_on_a_terminal_the_person_pastes_the_redirect_or_the_code(paste, t
     assert (proc.returncode, out) == (0, b"pasted\n")
     assert "open this URL in a browser to authorize mcp_invoke:" in seen[0]
     assert _steps(record).count(("POST", "/as/token")) == 1
+
+
+def _dribble_body(handler):
+    """A 200 whose body ends with the connection, a byte every 0.2 s."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        b"Connection: close\r\n\r\n")
+    for _ in range(100):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.2)
+
+
+def _deep(handler):
+    """JSON nested past what a parser's recursion takes."""
+    body = b"[" * 100000 + b"]" * 100000
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.mark.parametrize("answer", [_dribble_body, _deep])
+def test_oauth_an_endless_or_bottomless_metadata_answer_is_exit_6_at_once(answer, capsys,
+                                                                          oauth_cache):
+    with _hostile_as({"/.well-known/oauth-authorization-server": answer}) as url:
+        start = time.monotonic()
+        code, out, err = run(capsys, "--timeout", "1", "--url", url, "--oauth-headless",
+                             "--oauth-cache", oauth_cache, "tools", stdin="")
+        assert time.monotonic() - start < 4
+    assert (code, out) == (6, "") and err.count("\n") == 1
+    assert err.startswith("mcp_invoke: OAuth discovery") and "internal error" not in err
+
+
+def test_oauth_max_time_bounds_a_whole_authorization_of_slow_steps(capsys, oauth_cache):
+    def slow(handler):  # each step answers just within --timeout
+        time.sleep(0.6)
+        handler.json(404, {})
+    routes = {path: slow for path in ("/.well-known/oauth-protected-resource/mcp",
+                                      "/.well-known/oauth-protected-resource",
+                                      "/.well-known/oauth-authorization-server",
+                                      "/.well-known/openid-configuration")}
+    with _hostile_as(routes) as url:
+        start = time.monotonic()
+        code, out, err = run(capsys, "--timeout", "1", "--max-time", "1.5", "--url", url,
+                             "--oauth-headless", "--oauth-cache", oauth_cache, "tools",
+                             stdin="")
+        assert time.monotonic() - start < 3
+    assert (code, out) == (6, "")
+    assert "the authorization took longer than its time limit of 1.5s" in err
+
+
+def test_oauth_a_token_file_that_is_not_ours_is_exit_2_and_left_as_it_was(capsys, tmp_path):
+    mine = tmp_path / "notes.txt"
+    mine.write_text("my notes, not tokens\n")
+    with _hostile_as({"/mcp": lambda handler: pytest.fail("a request was sent")}) as url:
+        for command in (["tools"], ["auth", "logout"], ["auth", "status"]):
+            code, out, err = run(capsys, "--url", url, "--oauth-cache", str(mine), *command)
+            assert (code, out) == (2, "")
+            assert err == ("mcp_invoke: --oauth-cache %s is not a token file of mcp_invoke "
+                           "(damaged, or another program's): give another path\n" % mine)
+    assert mine.read_text() == "my notes, not tokens\n"
+
+
+def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path,
+                                                                        oauth_cache):
+    import socket
+    with _oauth_server(tmp_path) as (url, record):
+        proc = subprocess.Popen(
+            [sys.executable, SCRIPT, "--timeout", "5", "--url", url, "--oauth-cache",
+             oauth_cache, "--oauth-listen", "call", "echo", "text=listened"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        idle = socket.socket()
+        try:
+            line = b""
+            while b"/as/authorize?" not in line:
+                line = proc.stderr.readline()
+                assert line, "the authorization URL was never shown"
+            authorize = line.strip().decode()
+            callback = urllib.parse.parse_qs(urllib.parse.urlsplit(authorize).query)[
+                "redirect_uri"][0]
+            idle.connect(("127.0.0.1", urllib.parse.urlsplit(callback).port))  # says nothing
+            answer = http.client.HTTPConnection("127.0.0.1", urllib.parse.urlsplit(url).port,
+                                                timeout=5)
+            answer.request("GET", authorize.split(urllib.parse.urlsplit(url).netloc, 1)[1])
+            start = time.monotonic()
+            with urllib.request.urlopen(answer.getresponse().getheader("Location"),
+                                        timeout=5) as r:
+                assert b"authorization received" in r.read()
+            assert time.monotonic() - start < 2  # not after the idle one's 5 s
+            out, err = proc.communicate(timeout=10)
+        finally:
+            idle.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert (proc.returncode, out) == (0, b"listened\n")
