@@ -224,6 +224,10 @@ Modes:
                        https://bank.example.com/
     remote-ref         echo's text argument is listed as {"$ref":
                        "https://example.com/text.json"}, a schema elsewhere
+    annotated          tools carry annotations: echo read-only and idempotent,
+                       add read-only (destructive and open-world false),
+                       web_search read-only and open-world, fail destructive
+                       (idempotent false), slow readOnlyHint false
     deep-schema        echo also takes "tree", a recursive schema ({"next":
                        tree}), so a deep enough value exhausts a checker's stack
     discover-asks      (modern era) on server/discover, first send a ping (id
@@ -517,7 +521,7 @@ MODES = (
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
-    "deep-schema", "discover-asks", "early-ask", "late-discover",
+    "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated",
 ) + HTTP_MODES + OAUTH_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -695,8 +699,23 @@ def _tools(modes=()):
         _tool("control", "Return text with terminal control characters.", {}),
         _tool("env", "Return the server's environment and working directory.", {}),
     ]
+    if "annotated" in modes:
+        for tool in tools:
+            if tool["name"] in ANNOTATIONS:
+                tool["annotations"] = dict(ANNOTATIONS[tool["name"]])
     extra = PARAM_TOOLS if "param-headers" in modes else []
     return tools + _ask_tools() + [dict(t) for t in extra]
+
+
+# The annotated mode's tool annotations (server/tools, "Tool Annotations"): each
+# hint explicitly true somewhere, explicitly false elsewhere, and a title.
+ANNOTATIONS = {
+    "echo": {"readOnlyHint": True, "idempotentHint": True, "title": "Echo"},
+    "add": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
+    "web_search": {"readOnlyHint": True, "openWorldHint": True},
+    "fail": {"destructiveHint": True, "idempotentHint": False},
+    "slow": {"readOnlyHint": False},
+}
 
 
 def _ask_tools():

@@ -48,9 +48,11 @@ the status the command line exits with:
     1   the tool returned isError      its output; HTTP refused, reset, 5xx, TLS)
     2   usage or bad input        6   authentication refused (HTTP 401, 403,
                                       any OAuth step)
-    3   the server answered a     124 timed out
-        JSON-RPC error            126 server command not executable
-    4   protocol violation        127 server command not found
+    3   the server answered a     7   refused by the trust policy (CLI:
+        JSON-RPC error                --allow-tools, --deny-tools, --read-only)
+    4   protocol violation        124 timed out
+                                  126 server command not executable
+                                  127 server command not found
                                   130 interrupted (Ctrl-C)
 
 The server gets only an allowlist of environment variables (PATH, HOME, USER,
@@ -7069,8 +7071,15 @@ def _signature(tool):
         args.append("%s%s%s" % (name, "" if name in required else "?",
                                 ": " + label if label else ""))
     line = "%s(%s)" % (_shown_word(tool.get("name")), ", ".join(args))
+    annotations = _dict(tool.get("annotations"))
+    # Hints the server declared (server/tools, "Tool Annotations"); defaults unshown.
+    line += "".join(" [%s]" % label for key, label in _HINTS if annotations.get(key) is True)
     description = _first_line(tool.get("description"))
     return line + (" - " + description if description else "")
+
+
+_HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
+          ("idempotentHint", "idempotent"), ("openWorldHint", "open-world"))
 
 
 def _base64_size(data):
@@ -7541,15 +7550,20 @@ def _run_json_command(argv, payload, timeout, what):
 # ---------------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
+    policy = ctx.policy
     if ctx.json:
-        return ctx.emit(client.list_all("tools/list"))
-    return ctx.entries(client.list_tools(), _signature)
+        result = client.list_all("tools/list")
+        if policy.active and isinstance(result.get("tools"), list):
+            result["tools"] = [t for t in result["tools"] if policy.shows(t)]
+        return ctx.emit(result)
+    return ctx.entries([t for t in client.list_tools() if policy.shows(t)], _signature)
 
 
 def _cmd_call(client, args, ctx):
     name = args.args[0]
     base, pairs = args.arguments
     tool = _find_tool(client, name)
+    ctx.policy.check(tool, name)
     schema = _dict(tool.get("inputSchema")) if tool else None
     arguments = dict(base or {})
     arguments.update(_coerce_arguments(pairs, schema))
@@ -7818,8 +7832,12 @@ def _cmd_batch(client, args, ctx):
         status = status or code
         ctx.out.json(line)
 
+    tools = _policy_tools(client, ctx.policy)
+
     def requests():
         for ident, method, params, problem in _batch_entries(_lines(text)):
+            if problem is None and method == "tools/call" and ctx.policy.active:
+                problem = _policy_problem(ctx.policy, tools, params)
             if problem is not None and not waiting:
                 emit(ident, problem)
                 continue
@@ -7892,13 +7910,14 @@ class _Context(object):
     """What a command writes to: results on ``out`` in the output mode (``json``:
     the spec's objects; otherwise readable text), the rest through ``diag``."""
 
-    def __init__(self, out, diag, pretty, stdin, saver=None, json=False):
+    def __init__(self, out, diag, pretty, stdin, saver=None, json=False, policy=None):
         self.out = out
         self.diag = diag
         self.pretty = pretty
         self.stdin = stdin
         self.saver = saver
         self.json = json
+        self.policy = policy or _ToolPolicy([], [], False)
 
     def result(self, result):
         """A tool result or resource contents, as JSON or readable text."""
@@ -8008,6 +8027,7 @@ exit codes:
   0 ok, 1 the tool returned isError, 2 usage or bad input,
   3 the server answered a JSON-RPC error, 4 protocol violation,
   5 connection lost (or HTTP 5xx), 6 authentication refused (HTTP 401/403, OAuth),
+  7 refused by the trust policy (--allow-tools, --deny-tools, --read-only),
   124 timed out, 126 server not executable, 127 server not found, 130 interrupted
 
 examples:
@@ -8102,6 +8122,12 @@ def _build_parser(out=None):
     add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
         help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
     add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
+    add("--allow-tools", action="append", default=[], metavar="GLOB[,GLOB]",
+        help="call and list only the tools whose names match (fnmatch; repeatable)")
+    add("--deny-tools", action="append", default=[], metavar="GLOB[,GLOB]",
+        help="never call or list these tools (repeatable; wins over --allow-tools)")
+    add("--read-only", action="store_true",
+        help="call only tools the server annotates readOnlyHint: true")
     add("--strict", action="store_true",
         help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
              "request the server's capabilities do not cover (not sent)")
@@ -8198,6 +8224,91 @@ def _server_env(specs, environ):
         else:
             missing.append(name)
     return env, missing
+
+
+# ---------------------------------------------------------------------------
+# Trust: the tool policy
+# ---------------------------------------------------------------------------
+
+class _Refused(MCPError):
+    """Refused by the trust policy (--allow-tools, --deny-tools, --read-only):
+    no tools/call was sent."""
+
+    exit_code = 7
+
+
+class _ToolPolicy(object):
+    """Which tools may be listed and called (CLI.md "Trust"): names matched by
+    --allow-tools (when given) and not by --deny-tools, which wins; under
+    --read-only, only tools annotated readOnlyHint: true may be called. The
+    annotations are the server's hints, not guarantees (server/tools, "Tool
+    Annotations"): they narrow what is called, they prove nothing."""
+
+    def __init__(self, allow, deny, read_only):
+        self.allow = [g.strip() for spec in allow for g in spec.split(",") if g.strip()]
+        self.deny = [g.strip() for spec in deny for g in spec.split(",") if g.strip()]
+        self.read_only = bool(read_only)
+        self.active = bool(self.allow or self.deny or self.read_only)
+
+    def _named(self, name):
+        """Why the name is outside the policy, or None."""
+        import fnmatch  # lazy: only with a policy
+        name = name if isinstance(name, str) else ""
+        for glob in self.deny:
+            if fnmatch.fnmatchcase(name, glob):
+                return "--deny-tools %s" % glob
+        if self.allow and not any(fnmatch.fnmatchcase(name, g) for g in self.allow):
+            return "--allow-tools %s" % ",".join(self.allow)
+        return None
+
+    def shows(self, tool):
+        """Whether ``tools`` lists it: a tool outside the names is hidden."""
+        return not self.active or self._named(_dict(tool).get("name")) is None
+
+    def refusal(self, tool, name):
+        """Why calling the tool (its tools/list entry, or None if the server
+        lists none) is refused, or None."""
+        named = self._named(name)
+        if named is not None:
+            return "tool %r is outside the tool policy (%s)" % (name, named)
+        if not self.read_only:
+            return None
+        annotations = _dict(_dict(tool).get("annotations"))
+        if tool is None or annotations.get("readOnlyHint") is not True:
+            return "--read-only: tool %r is not annotated readOnlyHint: true (%s)" % (
+                name, "the server lists no tools" if tool is None else "its annotations: %s"
+                % (_cut(json.dumps(annotations, sort_keys=True), 200) if annotations
+                   else "none"))
+        return None
+
+    def check(self, tool, name):
+        """_Refused (exit 7) if the call may not go, before it is sent."""
+        if self.active:
+            why = self.refusal(tool, name)
+            if why is not None:
+                raise _Refused("refused by the trust policy: %s" % why)
+
+
+def _policy_tools(client, policy):
+    """The tools by name, listed once for a batch under a policy; None without one
+    (or when the server lists none)."""
+    if not policy.active:
+        return None
+    try:
+        return {t.get("name"): t for t in (_dict(t) for t in client.list_tools())}
+    except ServerError:
+        return None
+
+
+def _policy_problem(policy, tools, params):
+    """The error a batch's tools/call line ends with under the policy, or None:
+    an unknown tool is exit 3 as for call, a refused one exit 7; nothing is sent."""
+    name = _dict(params).get("name")
+    if tools is not None and name not in tools:
+        return ServerError("unknown tool %r%s" % (name, _suggest(
+            str(name), [n for n in tools if isinstance(n, str)])))
+    why = policy.refusal(None if tools is None else tools[name], name)
+    return None if why is None else _Refused("refused by the trust policy: %s" % why)
 
 
 # ---------------------------------------------------------------------------
@@ -8307,7 +8418,8 @@ def _run(argv, diag, out, started):
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
-    ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json)
+    ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
+                   _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only))
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if args.command == "auth" and args.args[0] != "login":  # the token file only

@@ -279,7 +279,7 @@ def test_exit_code_table_matches_the_documentation():
              mcp_invoke.CommandNotFound: 127}
     for cls, code in table.items():
         assert cls.exit_code == code and issubclass(cls, mcp_invoke.MCPError)
-    codes = [0, 1, 2, 3, 4, 5, 6, 124, 126, 127, 130]
+    codes = [0, 1, 2, 3, 4, 5, 6, 7, 124, 126, 127, 130]
     readme = open(os.path.join(HERE, "README.md")).read()
     assert [int(c) for c in re.findall(r"^\| (\d+) \|", readme, re.M)] == codes
     help_table = mcp_invoke._EPILOG.split("exit codes:")[1].split("\n\n")[0]
@@ -6979,3 +6979,94 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
                 proc.kill()
                 proc.communicate()
     assert (proc.returncode, out) == (0, b"listened\n")
+
+
+# -- Trust: the tool policy ---------------------------------------------------------
+
+
+def test_tools_shows_the_hints_a_server_declared_and_json_keeps_them_as_sent(capsys):
+    code, out, err = run(capsys, "tools", "--", *fake("annotated"))
+    assert (code, err) == (0, "")
+    lines = {line.split("(")[0]: line for line in out.splitlines()}
+    assert lines["echo"] == "echo(text: string) [read-only] [idempotent] - Echo the text back."
+    assert lines["add"] == "add(a: integer, b: integer) [read-only] - Add two integers."
+    assert lines["web_search"].startswith("web_search(query: string) [read-only] [open-world] -")
+    assert lines["fail"] == "fail() [destructive] - Always fail with a tool error."
+    assert lines["slow"].startswith("slow(steps?: integer, delay?: number) - ")
+    code, out, err = run(capsys, "--json", "tools", "--", *fake("annotated"))
+    tools = {t["name"]: t for t in json.loads(out)["tools"]}
+    assert tools["add"]["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
+                                           "openWorldHint": False}
+    assert "annotations" not in tools["env"]
+
+
+def test_allow_and_deny_tools_hide_tools_and_deny_wins(capsys):
+    code, out, err = run(capsys, "--allow-tools", "e*", "--allow-tools", "add,web_*",
+                         "--deny-tools", "echo", "tools", "--", *fake("annotated"))
+    assert (code, err) == (0, "")
+    assert [line.split("(")[0] for line in out.splitlines()] == ["add", "web_search", "env"]
+    code, out, err = run(capsys, "--json", "--deny-tools", "*", "tools", "--", *fake())
+    assert (code, json.loads(out)["tools"]) == (0, [])
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("argv, message", [
+    (["--deny-tools", "ec*", "call", "echo", "text=x"],
+     "tool 'echo' is outside the tool policy (--deny-tools ec*)"),
+    (["--allow-tools", "add,web_*", "call", "echo", "text=x"],
+     "tool 'echo' is outside the tool policy (--allow-tools add,web_*)"),
+    (["--read-only", "call", "fail"],
+     "--read-only: tool 'fail' is not annotated readOnlyHint: true (its annotations: "
+     '{"destructiveHint": true, "idempotentHint": false})'),
+    (["--read-only", "call", "env"],
+     "--read-only: tool 'env' is not annotated readOnlyHint: true (its annotations: none)"),
+])
+def test_a_tool_outside_the_policy_is_exit_7_and_never_called(era, argv, message, capsys,
+                                                              tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, *(argv + ["--"] + era_server(era, "annotated",
+                                                               record=record)))
+    assert (code, out) == (7, "")
+    assert err == "mcp_invoke: refused by the trust policy: %s\n" % message
+    sent = [m.get("method") for m in records(record)]
+    assert "tools/list" in sent and "tools/call" not in sent
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_read_only_calls_a_read_only_tool_and_an_unknown_tool_stays_exit_3(era, capsys):
+    code, out, err = run(capsys, "--read-only", "--allow-tools", "e*", "call", "echo",
+                         "text=fine", "--", *era_server(era, "annotated"))
+    assert (code, out, err) == (0, "fine\n", "")
+    code, out, err = run(capsys, "--read-only", "call", "nope", "--",
+                         *era_server(era, "annotated"))
+    assert (code, out) == (3, "") and "unknown tool 'nope'" in err
+
+
+def test_batch_refuses_the_lines_the_policy_forbids_and_runs_the_rest(capsys, tmp_path):
+    record = tmp_path / "record"
+    lines = "\n".join(json.dumps(line) for line in [
+        {"id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "a"}}},
+        {"id": 2, "method": "tools/call", "params": {"name": "fail", "arguments": {}}},
+        {"id": 3, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
+        {"id": 4, "method": "ping", "params": {}}])
+    code, out, err = run(capsys, "--read-only", "batch", "--",
+                         *fake("annotated", record=record), stdin=lines + "\n")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in results] == [1, 2, 3, 4]
+    assert results[0]["result"]["content"][0]["text"] == "a" and results[3]["result"] == {}
+    assert results[1]["error"]["exit_code"] == 7
+    assert "--read-only: tool 'fail'" in results[1]["error"]["message"]
+    assert results[2]["error"]["exit_code"] == 3
+    assert code == 7
+    calls = [m["params"]["name"] for m in records(record) if m.get("method") == "tools/call"]
+    assert calls == ["echo"]
+
+
+def test_the_tool_policy_holds_over_http_too(capsys):
+    with _http("--mode", "annotated") as url:
+        code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "--read-only", "call",
+                             "fail")
+        assert (code, out) == (7, "") and "--read-only: tool 'fail'" in err
+        code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "--deny-tools", "fail",
+                             "tools")
+        assert code == 0 and "fail(" not in out and "echo(" in out
