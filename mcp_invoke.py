@@ -917,6 +917,10 @@ class _Transport(object):
     def describe(self):
         raise NotImplementedError
 
+    def env_names(self):
+        """The names of the environment variables the server was given, or None."""
+        return None
+
     def close(self, grace=None):
         raise NotImplementedError
 
@@ -1153,6 +1157,9 @@ class _StdioTransport(_Transport):
 
     def describe(self):
         return "stdio"
+
+    def env_names(self):
+        return sorted(self.env)
 
     # -- the loop ------------------------------------------------------------
 
@@ -4352,6 +4359,12 @@ class Client(object):
         """How the server is reached, for people: "stdio", or "streamable HTTP
         URL" and its session, if any (the URL's query and password left out)."""
         return self._transport.describe()
+
+    @property
+    def env_names(self):
+        """The sorted names (never the values) of the environment variables the
+        server was started with; None over HTTP."""
+        return self._transport.env_names()
 
     @property
     def client_capabilities(self):
@@ -7683,7 +7696,8 @@ def _cmd_info(client, args, ctx):
         "protocol: %s (%s era, %s)" % (client.protocol_version, client.era, client.era_source),
         "transport: %s" % client.transport,
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
-    ])
+    ] + ([] if client.env_names is None else [
+        "env: %s" % (", ".join(_shown_word(n) for n in client.env_names) or "none")]))
     if client.instructions:  # free text, last: it may take several lines
         ctx.out.text("instructions: %s" % client.instructions)
     return 0

@@ -1583,8 +1583,18 @@ def test_info_shows_server_protocol_capabilities_instructions(capsys):
         "protocol: 2025-03-26 (legacy era, pinned)",
         "transport: stdio",
         "capabilities: completions, logging, prompts, resources, tools",
+        "env: " + ", ".join(sorted(mcp_invoke._child_env(None, False))),
         "instructions: Fake server for mcp_invoke tests.",
     ]
+    code, out, _ = run(capsys, "info", "--env", "ZZ_SECRET=hunter22", "--env", "A_B=1", "--",
+                       *SERVER)
+    env = [line for line in out.splitlines() if line.startswith("env: ")]
+    assert env == ["env: " + ", ".join(sorted(set(mcp_invoke._child_env(None, False))
+                                              | {"ZZ_SECRET", "A_B"}))]
+    assert "hunter22" not in out
+    with _http() as url:
+        code, out, _ = run(capsys, "info", "--url", url, "--no-oauth-cache")
+        assert code == 0 and "env: " not in out  # the names a remote server has are its own
     code, out, _ = run(capsys, "--json", "info", "--", *SERVER)
     assert json.loads(out)["serverInfo"]["name"] == "fake-server"
 
@@ -2388,6 +2398,10 @@ def test_readme_examples_print_what_the_readme_shows():
         shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
         if expected[-1:] == ["..."]:  # the README shows the first lines only
             shown, expected = shown[:len(expected) - 1], expected[:-1]
+        # A line ending in "..." shows its start only (what differs between machines).
+        shown = [have[:len(want) - 3] + "..." if want.endswith("...") and want != "..." and
+                 have.startswith(want[:-3]) else have for have, want in zip(shown, expected)
+                 ] + shown[len(expected):]
         assert (command, shown) == (command, expected)
 
 
