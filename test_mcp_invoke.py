@@ -308,7 +308,7 @@ def test_options_may_follow_the_command():
                            "--oauth-private-key-file", "--oauth-signing-alg",
                            "--oauth-idp-token-endpoint", "--oauth-idp-client-id",
                            "--oauth-idp-id-token", "--oauth-idp-id-token-env", "--oauth-scope",
-                           "--oauth-cache"}
+                           "--oauth-cache", "--allow-tools", "--deny-tools"}
 
 
 # ---------------------------------------------------------------------------
