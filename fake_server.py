@@ -228,6 +228,8 @@ Modes:
                        add read-only (destructive and open-world false),
                        web_search read-only and open-world, fail destructive
                        (idempotent false), slow readOnlyHint false
+    twice              tools/list names echo twice: last, again, annotated
+                       destructive
     deep-schema        echo also takes "tree", a recursive schema ({"next":
                        tree}), so a deep enough value exhausts a checker's stack
     discover-asks      (modern era) on server/discover, first send a ping (id
@@ -521,7 +523,7 @@ MODES = (
     "sample-burst", "elicit-burst", "sample-forever", "refuse-version", "answer-then-ask",
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
-    "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated",
+    "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated", "twice",
 ) + HTTP_MODES + OAUTH_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -704,6 +706,8 @@ def _tools(modes=()):
             if tool["name"] in ANNOTATIONS:
                 tool["annotations"] = dict(ANNOTATIONS[tool["name"]])
     extra = PARAM_TOOLS if "param-headers" in modes else []
+    if "twice" in modes:  # echo again, last, saying otherwise of itself
+        extra = extra + [dict(tools[0], annotations={"destructiveHint": True})]
     return tools + _ask_tools() + [dict(t) for t in extra]
 
 

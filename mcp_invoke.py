@@ -7575,7 +7575,7 @@ def _cmd_tools(client, args, ctx):
 def _cmd_call(client, args, ctx):
     name = args.args[0]
     base, pairs = args.arguments
-    tool = _find_tool(client, name)
+    tool = _find_tool(client, name, ctx.policy)
     ctx.policy.check(tool, name)
     schema = _dict(tool.get("inputSchema")) if tool else None
     arguments = dict(base or {})
@@ -7602,16 +7602,22 @@ def _cmd_call(client, args, ctx):
     return 0
 
 
-def _find_tool(client, name):
-    """The tool's entry from tools/list, exit 3 with near names if it is not there."""
+def _find_tool(client, name, policy=None):
+    """The tool's entry from tools/list, exit 3 with near names if it is not there
+    (only names the policy shows). Under a policy, a name listed twice, differently,
+    is refused: which entry's annotations hold cannot be known."""
     try:
         tools = [_dict(t) for t in client.list_tools()]
     except ServerError:
         return None  # no tools/list: call blind, strings stay strings
-    for tool in tools:
-        if tool.get("name") == name:
-            return tool
-    raise ServerError("unknown tool %r%s" % (name, _suggest(name, [t.get("name") for t in tools])))
+    found = [tool for tool in tools if tool.get("name") == name]
+    if found and policy is not None and policy.active and any(t != found[0] for t in found):
+        raise _Refused("refused by the trust policy: the server lists tool %r %d times, "
+                       "differently" % (name, len(found)))
+    if found:
+        return found[0]
+    shown = [t.get("name") for t in tools if policy is None or policy.shows(t)]
+    raise ServerError("unknown tool %r%s" % (name, _suggest(name, shown)))
 
 
 def _output_problem(tool, result):
@@ -7834,9 +7840,12 @@ def _cmd_batch(client, args, ctx):
     waiting = collections.deque()  # entries read whose line is not printed yet
     status = 0
 
-    def emit(ident, outcome):
+    def emit(ident, outcome, method=None):
         nonlocal status
         line = {"id": ident}
+        if method == "tools/list" and isinstance(outcome, dict) and isinstance(
+                outcome.get("tools"), list):  # what the policy hides, hidden here too
+            outcome["tools"] = [t for t in outcome["tools"] if ctx.policy.shows(t)]
         if isinstance(outcome, MCPError):
             line["error"] = _error_object(outcome)
             code = outcome.exit_code
@@ -7850,21 +7859,22 @@ def _cmd_batch(client, args, ctx):
 
     def requests():
         for ident, method, params, problem in _batch_entries(_lines(text)):
-            if problem is None and method == "tools/call" and ctx.policy.active:
-                problem = _policy_problem(ctx.policy, tools, params)
+            if problem is None and ctx.policy.active:
+                problem = _policy_problem(ctx.policy, tools, method, params)
             if problem is not None and not waiting:
                 emit(ident, problem)
                 continue
-            waiting.append((ident, problem))
+            waiting.append((ident, problem, method))
             if problem is None:
                 yield method, params
 
     # Lines go out when the next one is not ready yet: a reader sees each
     # result as soon as the server gives it, without a flush per line.
     for outcome in client.batch(requests(), on_wait=ctx.out.flush):
-        emit(waiting.popleft()[0], outcome)
+        ident, _, method = waiting.popleft()
+        emit(ident, outcome, method)
         while waiting and waiting[0][1] is not None:  # bad lines up to the next request
-            emit(*waiting.popleft())
+            emit(*waiting.popleft()[:2])
     return status
 
 
@@ -8259,10 +8269,22 @@ class _ToolPolicy(object):
     Annotations"): they narrow what is called, they prove nothing."""
 
     def __init__(self, allow, deny, read_only):
-        self.allow = [g.strip() for spec in allow for g in spec.split(",") if g.strip()]
-        self.deny = [g.strip() for spec in deny for g in spec.split(",") if g.strip()]
+        self.allow = self._globs("--allow-tools", allow)
+        self.deny = self._globs("--deny-tools", deny)
         self.read_only = bool(read_only)
         self.active = bool(self.allow or self.deny or self.read_only)
+
+    @staticmethod
+    def _globs(option, specs):
+        """The patterns given; an option without one (an unset $VAR) is exit 2,
+        never a policy that lets everything through."""
+        globs = []
+        for spec in specs:
+            given = [g.strip() for g in spec.split(",") if g.strip()]
+            if not given:
+                raise UsageError("%s %s: no tool name pattern in it" % (option, _show(spec)))
+            globs += given
+        return globs
 
     def _named(self, name):
         """Why the name is outside the policy, or None."""
@@ -8276,8 +8298,8 @@ class _ToolPolicy(object):
         return None
 
     def shows(self, tool):
-        """Whether ``tools`` lists it: a tool outside the names is hidden."""
-        return not self.active or self._named(_dict(tool).get("name")) is None
+        """Whether ``tools`` lists it: a tool the policy would not call is hidden."""
+        return not self.active or self.refusal(_dict(tool), _dict(tool).get("name")) is None
 
     def refusal(self, tool, name):
         """Why calling the tool (its tools/list entry, or None if the server
@@ -8287,12 +8309,12 @@ class _ToolPolicy(object):
             return "tool %r is outside the tool policy (%s)" % (name, named)
         if not self.read_only:
             return None
-        annotations = _dict(_dict(tool).get("annotations"))
-        if tool is None or annotations.get("readOnlyHint") is not True:
+        annotations = _dict(tool).get("annotations")
+        if tool is None or _dict(annotations).get("readOnlyHint") is not True:
             return "--read-only: tool %r is not annotated readOnlyHint: true (%s)" % (
                 name, "the server lists no tools" if tool is None else "its annotations: %s"
-                % (_cut(json.dumps(annotations, sort_keys=True), 200) if annotations
-                   else "none"))
+                % ("none" if annotations is None else _cut(json.dumps(
+                    annotations, sort_keys=True), 200)))
         return None
 
     def check(self, tool, name):
@@ -8303,24 +8325,51 @@ class _ToolPolicy(object):
                 raise _Refused("refused by the trust policy: %s" % why)
 
 
+# The requests a client sends a server (both revisions): under a policy a batch
+# sends no other, so no spelling of tools/call a lenient server takes slips by.
+_CLIENT_METHODS = frozenset((
+    "ping", "tools/list", "tools/call", "resources/list", "resources/templates/list",
+    "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/list",
+    "prompts/get", "completion/complete", "logging/setLevel", "server/discover",
+    "subscriptions/listen"))
+
+
 def _policy_tools(client, policy):
-    """The tools by name, listed once for a batch under a policy; None without one
-    (or when the server lists none)."""
+    """The tools by name, listed once for a batch under a policy (a name listed
+    twice, differently, maps to None: refused); None without a policy (or
+    when the server lists none)."""
     if not policy.active:
         return None
     try:
-        return {t.get("name"): t for t in (_dict(t) for t in client.list_tools())}
+        listed = [_dict(t) for t in client.list_tools()]
     except ServerError:
         return None
+    tools = {}
+    for tool in listed:
+        name = tool.get("name")
+        if isinstance(name, str):
+            tools[name] = tool if tools.get(name, tool) == tool else None
+    return tools
 
 
-def _policy_problem(policy, tools, params):
-    """The error a batch's tools/call line ends with under the policy, or None:
-    an unknown tool is exit 3 as for call, a refused one exit 7; nothing is sent."""
+def _policy_problem(policy, tools, method, params):
+    """The error a batch line ends with under the policy, or None: a method no
+    client sends is refused, an unknown tool is exit 3 as for call, a refused
+    one exit 7; nothing is sent."""
+    if method not in _CLIENT_METHODS:
+        return _Refused("refused by the trust policy: %s is not a method mcp_invoke sends "
+                        "under a tool policy" % _show(method))
+    if method != "tools/call":
+        return None
     name = _dict(params).get("name")
+    if not isinstance(name, str):
+        return UsageError("tools/call needs a string params.name, not %s" % _show(name))
     if tools is not None and name not in tools:
         return ServerError("unknown tool %r%s" % (name, _suggest(
-            str(name), [n for n in tools if isinstance(n, str)])))
+            name, [n for n, t in tools.items() if t is None or policy.shows(t)])))
+    if tools is not None and tools[name] is None:
+        return _Refused("refused by the trust policy: the server lists tool %r more than "
+                        "once, differently" % name)
     why = policy.refusal(None if tools is None else tools[name], name)
     return None if why is None else _Refused("refused by the trust policy: %s" % why)
 

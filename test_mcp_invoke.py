@@ -7084,3 +7084,56 @@ def test_the_tool_policy_holds_over_http_too(capsys):
         code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "--deny-tools", "fail",
                              "tools")
         assert code == 0 and "fail(" not in out and "echo(" in out
+
+
+@pytest.mark.parametrize("spec", ["", ",", " ", ", ,"])
+def test_a_tool_pattern_list_with_no_pattern_is_exit_2_not_an_open_door(spec, capsys):
+    for option in ("--allow-tools", "--deny-tools"):
+        code, out, err = run(capsys, option, spec, "call", "fail", "--", *fake("annotated"))
+        assert (code, out) == (2, "")
+        assert err == "mcp_invoke: %s %s: no tool name pattern in it\n" % (
+            option, json.dumps(spec))
+
+
+def test_read_only_hides_what_it_would_refuse_and_suggestions_name_no_hidden_tool(capsys):
+    code, out, err = run(capsys, "--read-only", "tools", "--", *fake("annotated"))
+    assert (code, err) == (0, "")
+    assert [line.split("(")[0] for line in out.splitlines()] == ["echo", "add", "web_search"]
+    code, out, err = run(capsys, "--deny-tools", "fail", "call", "fai", "--",
+                         *fake("annotated"))
+    assert code == 3 and "unknown tool 'fai'" in err and "fail" not in err.split("fai'")[1]
+
+
+def test_batch_under_a_policy_sends_only_methods_a_client_sends_and_filters_listings(
+        capsys, tmp_path):
+    record = tmp_path / "record"
+    lines = [{"id": 1, "method": "Tools/Call", "params": {"name": "fail"}},
+             {"id": 2, "method": "tools/call ", "params": {"name": "fail"}},
+             {"id": 3, "method": "tools/call", "params": {"name": ["fail"]}},
+             {"id": 4, "method": "tools/list", "params": {}},
+             {"id": 5, "method": "tools/call", "params": {"name": "echo",
+                                                          "arguments": {"text": "ok"}}}]
+    code, out, err = run(capsys, "--deny-tools", "fail", "batch", "--",
+                         *fake("annotated", record=record),
+                         stdin="".join(json.dumps(line) + "\n" for line in lines))
+    results = {r["id"]: r for r in map(json.loads, out.splitlines())}
+    assert sorted(results) == [1, 2, 3, 4, 5] and err == ""
+    assert [results[i]["error"]["exit_code"] for i in (1, 2, 3)] == [7, 7, 2]
+    assert "fail" not in [t["name"] for t in results[4]["result"]["tools"]]
+    assert results[5]["result"]["content"][0]["text"] == "ok"
+    sent = [(m.get("method"), m.get("params", {}).get("name")) for m in records(record)]
+    assert [s for s in sent if s[0] not in ("tools/list", "initialize", "server/discover",
+                                            "notifications/initialized")] == [
+        ("tools/call", "echo")]
+
+
+def test_a_tool_listed_twice_differently_is_refused_under_a_policy_only(capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "--read-only", "call", "echo", "text=x", "--",
+                         *fake("annotated", "twice", record=record))
+    assert (code, out) == (7, "")
+    assert err == ("mcp_invoke: refused by the trust policy: the server lists tool 'echo' 2 "
+                   "times, differently\n")
+    assert "tools/call" not in [m.get("method") for m in records(record)]
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *fake("annotated", "twice"))
+    assert (code, out) == (0, "x\n")
