@@ -176,6 +176,12 @@ _ELICIT_ACTIONS = ("accept", "decline", "cancel")
 # The list requests, each with the key of its items (server/utilities/pagination).
 _LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
           "resources/templates/list": "resourceTemplates"}
+# The list each list_changed notification is about, and the flag that asks a
+# 2026-07-28 server for it (basic/patterns/subscriptions, "Notification Filter").
+_LIST_CHANGES = {"notifications/tools/list_changed": ("tools", "toolsListChanged"),
+                 "notifications/prompts/list_changed": ("prompts", "promptsListChanged"),
+                 "notifications/resources/list_changed": ("resources", "resourcesListChanged")}
+_SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 # Logging levels, least severe first (server/utilities/logging).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -201,6 +207,8 @@ MAX_TIME_FACTOR = 10
 
 # After the server's output ends, how long to wait for its last stderr and exit status.
 _LINGER = 0.5
+# Seconds a watch's resources/unsubscribe may take as it ends: a courtesy only.
+_UNSUBSCRIBE_WAIT = 2.0
 # Longest wait without looking at the server process (it may die while a child
 # it started holds the pipes open).
 _QUIET_CHECK = 1.0
@@ -862,6 +870,9 @@ class _Transport(object):
     needs_tools()       True while it must see tools/list before a tools/call.
     held_back(ident)    why request ``ident`` was never sent, for people, or
                         None if it went (or the transport cannot tell).
+    listen()            open what carries the server's own messages outside
+                        any request, if the transport has such a thing to open
+                        (the legacy era's GET stream) and has not yet.
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
@@ -908,6 +919,9 @@ class _Transport(object):
 
     def held_back(self, ident):
         return None
+
+    def listen(self):
+        pass
 
     def authorize(self, error):
         """After an AuthError: True when new credentials are in place and the
@@ -1736,15 +1750,21 @@ class _HttpTransport(_Transport):
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
                     self._workers += 1
                     self._spawn(self._serve_requests)
-            if (self._get_wanted and post.method in _MRTR_METHODS and self.era == "legacy"
-                    and not self.old_sse):
+            if post.method in _MRTR_METHODS + ("resources/subscribe",):
                 # Opened once, before the first request the server may answer
-                # with questions of its own (a list or a ping needs none).
-                self._get_wanted = False
-                self._get_opening = time.monotonic() + min(_GET_OPENING,
-                                                           self.connect_timeout / 4)
-                self._spawn(self._serve_get)
+                # with questions of its own or with updates (a list needs none).
+                self._open_get()
             self._cond.notify_all()
+
+    def listen(self):
+        with self._cond:
+            self._open_get()
+
+    def _open_get(self):
+        if self._get_wanted and self.era == "legacy" and not self.old_sse:
+            self._get_wanted = False
+            self._get_opening = time.monotonic() + min(_GET_OPENING, self.connect_timeout / 4)
+            self._spawn(self._serve_get)
 
     def receive(self, deadline):
         with self._cond:
@@ -4223,6 +4243,8 @@ class Client(object):
     ("discover", "probe fallback" or "pinned"), ``protocol_version``,
     ``server_info``, ``capabilities``, ``instructions``, and the raw
     ``initialize_result`` (legacy) or ``discover_result`` (modern).
+    ``list_changed`` names the lists ("tools", "prompts", "resources") the
+    server said changed since they were last listed (see ``track_changes``).
     """
 
     def __init__(self, command=None, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES,
@@ -4282,6 +4304,10 @@ class Client(object):
         self._answered_at = 0.0  # when the server last answered a request of ours
         self._unanswered = set()  # methods a modern server asked for as requests
         self._meta = None
+        self._listens = {}  # subscriptions/listen ids -> the filter acknowledged (None: not yet)
+        self._watched = None  # the resource URIs a watch follows, while one runs
+        self._changes = collections.deque()  # what a watch has not yielded yet
+        self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self.era = None
         self.era_source = None
         self.protocol_version = None
@@ -4596,6 +4622,7 @@ class Client(object):
         """
         if not isinstance(method, str) or method not in _LISTS:
             raise UsageError("list_all takes %s, not %s" % (", ".join(_LISTS), _arg(method)))
+        self.list_changed.discard(_LISTS[method])  # a change from here on is in this listing
         return self._paginate(method, _LISTS[method], timeout)
 
     def list_tools(self, timeout=None):
@@ -4646,10 +4673,142 @@ class Client(object):
             params["context"] = {"arguments": context}
         return self.request("completion/complete", params, timeout)
 
+    def track_changes(self, lists=("tools",)):
+        """Have the server report changes to ``lists`` ("tools", "prompts",
+        "resources") for the rest of the session; ``list_changed`` then names
+        each list that changed since it was last listed.
+
+        A legacy server reports them unasked (over HTTP on the stream this
+        opens); a 2026-07-28 one is asked with subscriptions/listen, which must
+        be acknowledged within the timeout. Raises what ``request`` does.
+        """
+        self._ensure_open()
+        if self.era != "modern":
+            self._transport.listen()
+            return
+        flags = dict((flag, True) for _, (kind, flag) in _LIST_CHANGES.items() if kind in lists)
+        self._listen(flags)
+
+    def watch(self, uris=(), tools=False, until=None):
+        """Follow changes: a generator that yields each as the server reports it,
+        ``("resource", uri)`` for an update of one of ``uris`` and ``("tools",
+        None)`` for a change to the tool list (``tools=True``), until ``until``
+        (monotonic; None: no end) passes or the server ends the subscription.
+        Each is yielded once at the start, when the subscription is in place,
+        for the caller to read its first version; changes that come faster
+        than they are taken are yielded once.
+
+        Legacy era: resources/subscribe for each uri, and the tool list's
+        changes come unasked; 2026-07-28: one subscriptions/listen, whose
+        acknowledgment must name everything asked for (basic/patterns/
+        subscriptions). Leaving the generator unsubscribes, or cancels the
+        listen. Raises UsageError if the server does not declare
+        resources.subscribe (uris) or tools.listChanged (tools), or declines
+        what is asked, and what ``request`` raises.
+        """
+        uris = list(uris)
+        self._ensure_open()
+        for capability, wanted in (("resources.subscribe", uris), ("tools.listChanged", tools)):
+            top, _, flag = capability.partition(".")
+            if wanted and _dict(self.capabilities.get(top)).get(flag) is not True:
+                raise UsageError("the server does not declare %s, so it cannot be watched"
+                                 % capability)
+        listen, subscribed, interrupted = None, [], False
+        self._watched, self._changes = set(uris), collections.deque()
+        try:
+            if self.era == "modern":
+                flags = {"resourceSubscriptions": uris} if uris else {}
+                if tools:
+                    flags["toolsListChanged"] = True
+                listen = self._listen(flags)
+            else:
+                self._transport.listen()
+                for uri in uris:
+                    self.request("resources/subscribe", {"uri": uri})
+                    subscribed.append(uri)
+            # First each thing watched, once the subscription is in place: its
+            # first version read then, no update comes unseen.
+            self._changes.extend([("resource", uri) for uri in uris]
+                                 + ([("tools", None)] if tools else []))
+            for change in self._changes_until(listen, until):
+                yield change
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        finally:
+            self._watched, self._changes = None, collections.deque()
+            if listen is not None:
+                self._end_listen(listen)
+            for uri in [] if interrupted else subscribed:
+                try:  # a courtesy: the server forgets them when the session ends
+                    self.request("resources/unsubscribe", {"uri": uri},
+                                 min(self.timeout, _UNSUBSCRIBE_WAIT))
+                except MCPError:
+                    break
+
+    def _changes_until(self, listen, until):
+        """The changes a watch yields, as they come (see watch)."""
+        far = time.monotonic() + _MAX_SECONDS
+        while True:
+            while self._changes:
+                yield self._changes.popleft()
+            if listen is not None and listen.done:
+                self._result(listen)  # an error raises; a result is the server's goodbye
+                return
+            if until is not None and time.monotonic() >= until:
+                return
+            self._wait([listen] if listen is not None else [], until=until or far,
+                       stop=lambda: bool(self._changes))
+
+    def _listen(self, notifications):
+        """Open a subscriptions/listen stream and wait, the timeout at most, for its
+        acknowledgment (2026-07-28 basic/patterns/subscriptions); the call, open
+        until _end_listen. UsageError if the server declines part of it."""
+        infinite = float("inf")
+        call = self._start("subscriptions/listen", {"notifications": notifications}, infinite,
+                           limit=infinite)
+        self._listens[call.id] = None
+        self._wait([call], until=time.monotonic() + self.timeout,
+                   stop=lambda: self._listens.get(call.id) is not None)
+        granted = self._listens.get(call.id)
+        if call.done or granted is None:
+            self._end_listen(call)
+            if call.error is not None:
+                raise call.error
+            raise (RequestTimeout("subscriptions/listen was not acknowledged within %gs"
+                                  % self.timeout, "subscriptions/listen",
+                                  self._transport.last_words, self.timeout) if not call.done
+                   else ProtocolError("the server ended subscriptions/listen before "
+                                      "acknowledging it", "subscriptions/listen"))
+        declined = [name for name, value in sorted(notifications.items())
+                    if value is True and granted.get(name) is not True]
+        declined += ["resourceSubscriptions %s" % uri
+                     for uri in notifications.get("resourceSubscriptions", ())
+                     if uri not in _list(granted.get("resourceSubscriptions"))]
+        if declined:
+            self._end_listen(call)
+            raise UsageError("the server declined to report %s (subscriptions/listen "
+                             "acknowledged without it)" % ", ".join(declined))
+        return call
+
+    def _end_listen(self, call):
+        """Cancel a listen: its stream closed (HTTP) or notifications/cancelled (stdio)."""
+        self._listens.pop(call.id, None)
+        if call.done:
+            return
+        self._abandon(call)
+        call.done = True
+        if not self._transport.cancel(call.id):
+            try:
+                self.notify("notifications/cancelled", {"requestId": call.id})
+            except MCPError:
+                pass
+
     def batch(self, requests, timeout=None, on_wait=None):
         """Pipeline many requests over this session; yields outcomes in input order.
 
-        ``requests`` is an iterable of (method, params). Each outcome is the
+        ``requests`` is an iterable of (method, params), or (method, params,
+        on_progress) to follow that request's progress. Each outcome is the
         result dict or the MCPError that request ended with; up to
         MAX_IN_FLIGHT requests are in flight at once, and each is finished
         (input_required rounds included) like ``request``; an entry that is
@@ -4669,12 +4828,12 @@ class Client(object):
                     exhausted = self._refill(window, requests, timeout)
                 if not window:
                     break
-                call, method, params = window.popleft()
+                call, method, params, on_progress = window.popleft()
                 if on_wait is not None and isinstance(call, _Call) and not call.done:
                     on_wait()
-                yield self._batch_outcome(call, method, params, timeout)
+                yield self._batch_outcome(call, method, params, timeout, on_progress)
         finally:  # left early (break, an exception): what is still in flight is cancelled
-            for call, _, _ in window:
+            for call, _, _, _ in window:
                 if isinstance(call, _Call) and not call.done:
                     self._expire(call, "the client stopped waiting")
 
@@ -4696,23 +4855,27 @@ class Client(object):
             self._transport.flush()
 
     def _start_or_error(self, request, timeout):
-        """(the started call or the MCPError it failed with, method, params)."""
+        """(the started call or the MCPError it failed with, method, params, on_progress)."""
         try:
-            method, params = request
-        except (TypeError, ValueError):
-            return UsageError("a batch request is a (method, params) pair, not %s"
-                              % _arg(request)), None, None
+            parts = tuple(request)
+        except TypeError:
+            parts = ()
+        if len(parts) not in (2, 3) or len(parts) == 3 and not (
+                parts[2] is None or callable(parts[2])):
+            return UsageError("a batch request is a (method, params) pair, or (method, params, "
+                              "on_progress), not %s" % _arg(request)), None, None, None
+        method, params, on_progress = (parts + (None,))[:3]
         try:
-            call = self._start(method, params, timeout)
+            call = self._start(method, params, timeout, on_progress)
         except MCPError as e:
             call = e
-        return call, method, params
+        return call, method, params, on_progress
 
-    def _batch_outcome(self, call, method, params, timeout):
+    def _batch_outcome(self, call, method, params, timeout, on_progress):
         if not isinstance(call, _Call):
             return call
         try:
-            return self._complete(method, params, timeout, call=call)
+            return self._complete(method, params, timeout, on_progress, call=call)
         except MCPError as e:
             return e
 
@@ -5001,8 +5164,10 @@ class Client(object):
                                 result=call.result)
         return call.result
 
-    def _wait(self, calls, until=None, first=False):
-        """Run the transport until every call is done (or one, or ``until`` passes)."""
+    def _wait(self, calls, until=None, first=False, stop=None):
+        """Run the transport until every call is done (or one, or ``until`` passes,
+        or ``stop()`` is true; with it, the wait lasts until then even with no
+        call in it)."""
         try:
             while True:
                 now = time.monotonic()
@@ -5019,11 +5184,15 @@ class Client(object):
                         waiting += 1
                         if deadline is None or call.deadline < deadline:
                             deadline = call.deadline
-                if not waiting or (first and waiting < len(calls)):
+                if (not waiting and stop is None) or (first and waiting < len(calls)):
+                    return
+                if stop is not None and stop():
                     return
                 try:
                     inbox = self._transport.receive(deadline)
                 except MCPError as e:
+                    if not calls:  # nobody to hand it to
+                        raise
                     self._fail_all(e)
                     return
                 if len(inbox) == 1:  # what a failed callback leaves stays for the next wait
@@ -5048,7 +5217,8 @@ class Client(object):
         may keep coming, cannot stretch --timeout or --max-time), or once
         every waited call is done (what follows is for the next wait, within its
         limit)."""
-        limit = min(min(call.limit, call.deadline) for call in calls if not call.done)
+        limit = min([min(call.limit, call.deadline) for call in calls if not call.done]
+                    or [_MAX_SECONDS + time.monotonic()])
         while inbox and time.monotonic() < limit:
             self._dispatch(inbox.popleft())
             if all(call.done for call in calls):
@@ -5229,6 +5399,31 @@ class Client(object):
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
+        elif method in _LIST_CHANGES and self._ours(params):
+            kind = _LIST_CHANGES[method][0]
+            self.list_changed.add(kind)
+            if kind == "tools" and self._watched is not None:
+                self._changed(("tools", None))
+        elif method == "notifications/resources/updated" and self._ours(params):
+            uri = params.get("uri")
+            if self._watched is not None and uri in self._watched:
+                self._changed(("resource", uri))
+        elif method == "notifications/subscriptions/acknowledged":
+            ident = _dict(params.get("_meta")).get(_SUBSCRIPTION_KEY)
+            if _is_id(ident) and ident in self._listens and self._listens[ident] is None:
+                self._listens[ident] = _dict(params.get("notifications"))
+
+    def _ours(self, params):
+        """A change notification of a subscription of ours: a 2026-07-28 one
+        carries its subscriptionId, which stdio clients MUST check."""
+        if self.era != "modern":
+            return True
+        ident = _dict(params.get("_meta")).get(_SUBSCRIPTION_KEY)
+        return _is_id(ident) and self._listens.get(ident) is not None
+
+    def _changed(self, change):
+        if change not in self._changes:  # one of each waits: a fast server cannot pile them up
+            self._changes.append(change)
 
     def _elicited(self, params, answer):
         """A handler's ElicitResult, made to the spec's shape and checked: an
@@ -5509,9 +5704,26 @@ def _root(path):
 # ---------------------------------------------------------------------------
 
 # Terminal control characters a server could use to rewrite the user's screen:
-# C0 but tab and newline, DEL, C1, and the bidirectional overrides; and lone
-# surrogates (from JSON escapes), which no encoding can write.
-_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
+# no encoding can write; and the hidden characters below.
+_CONTROL = (u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u180e\u200b-\u200f"
+            u"\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f"
+            u"\U000e0100-\U000e01ef]")
+# Hidden text: characters that change what a person sees without showing
+# themselves, used to smuggle instructions past a reader: tag characters
+# (U+E0000-E007F, which spell ASCII), bidirectional marks, embeddings,
+# overrides and isolates, zero-width characters, and variation selectors
+# 17-256. Shown as <U+XXXX> for a person; --json keeps them.
+_HIDDEN = (u"[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+           u"\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+# What is left alone (CLI.md "Hidden text"): an emoji tag sequence (a
+# subdivision flag: U+1F3F4, tag letters or digits, U+E007F), and a zero-width
+# joiner between two emoji (with their modifiers and presentation selector).
+_EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
+          u"\U0001f000-\U0001faff]")
+_SHOWN_AS_IS = re.compile(
+    u"\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,32}\U000e007f"
+    u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI))
 # In --json output, JSON escapes C0 itself; these it would leave raw.
 _JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 # The same two sets within ASCII, as bytes: output is checked on its encoded
@@ -5521,12 +5733,77 @@ _JSON_UNSAFE_ASCII = b"\x7f"
 
 
 def _neutralise(text):
-    """Text safe for a terminal: control characters shown as escapes."""
+    """Text safe for a terminal: control characters shown as escapes, hidden
+    ones as <U+XXXX>."""
     if not re.search(_CONTROL, text):  # most text: no copy
         return text
     text = text.replace("\r\n", "\n")
-    return re.sub(_CONTROL, lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
-                  else "\\u%04x" % ord(m.group()), text)
+    if re.search(_HIDDEN, text):
+        return _visible(text)
+    return re.sub(_CONTROL, _escape_control, text)
+
+
+def _escape_control(match):
+    code = ord(match.group())
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def _visible(text):
+    """``text`` with hidden characters as <U+XXXX>, but for the sequences left alone."""
+    parts, start = [], 0
+    for kept in _SHOWN_AS_IS.finditer(text):
+        parts.append(_visible_part(text[start:kept.start()]))
+        parts.append(kept.group())
+        start = kept.end()
+    parts.append(_visible_part(text[start:]))
+    return "".join(parts)
+
+
+def _visible_part(text):
+    return re.sub(_CONTROL, lambda m: "<U+%04X>" % ord(m.group()) if re.match(
+        _HIDDEN, m.group()) else _escape_control(m), text)
+
+
+def _hidden_text(text):
+    """What a person would not see in ``text``: None, or a description of it,
+    the ASCII that tag characters spell first (the smuggled message)."""
+    if not isinstance(text, str):
+        return None
+    for piece in _slices(text):  # a large result: a slice at a time, ASCII skipped
+        if len(piece.encode("utf-8", "surrogatepass")) != len(piece) and re.search(
+                _HIDDEN, piece):
+            break
+    else:
+        return None
+    shown = _SHOWN_AS_IS.sub("", text)
+    spelled = "".join(chr(ord(c) - 0xE0000) for c in shown
+                      if u"\U000e0020" <= c <= u"\U000e007e")
+    if spelled:
+        return json.dumps(spelled)
+    codes = sorted(set(re.findall(_HIDDEN, shown)))
+    if not codes:
+        return None
+    return ", ".join("U+%04X" % ord(c) for c in codes[:8]) + (" ..." if len(codes) > 8 else "")
+
+
+def _hidden_in(value):
+    """(where, what) for the first string in ``value`` (nested) holding hidden
+    text, a description first; where is the path to it ("" for the value
+    itself), what as _hidden_text says it; None if there is none."""
+    if isinstance(value, dict) and _hidden_text(value.get("description")):
+        return "description", _hidden_text(value["description"])
+    stack = [("", value, 0)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, str):
+            found = _hidden_text(item)
+            if found:
+                return path, found
+        elif isinstance(item, (dict, list)) and depth < _PRETTY_DEPTH:
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend(reversed([("%s.%s" % (path, k) if path else str(k), v, depth + 1)
+                                   for k, v in pairs]))
+    return None
 
 
 def _flat(text):
@@ -5737,6 +6014,7 @@ class _Diagnostics(object):
         self.redact = None  # a _Redactor once the secrets of the run are known
         self.stopping = False  # a stop signal came: write only what stderr takes now
         self._blocked = False  # it did not, once: nothing more is tried
+        self.events = None  # an _Events with --events
 
     def _write(self, text):
         if self.redact is not None:
@@ -5756,16 +6034,30 @@ class _Diagnostics(object):
     def error(self, text):
         self._write("mcp_invoke: %s\n" % _one_line(text))
 
-    def failed(self, error):
-        """The run failed with ``error`` (an MCPError): its line, its exit code is the
-        caller's. It takes the exception, so another output (events) can show all of it."""
+    def failed(self, error, code=None):
+        """The run failed with ``error`` (an MCPError, or the text of another end
+        with its exit ``code``): its line, then what else it carries (a pin
+        mismatch's diff); with --events, the last event too."""
         self.error(str(error))
+        self.block(getattr(error, "detail", ()))
+        if self.events is not None:
+            self.events.error(getattr(error, "exit_code", code), str(error), error)
 
-    def warning(self, text):
+    def block(self, lines):
+        """Lines that explain a line before them (a diff), each neutralised."""
+        if not self.quiet:
+            for line in lines:
+                self._write(_neutralise(line) + "\n")
+
+    def warning(self, text, kind="mcp_invoke"):
+        if self.events is not None:
+            self.events.emit("warning", kind=kind, text=self.events.text(text))
         if not self.quiet:
             self._write("mcp_invoke: warning: %s\n" % _one_line(text))
 
     def note(self, text):
+        if self.events is not None:
+            self.events.emit("warning", kind="note", text=self.events.text(text))
         if not self.quiet:
             self._write("mcp_invoke: %s\n" % _one_line(text))
 
@@ -5784,10 +6076,14 @@ class _Diagnostics(object):
     def client_warning(self, kind, text):
         """The library's warnings; responses nobody waits for only under --verbose."""
         if self.verbose or kind != "stray":
-            self.warning(text)
+            self.warning(text, kind)
 
     def log(self, params):
         """A server's notifications/message (server/utilities/logging)."""
+        if self.events is not None:
+            data = params.get("data")
+            self.events.emit("log", level=params.get("level"), logger=params.get("logger"),
+                             data=self.events.text(data) if isinstance(data, str) else data)
         if self.quiet:
             return
         data = params.get("data")
@@ -5797,8 +6093,17 @@ class _Diagnostics(object):
                                      _one_line(str(logger)) + ": " if logger else "",
                                      _one_line(text)))
 
-    def progress(self, params):
-        """One progress line: rewritten on a terminal, else a few per second at most."""
+    def progress(self, params, ident=None):
+        """One progress line: rewritten on a terminal, else a few per second at most;
+        ``ident``: (the batch line's id,), which events carry."""
+        if self.events is not None:
+            fields = collections.OrderedDict() if ident is None else collections.OrderedDict(
+                [("id", ident[0])])
+            fields.update((k, params[k]) for k in ("progress", "total", "message") if k in params)
+            if isinstance(fields.get("message"), str):
+                fields["message"] = self.events.text(fields["message"])
+            self.events.emit("progress", **fields)
+            return
         if self.quiet:
             return
         done, total = params.get("progress"), params.get("total")
@@ -5846,6 +6151,57 @@ class _Diagnostics(object):
             self._relay = b""
         if self._progress_shown:
             self._write("")
+
+
+class _Events(object):
+    """--events: stdout as JSON Lines, one event a line, flushed as it happens
+    (CLI.md "Watching and events"). The command's result is held until the run
+    ends, so that it (or the error that ended the run) is always the last line."""
+
+    def __init__(self, out, diag):
+        self.out = out
+        self.diag = diag  # its _Redactor, once the run's secrets are known, applies here too
+        self.held = None  # the result event, written at the end
+
+    def emit(self, event, **fields):
+        line = collections.OrderedDict([("event", event)])
+        line.update(fields)
+        self.out.json(line)
+        self.out.flush()
+
+    def text(self, text):
+        return text if self.diag.redact is None else self.diag.redact(text)
+
+    def result(self, result, ident=None):
+        """A result: a batch line's at once (with its id), else held for the end."""
+        if ident is not None:
+            return self.emit("result", id=ident[0], result=result)
+        self.held = result
+
+    def finish(self):
+        if self.held is not None:
+            held, self.held = self.held, None
+            self.emit("result", result=held)
+
+    def error(self, code, message, error=None, ident=None):
+        """The run's end (or a batch line's, with its id): exit status, the one-line
+        message, the server's stderr tail, and what else the error carries."""
+        fields = collections.OrderedDict() if ident is None else collections.OrderedDict(
+            [("id", ident[0])])
+        fields.update([("exit", code), ("message", self.text(message)),
+                       ("stderr_tail", self.text(getattr(error, "stderr_tail", "") or ""))])
+        if isinstance(error, ServerError):
+            fields.update((k, v) for k, v in (("code", error.code), ("data", error.data))
+                          if v is not None)
+        if getattr(error, "detail", None):
+            fields["diff"] = [self.text(line) for line in error.detail]
+        result = getattr(error, "result", None)
+        if result is None and ident is None:
+            result = self.held  # a result shown before the failure is still reported
+        if result is not None:
+            fields["result"] = result
+        self.held = None
+        self.emit("error", **fields)
 
 
 class _Redactor(object):
@@ -7563,13 +7919,12 @@ def _run_json_command(argv, payload, timeout, what):
 # ---------------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
-    policy = ctx.policy
+    result = client.list_all("tools/list")
+    result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
+    ctx.hidden_items("tool", "name", result["tools"])
     if ctx.json:
-        result = client.list_all("tools/list")
-        if policy.active and isinstance(result.get("tools"), list):
-            result["tools"] = [t for t in result["tools"] if policy.shows(t)]
         return ctx.emit(result)
-    return ctx.entries([t for t in client.list_tools() if policy.shows(t)], _signature)
+    return ctx.entries(result["tools"], _signature)
 
 
 def _cmd_call(client, args, ctx):
@@ -7588,6 +7943,7 @@ def _cmd_call(client, args, ctx):
             raise UsageError("%s (--no-validate sends it anyway)" % problem)
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
+    ctx.hidden("the result of tool %r" % name, result)
     if "content" in result and not isinstance(result["content"], list):
         ctx.malformed(result, "tools/call result has content that is not a list")
     ctx.result(result)
@@ -7641,16 +7997,19 @@ def _suggest(name, names):
 
 
 def _cmd_resources(client, args, ctx):
+    result = client.list_all("resources/list")
+    ctx.hidden_items("resource", "uri", result["resources"])
     if ctx.json:
-        return ctx.emit(client.list_all("resources/list"))
-    return ctx.entries(client.list_resources(), lambda r: _listing(r.get("uri"), r))
+        return ctx.emit(result)
+    return ctx.entries(result["resources"], lambda r: _listing(r.get("uri"), r))
 
 
 def _cmd_templates(client, args, ctx):
+    result = client.list_all("resources/templates/list")
+    ctx.hidden_items("template", "uriTemplate", result["resourceTemplates"])
     if ctx.json:
-        return ctx.emit(client.list_all("resources/templates/list"))
-    return ctx.entries(client.list_resource_templates(),
-                       lambda t: _listing(t.get("uriTemplate"), t))
+        return ctx.emit(result)
+    return ctx.entries(result["resourceTemplates"], lambda t: _listing(t.get("uriTemplate"), t))
 
 
 def _listing(uri, item):
@@ -7663,13 +8022,16 @@ def _listing(uri, item):
 
 def _cmd_read(client, args, ctx):
     result = client.read_resource(args.args[0])
+    ctx.hidden("resource %r" % args.args[0], result)
     return ctx.result(result)
 
 
 def _cmd_prompts(client, args, ctx):
+    result = client.list_all("prompts/list")
+    ctx.hidden_items("prompt", "name", result["prompts"])
     if ctx.json:
-        return ctx.emit(client.list_all("prompts/list"))
-    return ctx.entries(client.list_prompts(), _prompt_line)
+        return ctx.emit(result)
+    return ctx.entries(result["prompts"], _prompt_line)
 
 
 def _prompt_line(prompt):
@@ -7683,6 +8045,7 @@ def _prompt_line(prompt):
 def _cmd_prompt(client, args, ctx):
     pairs = _parse_pairs(args.args[1:], allow_json=False)
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
+    ctx.hidden("prompt %r" % args.args[0], result)
     if ctx.json:
         return ctx.emit(result)
     if not isinstance(result.get("messages"), list):
@@ -7694,6 +8057,7 @@ def _cmd_prompt(client, args, ctx):
 
 
 def _cmd_info(client, args, ctx):
+    ctx.hidden("the server's instructions", client.instructions)
     if ctx.json:
         return ctx.emit(client.initialize_result or client.discover_result)
     info = client.server_info
@@ -7742,6 +8106,91 @@ def _cmd_servers(args, ctx):
     if ctx.json:
         return ctx.emit({"servers": servers})
     return ctx.lines(_describe_servers(servers))
+
+
+def _cmd_pin(client, args, ctx):
+    """pin FILE: record what the server offers."""
+    path = args.args[0]
+    pin = _snapshot(client)
+    _write_pin(path, _pin_text(pin))
+    summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED)
+    summary["sha256"] = pin["sha256"]
+    if ctx.json:
+        return ctx.emit(summary)
+    return ctx.lines(["pinned %s: %s" % (path, _counted(summary))])
+
+
+def _cmd_check(client, args, ctx):
+    """check --pin FILE: the comparison is --pin's, done before any command."""
+    if ctx.json:
+        return ctx.emit({"match": True})
+    counts = dict((section, len(ctx.pinned[section])) for section, _, _, _, _, _ in _PINNED)
+    return ctx.lines(["pin holds: %s (%s)" % (args.pin, _counted(counts))])
+
+
+def _counted(summary):
+    return ", ".join("%d %s" % (summary[section], kind + ("" if summary[section] == 1 else "s"))
+                     for section, kind, _, _, _, _ in _PINNED)
+
+
+def _cmd_watch(client, args, ctx):
+    """watch URI... / watch --tools: each version as it comes, until --count
+    updates, --max-time (the watch's length) or Ctrl-C; exit 0 for all three."""
+    uris = args.args
+    if not uris and not args.watch_tools:
+        raise UsageError("watch takes one or more resource URIs, or --tools")
+    until = None if args.max_time is None else ctx.started + args.max_time
+    seen, updates = {}, 0
+    changes = client.watch(uris, args.watch_tools, until)
+    try:
+        for kind, uri in changes:
+            key = "tools" if kind == "tools" else uri
+            update = seen[key] = seen.get(key, -1) + 1
+            updates += 1 if update else 0
+            if kind == "tools":
+                _watched_tools(client, ctx, update)
+            else:
+                _watched_resource(client, ctx, uri, update)
+            if args.count is not None and updates >= args.count:
+                break
+    except KeyboardInterrupt as e:
+        if isinstance(e, _Signalled):  # a stop signal: 128 + its number, as ever
+            raise
+    finally:
+        changes.close()
+    ctx.summary({"updates": updates})
+    return 0
+
+
+def _watched_resource(client, ctx, uri, update):
+    result = client.read_resource(uri)
+    ctx.hidden("resource %r" % uri, result)
+    ctx.changed({"uri": uri, "update": update, "result": result},
+                "--- %s%s" % (uri, " (update %d)" % update if update else ""))
+    if not ctx.events:
+        ctx.result(result)
+    ctx.out.flush()
+
+
+def _watched_tools(client, ctx, update):
+    result = client.list_all("tools/list")
+    result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
+    ctx.hidden_items("tool", "name", result["tools"])
+    ctx.changed({"tools": True, "update": update, "result": result},
+                "--- tools%s" % (" (update %d)" % update if update else ""))
+    if ctx.pinned is not None:  # what changed since the pin, said each time
+        changes, diffs = _entry_changes(_PINNED[0], ctx.pinned["tools"],
+                                        _pin_entries(_PINNED[0], result["tools"]))
+        if changes:
+            ctx.diag.warning("the tools differ from the pin %s: %s" % (ctx.pin_path,
+                                                                       "; ".join(changes)))
+            ctx.diag.block(diffs)
+    if not ctx.events:
+        if ctx.json:
+            ctx.emit(result)
+        else:
+            ctx.entries(result["tools"], _signature)
+    ctx.out.flush()
 
 
 def _cmd_auth(client, args, ctx):
@@ -7853,20 +8302,25 @@ def _cmd_batch(client, args, ctx):
             line["result"] = outcome
             code = _EXIT_TOOL_ERROR if outcome.get("isError") else 0
         status = status or code
-        ctx.out.json(line)
+        if ctx.events is None:
+            ctx.out.json(line)
+        elif isinstance(outcome, MCPError):
+            ctx.events.error(code, str(outcome), outcome, ident=(ident,))
+        else:
+            ctx.events.result(outcome, ident=(ident,))
 
-    tools = _policy_tools(client, ctx.policy)
+    guard = _BatchGuard(client, ctx)
 
     def requests():
         for ident, method, params, problem in _batch_entries(_lines(text)):
-            if problem is None and ctx.policy.active:
-                problem = _policy_problem(ctx.policy, tools, method, params)
+            if problem is None:
+                problem = guard.problem(method, params)
             if problem is not None and not waiting:
                 emit(ident, problem)
                 continue
             waiting.append((ident, problem, method))
             if problem is None:
-                yield method, params
+                yield method, params, _line_progress(ctx, ident)
 
     # Lines go out when the next one is not ready yet: a reader sees each
     # result as soon as the server gives it, without a flush per line.
@@ -7876,6 +8330,13 @@ def _cmd_batch(client, args, ctx):
         while waiting and waiting[0][1] is not None:  # bad lines up to the next request
             emit(*waiting.popleft()[:2])
     return status
+
+
+def _line_progress(ctx, ident):
+    """A batch line's progress: events carry its id; without --events none is shown."""
+    if ctx.events is None:
+        return None
+    return lambda params: ctx.diag.progress(params, (ident,))
 
 
 def _lines(text):
@@ -7934,17 +8395,46 @@ class _Context(object):
     """What a command writes to: results on ``out`` in the output mode (``json``:
     the spec's objects; otherwise readable text), the rest through ``diag``."""
 
-    def __init__(self, out, diag, pretty, stdin, saver=None, json=False, policy=None):
+    def __init__(self, out, diag, pretty, stdin, saver=None, json=False, policy=None,
+                 events=False):
         self.out = out
         self.diag = diag
         self.pretty = pretty
         self.stdin = stdin
         self.saver = saver
-        self.json = json
+        self.events = diag.events if events else None  # --events: results go there
+        self.json = json or events
         self.policy = policy or _ToolPolicy([], [], False)
+        self.hidden_found = 0
+        self.pinned = None  # the --pin file's pin
+
+    def hidden(self, what, value):
+        """Warn of hidden text in what the server gave (CLI.md "Hidden text"),
+        naming the item and spelling out smuggled tag text; a few times at most."""
+        found = _hidden_in(value)
+        if found is None:
+            return
+        self.hidden_found += 1
+        if self.hidden_found > _NOISE_WARNINGS + 1:
+            return
+        if self.hidden_found > _NOISE_WARNINGS:
+            return self.diag.warning("more items hold hidden text; no longer reporting them")
+        where, text = found
+        where = ("the description of %s" % what if where == "description" else
+                 "%s (%s)" % (what, where) if where else what)
+        self.diag.warning("hidden text in %s: %s" % (where, text))
+
+    def hidden_items(self, kind, key, items):
+        for item in items:
+            self.hidden("%s %r" % (kind, _dict(item).get(key)), item)
 
     def result(self, result):
         """A tool result or resource contents, as JSON or readable text."""
+        if self.events is not None:
+            if self.saver is not None:
+                self.saver.save_all(result)
+            self.events.result(result)
+            return 0
         if self.json:
             if self.saver is not None:
                 self.saver.save_all(result)
@@ -7958,8 +8448,23 @@ class _Context(object):
         return 0
 
     def emit(self, value):
+        if self.events is not None:
+            self.events.result(value)
+            return 0
         self.out.json(value, self.pretty)
         return 0
+
+    def changed(self, fields, header):
+        """A new version of what a watch follows: an event, or a header on stderr."""
+        if self.events is not None:
+            self.events.emit("changed", **fields)
+        else:
+            self.diag.block([header])
+
+    def summary(self, result):
+        """What a command that streams its output ends with, under --events."""
+        if self.events is not None:
+            self.events.result(result)
 
     def lines(self, lines):
         """One entry a line: a newline inside one shows as \\n, so none can forge another."""
@@ -7974,6 +8479,8 @@ class _Context(object):
 
     def malformed(self, result, problem):
         """A result the spec does not allow: shown as it came (nothing is lost), then exit 4."""
+        if self.events is not None:  # the error event carries it
+            raise ProtocolError(problem, result=result)
         self.emit(result)
         raise ProtocolError(problem)
 
@@ -8016,6 +8523,15 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("", "pipelined; one result line per input line")])),
     ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
         ("servers", "list the servers in --config FILE or ./.mcp.json")])),
+    ("pin", (_cmd_pin, 1, 1, "exactly one file name", 1, [
+        ("pin FILE", "record the server's tools, prompts, templates and instructions"),
+        ("", "in FILE, with a SHA-256 of each")])),
+    ("check", (_cmd_check, 0, 0, "no arguments; the pin file comes with --pin FILE", 1, [
+        ("check --pin FILE", "compare the server with FILE and call nothing: exit 0 or 7")])),
+    ("watch", (_cmd_watch, 0, None, "resource URIs, or --tools", 1, [
+        ("watch URI [URI...]", "print each resource, then again each time it changes"),
+        ("watch --tools", "print the tool list, then again each time it changes"),
+        ("", "(ends at --count N updates, --max-time or Ctrl-C)")])),
     ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [
         ("auth login", "authorize with the server's OAuth server now, and keep the token"),
         ("auth status", "what the token file holds for the server (never a token)"),
@@ -8088,6 +8604,12 @@ def _positive_float(text):
     return value
 
 
+def _positive_int(text):
+    if not re.match(r"[0-9]{1,9}\Z", text) or int(text) == 0:
+        raise argparse.ArgumentTypeError("expected a positive whole number, got %r" % text)
+    return int(text)
+
+
 def _byte_count(text):
     match = re.match(r"([0-9]+)([kKmMgG]?)i?[bB]?\Z", text)
     if not match or int(match.group(1)) == 0:
@@ -8152,6 +8674,14 @@ def _build_parser(out=None):
         help="never call or list these tools (repeatable; wins over --allow-tools)")
     add("--read-only", action="store_true",
         help="call only tools the server annotates readOnlyHint: true")
+    add("--pin", metavar="FILE",
+        help="compare the server with FILE (made by 'pin FILE') first; exit 7 if it differs")
+    add("--tools", action="store_true", dest="watch_tools",
+        help="watch: the tool list, each time it changes")
+    add("--count", type=_positive_int, metavar="N", help="watch: stop after N updates")
+    add("--events", action="store_true",
+        help="stdout as JSON Lines events: progress, log, warning, changed, then result or "
+             "error")
     add("--strict", action="store_true",
         help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
              "request the server's capabilities do not cover (not sent)")
@@ -8255,10 +8785,14 @@ def _server_env(specs, environ):
 # ---------------------------------------------------------------------------
 
 class _Refused(MCPError):
-    """Refused by the trust policy (--allow-tools, --deny-tools, --read-only):
-    no tools/call was sent."""
+    """Refused by the trust policy (--allow-tools, --deny-tools, --read-only, a
+    pin): no tools/call was sent. ``detail``: lines that show why (a diff)."""
 
     exit_code = 7
+
+    def __init__(self, message, detail=()):
+        MCPError.__init__(self, message)
+        self.detail = list(detail)
 
 
 class _ToolPolicy(object):
@@ -8334,22 +8868,74 @@ _CLIENT_METHODS = frozenset((
     "subscriptions/listen"))
 
 
-def _policy_tools(client, policy):
-    """The tools by name, listed once for a batch under a policy (a name listed
-    twice, differently, maps to None: refused); None without a policy (or
-    when the server lists none)."""
-    if not policy.active:
+class _BatchGuard(object):
+    """What each line of a batch is checked against before it is sent: the tool
+    policy, and the pin; both follow the server's changes mid-session (CLI.md
+    "Mid-session changes"): when it says a list changed, the lines not yet sent
+    are checked against a new listing. Under --pin, a change refuses every later
+    line (exit 7); without one, it is a warning naming the tools changed."""
+
+    def __init__(self, client, ctx):
+        self.client, self.ctx = client, ctx
+        self.refused = None  # the error every later line ends with
+        self.tools = None  # under a policy: the tools by name (None: the server lists none)
+        self.known = None  # the tools as a pin records them, to name what changed
+        if ctx.pinned is not None and client.era == "modern":
+            try:  # 2026-07-28: changes are reported only when asked for
+                client.track_changes(("tools", "prompts", "resources"))
+            except MCPError as e:
+                ctx.diag.warning("changes the server makes during the batch go unnoticed: %s"
+                                 % e, "pin")
+        tools = _dict(client.capabilities.get("tools"))
+        if ctx.policy.active or (tools.get("listChanged") is True and client.era == "legacy"):
+            self._list_tools()
+
+    def problem(self, method, params):
+        """The error the line ends with, unsent, or None."""
+        if self.client.list_changed and self.refused is None:
+            self._relist()
+        if self.refused is not None:
+            return self.refused
+        if self.ctx.policy.active:
+            return _policy_problem(self.ctx.policy, self.tools, method, params)
         return None
-    try:
-        listed = [_dict(t) for t in client.list_tools()]
-    except ServerError:
-        return None
-    tools = {}
-    for tool in listed:
-        name = tool.get("name")
-        if isinstance(name, str):
-            tools[name] = tool if tools.get(name, tool) == tool else None
-    return tools
+
+    def _relist(self):
+        changed = set(self.client.list_changed)
+        self.client.list_changed.clear()  # what comes during the listing is noticed again
+        if self.ctx.pinned is not None:
+            changes, diffs = _pin_changes(self.ctx.pinned, _snapshot(self.client))
+            if changes:
+                self.refused = _Refused("pin mismatch (changed during the batch): "
+                                        + "; ".join(changes))
+                self.ctx.diag.warning("the server changed during the batch; the lines not yet "
+                                      "sent are refused: %s" % "; ".join(changes), "pin")
+                self.ctx.diag.block(diffs)
+        if "tools" not in changed or self.refused is not None:
+            return
+        known = self.known
+        self._list_tools()
+        if known is not None and self.known is not None and self.ctx.pinned is None:
+            changes, _ = _entry_changes(_PINNED[0], known, self.known)
+            if changes:
+                self.ctx.diag.warning("the server changed its tools during the batch: %s"
+                                      % "; ".join(changes), "changed")
+
+    def _list_tools(self):
+        try:
+            listed = [_dict(t) for t in self.client.list_tools()]
+        except ServerError:
+            self.tools = self.known = None
+            return
+        self.tools = {}
+        for tool in listed:  # a name listed twice, differently, maps to None: refused
+            name = tool.get("name")
+            if isinstance(name, str):
+                self.tools[name] = tool if self.tools.get(name, tool) == tool else None
+        try:
+            self.known = _pin_entries(_PINNED[0], listed)
+        except ProtocolError:
+            self.known = None
 
 
 def _policy_problem(policy, tools, method, params):
@@ -8372,6 +8958,234 @@ def _policy_problem(policy, tools, method, params):
                         "once, differently" % name)
     why = policy.refusal(None if tools is None else tools[name], name)
     return None if why is None else _Refused("refused by the trust policy: %s" % why)
+
+
+# ---------------------------------------------------------------------------
+# Trust: pinning what the server offers
+# ---------------------------------------------------------------------------
+
+# What a pin records of each kind of item (CLI.md "Trust"): (the pin file's
+# key, the word for one, the list method, its result's key, the field that
+# names one, the fields recorded with how a change to each is named).
+_PINNED = (
+    ("tools", "tool", "tools/list", "tools", "name", (
+        ("name", "name"), ("title", "title"), ("description", "description"),
+        ("inputSchema", "input schema"), ("outputSchema", "output schema"),
+        ("annotations", "annotations"))),
+    ("prompts", "prompt", "prompts/list", "prompts", "name", (
+        ("name", "name"), ("title", "title"), ("description", "description"),
+        ("arguments", "arguments"))),
+    ("templates", "template", "resources/templates/list", "resourceTemplates", "uriTemplate", (
+        ("uriTemplate", "uri template"), ("name", "name"), ("description", "description"),
+        ("mimeType", "mime type"))),
+)
+_LIST_CAPABILITY = {"tools/list": "tools", "prompts/list": "prompts",
+                    "resources/templates/list": "resources"}
+
+
+def _digest(value):
+    """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
+    import hashlib  # lazy: pinning only
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _snapshot(client):
+    """What the server offers, as a pin: its name and version, its instructions,
+    and every tool, prompt and resource template (all pages), each with its
+    hash, and one hash over all of it but the version."""
+    info = client.server_info
+    pin = {"server": {"name": info.get("name"), "version": info.get("version")},
+           "instructions": client.instructions}
+    for pinned in _PINNED:
+        pin[pinned[0]] = _pin_entries(pinned, _offered(client, pinned[2], pinned[3]))
+    pin["sha256"] = _pin_digest(pin)
+    return pin
+
+
+def _pin_entries(pinned, items):
+    """A pin's entries for one kind of item, from the items listed."""
+    _, kind, method, _, ident, fields = pinned
+    entries = {}
+    for item in map(_dict, items):
+        name = item.get(ident)
+        if not isinstance(name, str):
+            raise ProtocolError("%s lists a %s whose %s is not a string: %s" % (
+                method, kind, ident, _show(name)), method)
+        definition = dict((field, item[field]) for field, _ in fields if field in item)
+        if name in entries and entries[name]["definition"] != definition:
+            raise ProtocolError("the server lists %s %r more than once, differently"
+                                % (kind, name), method)
+        entries[name] = {"sha256": _digest(definition), "definition": definition}
+    return entries
+
+
+def _pin_digest(pin):
+    """The hash of a whole pin: the server's name, the instructions and every item's hash."""
+    covered = {"server": _dict(pin.get("server")).get("name"),
+               "instructions": pin.get("instructions")}
+    for section, _, _, _, _, _ in _PINNED:
+        covered[section] = dict((name, _dict(entry).get("sha256"))
+                                for name, entry in _dict(pin.get(section)).items())
+    return _digest(covered)
+
+
+def _offered(client, method, key):
+    """Every item of a list; none where the server has no such list. A server
+    that forgets to declare a capability is still asked (what it answers is
+    what it may be called for), and only an undeclared one may refuse."""
+    try:
+        return _list(client.list_all(method).get(key))
+    except ServerError:
+        if _LIST_CAPABILITY[method] in client.capabilities:
+            raise
+        return []
+
+
+def _pin_text(pin):
+    """A pin file's text: stable (sorted keys, two-space indent, a final newline)
+    and readable in a diff, with hidden and control characters as JSON escapes."""
+    text = json.dumps(pin, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return re.sub(u"%s|%s" % (_JSON_UNSAFE, _HIDDEN), _json_escape, text)
+
+
+def _json_escape(match):
+    data = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join("\\u%02x%02x" % (data[i], data[i + 1]) for i in range(0, len(data), 2))
+
+
+def _load_pin(path):
+    """--pin FILE, read and checked before the server starts: exit 2 if it is
+    missing or not a pin file (nothing is trusted silently)."""
+    if not os.path.exists(path):
+        raise UsageError("--pin %s: no such file; create it with 'mcp_invoke pin %s' and "
+                         "the server's options" % (path, path))
+    text = _read_file(path, "--pin " + path, wait=2.0)
+    try:
+        pin = _json_loads(text)
+        problem = _pin_problem(pin)
+    except ValueError as e:
+        problem = "not valid JSON: %s" % e
+    if problem:
+        raise UsageError("--pin %s is not a pin file of mcp_invoke: %s" % (path, problem))
+    return pin
+
+
+def _pin_problem(pin):
+    if not isinstance(pin, dict) or not isinstance(pin.get("server"), dict):
+        return "it has no server object"
+    for section, kind, _, _, _, _ in _PINNED:
+        if not isinstance(pin.get(section), dict):
+            return "it has no %s object" % section
+        for name, entry in pin[section].items():
+            entry = _dict(entry)
+            if not isinstance(entry.get("definition"), dict):
+                return "%s %r has no definition" % (kind, name)
+            if entry.get("sha256") != _digest(entry["definition"]):
+                return "the sha256 of %s %r is not that of its definition (edited?)" % (
+                    kind, name)
+    if pin.get("sha256") != _pin_digest(pin):
+        return "its sha256 is not that of what it holds (edited?)"
+    return None
+
+
+def _pin_changes(pinned, current):
+    """How the server differs from its pin: (the changes, as CLI.md names them;
+    a unified diff of each changed item, as lines)."""
+    changes, diffs = [], []
+    if _dict(pinned["server"]).get("name") != current["server"]["name"]:
+        changes.append("server name changed")
+        diffs += _diff("server name", pinned["server"].get("name"),
+                       current["server"]["name"])
+    if pinned.get("instructions") != current["instructions"]:
+        changes.append("instructions changed")
+        diffs += _diff("instructions", pinned.get("instructions"), current["instructions"])
+    for pinned_kind in _PINNED:
+        more, more_diffs = _entry_changes(pinned_kind, pinned[pinned_kind[0]],
+                                          current[pinned_kind[0]])
+        changes += more
+        diffs += more_diffs
+    return changes, diffs
+
+
+def _entry_changes(pinned, old, new):
+    """How one kind's entries changed: (changes, diff lines), as _pin_changes."""
+    _, kind, _, _, _, fields = pinned
+    changes, diffs = [], []
+    for name in sorted(set(old) | set(new)):
+        what = "%s %r" % (kind, name)
+        if name not in new:
+            changes.append(what + " removed")
+        elif name not in old:
+            changes.append(what + " added")
+        elif old[name]["definition"] != new[name]["definition"]:
+            before, after = old[name]["definition"], new[name]["definition"]
+            changes += ["%s %s changed" % (what, label) for field, label in fields
+                        if before.get(field) != after.get(field)]
+            diffs += _diff(what, before, after)
+    return changes, diffs
+
+
+def _diff(what, before, after):
+    """A unified diff of two versions of an item, as lines: strings line by
+    line, the rest as indented JSON with sorted keys."""
+    import difflib  # lazy: only on a mismatch
+
+    def lines(value):
+        if isinstance(value, str):
+            return value.splitlines() or [""]
+        if not isinstance(value, dict):
+            return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False).splitlines()
+        shown = []
+        for key in sorted(value):
+            if isinstance(value[key], str):
+                shown += ["%s:" % key] + ["  " + line for line in value[key].splitlines()]
+            else:
+                shown += ("%s: %s" % (key, json.dumps(value[key], sort_keys=True, indent=2,
+                                                       ensure_ascii=False))).splitlines()
+        return shown
+    return list(difflib.unified_diff(lines(before), lines(after), "pinned " + what,
+                                     "server " + what, lineterm=""))
+
+
+def _enforce_pin(client, ctx, path, pinned):
+    """--pin FILE: the server compared with its pin before anything else is
+    sent; any difference is exit 7, with a line naming each change and a diff."""
+    current = _snapshot(client)
+    changes, diffs = _pin_changes(pinned, current)
+    if changes:
+        raise _Refused("pin mismatch: " + "; ".join(changes), detail=diffs)
+    old, new = _dict(pinned["server"]).get("version"), current["server"]["version"]
+    if old != new:
+        ctx.diag.note("server version changed from %s to %s since %s was pinned; the pin "
+                      "still holds" % (_show(old), _show(new), path))
+    return current
+
+
+def _check_pin_path(path):
+    """pin FILE: where it goes must take a file, checked before the server starts."""
+    if not path:
+        raise UsageError("pin needs a file name")
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or (os.path.exists(path) and not os.path.isfile(path)):
+        raise UsageError("pin %s: not a regular file" % path)
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise UsageError("pin %s: cannot write in %s" % (path, directory))
+
+
+def _write_pin(path, text):
+    """The pin, replaced whole: a reader never sees half of one."""
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except (IOError, OSError) as e:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise UsageError("cannot write the pin %s: %s" % (path, e.strerror or e))
 
 
 # ---------------------------------------------------------------------------
@@ -8480,15 +9294,21 @@ def _run(argv, diag, out, started):
         return e.code or 0
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
+    if args.events:
+        diag.events = _Events(out, diag)
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
-                   _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only))
+                   _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
         args.arguments = _call_arguments(args.args[1:], sys.stdin)
+    if args.command == "pin":
+        _check_pin_path(args.args[0])
+    if args.pin is not None:
+        ctx.pinned = _load_pin(args.pin)
     options = _client_options(args, _server_entry(args, server), diag)
     secrets = _secrets(options)
     diag.redact = _Redactor(secrets)
@@ -8511,8 +9331,8 @@ def _run(argv, diag, out, started):
             with client:
                 status = _run_command(client, args, ctx, elicitor)
         except ProtocolError as e:
-            if e.result is not None:  # a result that breaks the protocol, still shown
-                ctx.emit(e.result)
+            if e.result is not None and ctx.events is None:  # a result that breaks the
+                ctx.emit(e.result)  # protocol, still shown (an error event carries it)
             raise
     finally:
         if trace is not None:
@@ -8521,6 +9341,8 @@ def _run(argv, diag, out, started):
             except (IOError, OSError):
                 pass  # already reported by the write that failed
     diag.finish()
+    if diag.events is not None:
+        diag.events.finish()
     return status
 
 
@@ -8532,10 +9354,12 @@ def _run_command(client, args, ctx, elicitor):
         client.server_info.get("name"), client.server_info.get("version", ""),
         client.protocol_version, client.era, client.era_source))
     try:
+        if ctx.pinned is not None:
+            _enforce_pin(client, ctx, args.pin, ctx.pinned)
         return _COMMANDS[args.command].run(client, args, ctx)
     except ServerError as e:
-        if ctx.json and e.code is not None:  # the server's error object, whole
-            ctx.emit({"error": _error_object(e)})
+        if ctx.json and e.code is not None and ctx.events is None:  # the server's error
+            ctx.emit({"error": _error_object(e)})  # object, whole (an error event's too)
         raise
 
 
@@ -8547,6 +9371,9 @@ def _check_args(args):
     if len(args.args) < command.least or (command.most is not None
                                           and len(args.args) > command.most):
         raise UsageError("%s takes %s" % (args.command, command.takes))
+    if args.command == "check" and args.pin is None:
+        raise UsageError("check needs --pin FILE, the pin to compare the server with (made "
+                         "by 'pin FILE')")
     if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):
         raise UsageError("auth takes login, status or logout, not %r" % args.args[0])
     if args.command == "complete":
@@ -8918,13 +9745,14 @@ def main(argv=None):
         stopping.append(e)
         diag.finish()
         signum = getattr(e, "signum", None)
-        diag.error("interrupted" if signum is None
-                   else "stopped by %s" % signal.Signals(signum).name)
-        return _EXIT_INTERRUPTED if signum is None else 128 + signum
+        code = _EXIT_INTERRUPTED if signum is None else 128 + signum
+        diag.failed("interrupted" if signum is None
+                    else "stopped by %s" % signal.Signals(signum).name, code)
+        return code
     except Exception as e:  # a bug in mcp_invoke: still one line, never a traceback
         stopping.append(e)
         diag.finish()
-        diag.error("internal error: %s: %s (please report it)" % (type(e).__name__, e))
+        diag.failed("internal error: %s: %s (please report it)" % (type(e).__name__, e), 1)
         return 1
     finally:
         stopping.append(None)

@@ -244,7 +244,7 @@ def test_tool_signature_reads_like_a_function():
 
 def test_neutralise_shows_terminal_controls_as_escapes():
     text = u"a\x1b[31mb\x07c\x9bd\r\ne\tf\u202eg"
-    assert mcp_invoke._neutralise(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf\\u202eg"
+    assert mcp_invoke._neutralise(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf<U+202E>g"
     assert mcp_invoke._one_line(u"one\ntwo\x1b") == u"one | two\\x1b"
 
 
@@ -308,7 +308,7 @@ def test_options_may_follow_the_command():
                            "--oauth-private-key-file", "--oauth-signing-alg",
                            "--oauth-idp-token-endpoint", "--oauth-idp-client-id",
                            "--oauth-idp-id-token", "--oauth-idp-id-token-env", "--oauth-scope",
-                           "--oauth-cache", "--allow-tools", "--deny-tools"}
+                           "--oauth-cache", "--allow-tools", "--deny-tools", "--pin", "--count"}
 
 
 # ---------------------------------------------------------------------------
@@ -1283,7 +1283,7 @@ def test_library_arguments_of_the_wrong_kind_are_usage_errors_before_anything_st
         outcomes = list(c.batch([("ping", None), "ping", ("tools/call", {"name": b"x"}),
                                  ("tools/call", {"name": "echo", "arguments": {"text": "ok"}})]))
         assert outcomes[0] == {}
-        assert str(outcomes[1]) == "a batch request is a (method, params) pair, not 'ping'"
+        assert str(outcomes[1]) == "a batch request is a (method, params) pair, or (method, params, on_progress), not 'ping'"
         assert isinstance(outcomes[2], mcp_invoke.UsageError)
         assert outcomes[3]["content"][0]["text"] == "ok"
         assert c._pending == {}
@@ -2133,8 +2133,8 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
-    ([], "no command given; one of: auth, batch, call, complete, info, ping, prompt, prompts, "
-         "read, resources, servers, templates, tools (see --help)"),
+    ([], "no command given; one of: auth, batch, call, check, complete, info, pin, ping, "
+         "prompt, prompts, read, resources, servers, templates, tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
