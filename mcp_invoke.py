@@ -8139,7 +8139,7 @@ def _cmd_watch(client, args, ctx):
     uris = args.args
     if not uris and not args.watch_tools:
         raise UsageError("watch takes one or more resource URIs, or --tools")
-    until = None if args.max_time is None else ctx.started + args.max_time
+    until = None if args.max_time is None else time.monotonic() + args.max_time
     seen, updates = {}, 0
     changes = client.watch(uris, args.watch_tools, until)
     try:
@@ -8406,7 +8406,7 @@ class _Context(object):
         self.json = json or events
         self.policy = policy or _ToolPolicy([], [], False)
         self.hidden_found = 0
-        self.pinned = None  # the --pin file's pin
+        self.pinned = self.pin_path = None  # the --pin file's pin, and its path
 
     def hidden(self, what, value):
         """Warn of hidden text in what the server gave (CLI.md "Hidden text"),
@@ -9308,7 +9308,7 @@ def _run(argv, diag, out, started):
     if args.command == "pin":
         _check_pin_path(args.args[0])
     if args.pin is not None:
-        ctx.pinned = _load_pin(args.pin)
+        ctx.pinned, ctx.pin_path = _load_pin(args.pin), args.pin
     options = _client_options(args, _server_entry(args, server), diag)
     secrets = _secrets(options)
     diag.redact = _Redactor(secrets)
@@ -9470,7 +9470,9 @@ def _server_entry(args, server):
 def _client_options(args, entry, diag):
     """The Client's keyword arguments from the options given and the server entry,
     but for those that open files or run checks of their own (the caller's)."""
-    options = dict(timeout=args.timeout, max_time=args.max_time, max_bytes=args.max_bytes,
+    options = dict(timeout=args.timeout, max_bytes=args.max_bytes,
+                   # watch: --max-time is the watch's length, not each request's limit
+                   max_time=None if args.command == "watch" else args.max_time,
                    protocol_version=args.protocol_version, log_level=args.log_level,
                    on_log=diag.log, on_warning=diag.client_warning, strict=args.strict)
     if entry["transport"] == "http":
