@@ -17,9 +17,11 @@ Command line::
     python3 mcp_invoke.py auth login --url https://mcp.example.com/mcp   # OAuth
 
 Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
-prompt NAME [key=value...], complete, info, ping, batch, servers, auth.  ``--help``
-lists the options. Without ``--``, a server may come from a config file
-(``--config FILE --server NAME``, or a lone server in ./.mcp.json).
+prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
+watch URI..., servers, auth.  ``--help`` lists the options; ``--pin FILE``
+compares the server with a pin first, ``--events`` makes stdout JSON Lines.
+Without ``--``, a server may come from a config file (``--config FILE --server
+NAME``, or a lone server in ./.mcp.json).
 
 Both protocol eras are spoken: servers of the handshake era (2024-11-05 to
 2025-11-25) and of the stateless 2026-07-28 revision. The client probes with
@@ -48,7 +50,7 @@ the status the command line exits with:
     1   the tool returned isError      its output; HTTP refused, reset, 5xx, TLS)
     2   usage or bad input        6   authentication refused (HTTP 401, 403,
                                       any OAuth step)
-    3   the server answered a     7   refused by the trust policy (CLI:
+    3   the server answered a     7   refused by the trust policy (CLI: --pin,
         JSON-RPC error                --allow-tools, --deny-tools, --read-only)
     4   protocol violation        124 timed out
                                   126 server command not executable
@@ -71,13 +73,15 @@ The file, top to bottom (each part opens with a banner):
                      Streamable HTTP on http.client and worker threads
     OAuth 2.1        discovery, the client's identity, grants, the token cache
     JWT signing      ES256 and RS256 client assertions from a PEM key
-    Client           the protocol: eras, requests, batch, answers to the server
-    CLI output       stdout, stderr diagnostics, progress
+    Client           the protocol: eras, requests, batch, answers to the server,
+                     subscriptions (watch, list changes)
+    CLI output       stdout, stderr diagnostics, progress, --events, hidden text
     JSON Schema      the checker (draft 2020-12 and older dialects)
     Config files     JSONC, mcpServers / servers, ${VAR}
     Arguments        key=value typing, signatures, content blocks
     Answering        elicitation and sampling on the command line
     Commands         one function per command, and the parser
+    Trust            the tool policy, pins, and what a batch checks each line against
     Running          input, the client's options, the server, one command
     main             signals and exit codes
 """
@@ -8567,7 +8571,7 @@ exit codes:
   0 ok, 1 the tool returned isError, 2 usage or bad input,
   3 the server answered a JSON-RPC error, 4 protocol violation,
   5 connection lost (or HTTP 5xx), 6 authentication refused (HTTP 401/403, OAuth),
-  7 refused by the trust policy (--allow-tools, --deny-tools, --read-only),
+  7 refused by the trust policy (--pin, --allow-tools, --deny-tools, --read-only),
   124 timed out, 126 server not executable, 127 server not found, 130 interrupted
 
 examples:

@@ -1283,7 +1283,8 @@ def test_library_arguments_of_the_wrong_kind_are_usage_errors_before_anything_st
         outcomes = list(c.batch([("ping", None), "ping", ("tools/call", {"name": b"x"}),
                                  ("tools/call", {"name": "echo", "arguments": {"text": "ok"}})]))
         assert outcomes[0] == {}
-        assert str(outcomes[1]) == "a batch request is a (method, params) pair, or (method, params, on_progress), not 'ping'"
+        assert str(outcomes[1]) == ("a batch request is a (method, params) pair, or (method, "
+                                    "params, on_progress), not 'ping'")
         assert isinstance(outcomes[2], mcp_invoke.UsageError)
         assert outcomes[3]["content"][0]["text"] == "ok"
         assert c._pending == {}
