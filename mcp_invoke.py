@@ -8884,9 +8884,11 @@ class _BatchGuard(object):
         self.refused = None  # the error every later line ends with
         self.tools = None  # under a policy: the tools by name (None: the server lists none)
         self.known = None  # the tools as a pin records them, to name what changed
-        if ctx.pinned is not None and client.era == "modern":
+        reported = [kind for kind in ("tools", "prompts", "resources")
+                    if _dict(client.capabilities.get(kind)).get("listChanged") is True]
+        if ctx.pinned is not None and client.era == "modern" and reported:
             try:  # 2026-07-28: changes are reported only when asked for
-                client.track_changes(("tools", "prompts", "resources"))
+                client.track_changes(reported)
             except MCPError as e:
                 ctx.diag.warning("changes the server makes during the batch go unnoticed: %s"
                                  % e, "pin")
@@ -9287,6 +9289,8 @@ def _run(argv, diag, out, started):
         return 0
     parser = _build_parser(out)
     ours, server = _split_argv(argv, _valued(parser))
+    if "--events" in ours:  # before parsing: a bad option is an error event too
+        diag.events = _Events(out, diag)
     for arg in ours:  # the server's own arguments go to it as bytes, whatever they hold
         try:
             arg.encode("utf-8")
@@ -9298,8 +9302,6 @@ def _run(argv, diag, out, started):
         return e.code or 0
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
-    if args.events:
-        diag.events = _Events(out, diag)
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
@@ -9345,8 +9347,6 @@ def _run(argv, diag, out, started):
             except (IOError, OSError):
                 pass  # already reported by the write that failed
     diag.finish()
-    if diag.events is not None:
-        diag.events.finish()
     return status
 
 
@@ -9740,6 +9740,8 @@ def main(argv=None):
         except ValueError:
             pass  # not the main thread: signals stay as they are
         code = _run(argv, diag, out, started)
+        if diag.events is not None:  # the result, last
+            diag.events.finish()
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code
     except MCPError as e:

@@ -7450,3 +7450,109 @@ def test_every_command_ends_its_events_with_one_result(command, capsys, tmp_path
     events = _events(out)
     assert code == 0 and [e["event"] for e in events][-1:] == ["result"]
     assert [e["event"] for e in events].count("result") == 1
+
+
+# -- Watching --------------------------------------------------------------------------
+
+
+def _ticks(out):
+    return [int(line.split()[1]) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_watch_prints_each_version_until_count_then_unsubscribes(era, capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "watch", "fake://clock", "--count", "2", "--",
+                         *era_server(era, "ticking", delay=0.05, record=record))
+    assert code == 0
+    ticks = _ticks(out)
+    assert len(ticks) == 3 and ticks == sorted(set(ticks))
+    assert err == ("--- fake://clock\n--- fake://clock (update 1)\n"
+                   "--- fake://clock (update 2)\n")
+    sent = records(record)
+    if era == "legacy":
+        assert [m["params"]["uri"] for m in sent if m.get("method") in (
+            "resources/subscribe", "resources/unsubscribe")] == ["fake://clock"] * 2
+    else:
+        listen = [m for m in sent if m.get("method") == "subscriptions/listen"]
+        assert len(listen) == 1 and listen[0]["params"]["notifications"] == {
+            "resourceSubscriptions": ["fake://clock"]}
+        assert {"requestId": listen[0]["id"]} in [
+            m.get("params") for m in sent if m.get("method") == "notifications/cancelled"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_watch_over_http_in_both_eras(era, capsys):
+    with _http("--era", era, "--mode", "ticking", "--delay", "0.05") as url:
+        code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "watch",
+                             "fake://clock", "--count", "2")
+        assert code == 0, err
+        assert len(_ticks(out)) == 3
+        assert err.count("--- fake://clock") == 3
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_watch_tools_prints_the_list_each_time_it_changes(era, capsys):
+    code, out, err = run(capsys, "watch", "--tools", "--count", "1", "--",
+                         *era_server(era, "ticking", delay=0.05))
+    assert code == 0
+    assert err == "--- tools\n--- tools (update 1)\n"
+    echoes = [line for line in out.splitlines() if line.startswith("echo(")]
+    assert len(echoes) == 2 and echoes[0] != echoes[1]
+
+
+def test_watch_tools_under_a_pin_says_how_the_list_differs(capsys, tmp_path):
+    pin = str(tmp_path / "pin.json")
+    code, out, err = run(capsys, "pin", pin, "--", *fake("ticking", delay=30))
+    assert code == 0
+    code, out, err = run(capsys, "--pin", pin, "watch", "--tools", "--count", "1", "--",
+                         *fake("ticking", delay=0.05))
+    assert code == 0
+    assert "warning: the tools differ from the pin %s: tool 'echo' description changed" % pin \
+        in err
+    assert "+  Echo text back (tick " in err
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_watch_needs_the_capability_and_names_it(era, capsys):
+    code, out, err = run(capsys, "watch", "fake://item/1", "--", *era_server(era))
+    assert (code, out) == (2, "")
+    assert err == ("mcp_invoke: the server does not declare resources.subscribe, so it "
+                   "cannot be watched\n")
+    code, out, err = run(capsys, "watch", "--tools", "--", *era_server(era))
+    assert (code, out) == (2, "") and "does not declare tools.listChanged" in err
+    code, out, err = run(capsys, "watch", "--", *era_server(era))
+    assert (code, out) == (2, "") and "watch takes one or more resource URIs, or --tools" in err
+
+
+def test_watch_ends_at_max_time_with_exit_0(capsys):
+    started = time.monotonic()
+    code, out, err = run(capsys, "--max-time", "0.3", "watch", "fake://clock", "--",
+                         *fake("ticking", delay=30))
+    assert (code, _ticks(out), err) == (0, [0], "--- fake://clock\n")
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_watch_events_give_each_version_then_the_count(era, capsys):
+    code, out, err = run(capsys, "--events", "watch", "fake://clock", "--count", "2", "--",
+                         *era_server(era, "ticking", delay=0.05))
+    events = _events(out)
+    assert code == 0 and err == ""
+    assert [(e["event"], e.get("uri"), e.get("update")) for e in events] == [
+        ("changed", "fake://clock", 0), ("changed", "fake://clock", 1),
+        ("changed", "fake://clock", 2), ("result", None, None)]
+    assert events[0]["result"]["contents"][0]["text"].startswith("tick ")
+    assert events[-1]["result"] == {"updates": 2}
+
+
+def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
+    proc = subprocess.Popen([sys.executable, SCRIPT, "watch", "fake://clock", "--"]
+                            + fake("ticking", delay=0.05), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    assert first.startswith(b"tick ")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
