@@ -324,8 +324,9 @@ Modes:
                        tag characters and a U+202E override
     ticking            fake://clock (text/plain) ends resources/list; read,
                        it is "tick N", N the ticks since the start.  The
-                       first resources/subscribe or subscriptions/listen
-                       starts a tick every --delay seconds, for good, in a
+                       first initialize, resources/subscribe or
+                       subscriptions/listen starts a tick every --delay
+                       seconds, for good, in a
                        daemon thread: N grows by one, echo's description
                        becomes "Echo text back (tick N).", then, legacy,
                        notifications/resources/updated {"uri":
@@ -1371,6 +1372,7 @@ class _Server(object):
         self.initialized = True
         if "ticking" in self.modes:  # told of every tick from now on
             self.live.watch(self)
+            self.live.start()
         return {
             "protocolVersion": version,
             "capabilities": _capabilities(self.modes, legacy=True),

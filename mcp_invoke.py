@@ -4309,7 +4309,7 @@ class Client(object):
         self._unanswered = set()  # methods a modern server asked for as requests
         self._meta = None
         self._listens = {}  # subscriptions/listen ids -> the filter acknowledged (None: not yet)
-        self._watched = None  # the resource URIs a watch follows, while one runs
+        self._watched = None  # the resource URIs a watch follows (None: the tool list)
         self._changes = collections.deque()  # what a watch has not yielded yet
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self.era = None
@@ -4718,7 +4718,8 @@ class Client(object):
                 raise UsageError("the server does not declare %s, so it cannot be watched"
                                  % capability)
         listen, subscribed, interrupted = None, [], False
-        self._watched, self._changes = set(uris), collections.deque()
+        self._watched = set(uris) | ({None} if tools else set())  # None: the tool list
+        self._changes = collections.deque()
         try:
             if self.era == "modern":
                 flags = {"resourceSubscriptions": uris} if uris else {}
@@ -5406,11 +5407,11 @@ class Client(object):
         elif method in _LIST_CHANGES and self._ours(params):
             kind = _LIST_CHANGES[method][0]
             self.list_changed.add(kind)
-            if kind == "tools" and self._watched is not None:
+            if kind == "tools" and self._watched is not None and None in self._watched:
                 self._changed(("tools", None))
         elif method == "notifications/resources/updated" and self._ours(params):
             uri = params.get("uri")
-            if self._watched is not None and uri in self._watched:
+            if self._watched is not None and isinstance(uri, str) and uri in self._watched:
                 self._changed(("resource", uri))
         elif method == "notifications/subscriptions/acknowledged":
             ident = _dict(params.get("_meta")).get(_SUBSCRIPTION_KEY)
@@ -6053,7 +6054,7 @@ class _Diagnostics(object):
             for line in lines:
                 self._write(_neutralise(line) + "\n")
 
-    def warning(self, text, kind="mcp_invoke"):
+    def warning(self, text, kind="cli"):
         if self.events is not None:
             self.events.emit("warning", kind=kind, text=self.events.text(text))
         if not self.quiet:
@@ -6087,7 +6088,7 @@ class _Diagnostics(object):
         if self.events is not None:
             data = params.get("data")
             self.events.emit("log", level=params.get("level"), logger=params.get("logger"),
-                             data=self.events.text(data) if isinstance(data, str) else data)
+                             data=self.events.value(data))
         if self.quiet:
             return
         data = params.get("data")
@@ -6175,6 +6176,17 @@ class _Events(object):
 
     def text(self, text):
         return text if self.diag.redact is None else self.diag.redact(text)
+
+    def value(self, value):
+        """A server's value in a diagnostic event (a log's data), secrets redacted."""
+        if isinstance(value, str) or self.diag.redact is None:
+            return self.text(value) if isinstance(value, str) else value
+        shown = _to_json(value)
+        redacted = self.diag.redact(shown)
+        try:
+            return value if redacted == shown else _json_loads(redacted)
+        except ValueError:
+            return redacted
 
     def result(self, result, ident=None):
         """A result: a batch line's at once (with its id), else held for the end."""
@@ -8422,11 +8434,12 @@ class _Context(object):
         if self.hidden_found > _NOISE_WARNINGS + 1:
             return
         if self.hidden_found > _NOISE_WARNINGS:
-            return self.diag.warning("more items hold hidden text; no longer reporting them")
+            return self.diag.warning("more items hold hidden text; no longer reporting them",
+                                     "hidden")
         where, text = found
         where = ("the description of %s" % what if where == "description" else
                  "%s (%s)" % (what, where) if where else what)
-        self.diag.warning("hidden text in %s: %s" % (where, text))
+        self.diag.warning("hidden text in %s: %s" % (where, text), "hidden")
 
     def hidden_items(self, kind, key, items):
         for item in items:
