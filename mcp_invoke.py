@@ -5203,7 +5203,7 @@ class Client(object):
                 if len(inbox) == 1:  # what a failed callback leaves stays for the next wait
                     self._dispatch(inbox.popleft())
                 else:
-                    self._dispatch_until(inbox, calls)
+                    self._dispatch_until(inbox, calls, until, stop)
         except KeyboardInterrupt:
             for call in list(self._pending.values()):
                 self._expire(call, "interrupted")
@@ -5216,17 +5216,17 @@ class Client(object):
                     self._expire(call, "the client stopped waiting")
             raise
 
-    def _dispatch_until(self, inbox, calls):
+    def _dispatch_until(self, inbox, calls, until=None, stop=None):
         """Handle what arrived, leaving the rest once a waited call's deadline or
-        time limit has passed (a burst of server requests, which a reader thread
-        may keep coming, cannot stretch --timeout or --max-time), or once
-        every waited call is done (what follows is for the next wait, within its
-        limit)."""
+        time limit (or ``until``) has passed (a burst of server requests, which
+        a reader thread may keep coming, cannot stretch --timeout or
+        --max-time), or once every waited call is done or ``stop()`` is true
+        (what follows is for the next wait, within its limit)."""
         limit = min([min(call.limit, call.deadline) for call in calls if not call.done]
-                    or [_MAX_SECONDS + time.monotonic()])
+                    + [_MAX_SECONDS + time.monotonic() if until is None else until])
         while inbox and time.monotonic() < limit:
             self._dispatch(inbox.popleft())
-            if all(call.done for call in calls):
+            if all(call.done for call in calls) or stop is not None and stop():
                 return
 
     def _expire(self, call, reason):
@@ -5358,7 +5358,8 @@ class Client(object):
         # It asks on behalf of the requests in flight: it may take until the
         # last of their time limits, and is refused once they have passed;
         # with none in flight (held while probing), all that was held shares one.
-        limits = [call.limit for call in self._pending.values()]
+        limits = [call.limit for call in self._pending.values()
+                  if call.limit != float("inf")]  # a subscription's lasts for good
         limit = max(limits) if limits else self._held_limit or (
             time.monotonic() + _time_cap(self.timeout, self.max_time))
         try:
