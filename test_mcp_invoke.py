@@ -7565,9 +7565,7 @@ def test_watch_events_give_each_version_then_the_count(era, capsys):
 
 
 def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
-    proc = subprocess.Popen([sys.executable, SCRIPT, "watch", "fake://clock", "--"]
-                            + fake("ticking", delay=0.05), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = _script(["watch", "fake://clock", "--"] + fake("ticking", delay=0.05))
     first = proc.stdout.readline()
     assert first.startswith(b"tick ")
     proc.send_signal(signal.SIGINT)
