@@ -7067,9 +7067,10 @@ def _load_jsonc(text, source):
         raise UsageError("%s: not valid JSON: %s" % (source, e))
 
 
-def _config_servers(path):
+def _config_servers(path, wait=None):
     """A config file's servers by name, and the key they sit under: "mcpServers" or "servers"."""
-    data = _dict(_load_jsonc(_read_file(path, "config file " + path, "utf-8-sig"), path))
+    data = _dict(_load_jsonc(_read_file(path, "config file " + path, "utf-8-sig", wait),
+                             path))
     # Claude Desktop, Claude Code and Cursor; VS Code's mcp.json; VS Code's settings.json.
     for key, servers in (("mcpServers", data.get("mcpServers")), ("servers", data.get("servers")),
                          ("servers", _dict(data.get("mcp")).get("servers"))):
@@ -7084,13 +7085,302 @@ def _default_config(cwd):
     return path if os.path.isfile(path) else None
 
 
+def _known_configs(cwd, environ):
+    """The files where other clients keep their MCP servers, the project's first
+    (in ``cwd``), then the user's (under HOME and XDG_CONFIG_HOME): (path, reader)."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    config = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [
+        (os.path.join(cwd, ".mcp.json"), "json"),  # Claude Code, project
+        (os.path.join(cwd, ".cursor", "mcp.json"), "json"),
+        (os.path.join(cwd, ".vscode", "mcp.json"), "json"),  # VS Code: "servers", JSONC
+        (os.path.join(cwd, ".gemini", "settings.json"), "json"),
+        (os.path.join(home, ".claude.json"), "claude"),  # Claude Code, user and local
+        (os.path.join(config, "Claude", "claude_desktop_config.json"), "json"),
+        (os.path.join(home, "Library", "Application Support", "Claude",
+                      "claude_desktop_config.json"), "json"),  # Claude Desktop on macOS
+        (os.path.join(home, ".cursor", "mcp.json"), "json"),
+        (os.path.join(home, ".codeium", "windsurf", "mcp_config.json"), "json"),
+        (os.path.join(home, ".gemini", "settings.json"), "json"),
+        (os.path.join(home, ".codex", "config.toml"), "codex"),
+    ]
+
+
+def _found_servers(cwd, environ, on_warning, only=None):
+    """Every server the known config files (or ``only``, --config FILE) hold, in
+    order: dicts with name, entry (as written), file and disabled. A known
+    file that cannot be read is a warning; --config's is exit 2."""
+    files = [(only, "codex" if only.endswith(".toml") else "claude" if os.path.basename(
+        only) == ".claude.json" else "json")] if only else _known_configs(cwd, environ)
+    found, seen = [], set()
+    for path, reader in files:
+        real = os.path.realpath(path)
+        if real in seen or not only and not os.path.isfile(path):
+            continue
+        seen.add(real)
+        try:
+            servers = _file_servers(path, reader, cwd)
+        except UsageError as e:
+            if only:
+                raise
+            on_warning("%s; its servers are left out" % e)
+            continue
+        for name, entry in servers:
+            disabled = _dict(entry).get("disabled") is True or _dict(entry).get(
+                "enabled") is False
+            found.append({"name": name, "entry": entry, "file": path, "disabled": disabled})
+    return found
+
+
+def _file_servers(path, reader, cwd):
+    """(name, entry) for each server in one config file, in the file's order."""
+    if reader == "codex":
+        data = _toml(_read_file(path, "config file " + path, wait=2.0), path)
+        return [(name, _codex_entry(entry))
+                for name, entry in _dict(data.get("mcp_servers")).items()]
+    if reader == "claude":  # the project's entry ("local" scope) first, then the user's
+        data = _dict(_load_jsonc(_read_file(path, "config file " + path, "utf-8-sig",
+                                            wait=2.0), path))
+        here = os.path.realpath(cwd)
+        local = [servers for key, servers in sorted(_dict(data.get("projects")).items())
+                 if os.path.realpath(key) == here]
+        pairs = []
+        for servers in [_dict(_dict(p).get("mcpServers")) for p in local] + [
+                _dict(data.get("mcpServers"))]:
+            pairs += list(servers.items())
+        return pairs
+    try:
+        servers, _ = _config_servers(path, wait=2.0)
+    except UsageError as e:
+        if "expected an object" in str(e):  # a settings file with no servers in it
+            return []
+        raise
+    return list(servers.items())
+
+
+def _toml(text, source):
+    """A TOML document: tomllib where Python has it (3.11), else the subset Codex
+    writes (tables, dotted and quoted keys, strings, numbers, booleans, arrays,
+    inline tables). This branch can go when the floor is 3.11."""
+    try:
+        import tomllib  # lazy: only for ~/.codex/config.toml
+    except ImportError:
+        return _TomlSubset(text, source).document()
+    try:
+        return tomllib.loads(text)
+    except ValueError as e:
+        raise UsageError("%s: not valid TOML: %s" % (source, e))
+
+
+class _TomlSubset(object):
+    """The TOML that Codex writes, for Pythons without tomllib: UsageError on the rest."""
+
+    _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"',
+                "\\": "\\"}
+
+    def __init__(self, text, source):
+        self.text, self.source, self.at = text, source, 0
+
+    def fail(self, why):
+        line = self.text.count("\n", 0, self.at) + 1
+        raise UsageError("%s: not valid TOML (line %d): %s" % (self.source, line, why))
+
+    def skip(self, newlines=True):
+        """Past spaces and comments (and newlines, unless told not to)."""
+        pattern = r"(?:[ \t\r\n]|#[^\n]*)*" if newlines else r"(?:[ \t]|#[^\n]*)*"
+        self.at = re.compile(pattern).match(self.text, self.at).end()
+
+    def document(self):
+        root = table = {}
+        while True:
+            self.skip()
+            if self.at >= len(self.text):
+                return root
+            if self.text.startswith("[[", self.at):
+                self.fail("arrays of tables are not read here")
+            if self.text[self.at] == "[":
+                self.at += 1
+                keys = self.keys("]")
+                self.at += 1
+                table = self.descend(root, keys)
+            else:
+                keys = self.keys("=")
+                self.at += 1
+                self.skip(False)
+                self.descend(table, keys[:-1])[keys[-1]] = self.value()
+            self.skip(False)
+            if self.at < len(self.text) and self.text[self.at] not in "\r\n":
+                self.fail("more after a value on its line")
+
+    def descend(self, table, keys):
+        for key in keys:
+            table = table.setdefault(key, {})
+            if not isinstance(table, dict):
+                self.fail("%s is not a table" % key)
+        return table
+
+    def keys(self, end):
+        keys = []
+        while True:
+            self.skip(False)
+            char = self.text[self.at:self.at + 1]
+            if char in ('"', "'"):
+                keys.append(self.string())
+            else:
+                match = re.compile(r"[A-Za-z0-9_-]+").match(self.text, self.at)
+                if not match:
+                    self.fail("expected a key")
+                keys.append(match.group())
+                self.at = match.end()
+            self.skip(False)
+            char = self.text[self.at:self.at + 1]
+            if char == end:
+                return keys
+            if char != ".":
+                self.fail("expected %r after a key" % end)
+            self.at += 1
+
+    def value(self):
+        char = self.text[self.at:self.at + 1]
+        if char in ('"', "'"):
+            return self.string()
+        if char == "[":
+            return self.sequence("]", self.value)
+        if char == "{":
+            table = {}
+
+            def pair():
+                keys = self.keys("=")
+                self.at += 1
+                self.skip(False)
+                self.descend(table, keys[:-1])[keys[-1]] = self.value()
+            self.sequence("}", pair, newlines=False)
+            return table
+        match = re.compile(r"true|false|[+-]?[0-9][0-9_]*(\.[0-9_]+)?([eE][+-]?[0-9]+)?"
+                           ).match(self.text, self.at)
+        if not match:
+            self.fail("expected a value")
+        self.at = match.end()
+        word = match.group().replace("_", "")
+        if word in ("true", "false"):
+            return word == "true"
+        return float(word) if match.group(1) or match.group(2) else int(word)
+
+    def sequence(self, end, item, newlines=True):
+        items = []
+        self.at += 1
+        while True:
+            self.skip(newlines)
+            if self.text[self.at:self.at + 1] == end:
+                self.at += 1
+                return items
+            items.append(item())
+            self.skip(newlines)
+            char = self.text[self.at:self.at + 1]
+            if char == ",":
+                self.at += 1
+            elif char != end:
+                self.fail("expected ',' or %r" % end)
+
+    def string(self):
+        quote = self.text[self.at]
+        if self.text.startswith(quote * 3, self.at):
+            self.fail("multi-line strings are not read here")
+        if quote == "'":
+            end = self.text.find("'", self.at + 1)
+            if end < 0 or "\n" in self.text[self.at:end]:
+                self.fail("unterminated string")
+            value, self.at = self.text[self.at + 1:end], end + 1
+            return value
+        match = re.compile(r'"((?:[^"\\\n]|\\.)*)"').match(self.text, self.at)
+        if not match:
+            self.fail("unterminated string")
+        self.at = match.end()
+        return re.sub(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", self.unescape, match.group(1))
+
+    def unescape(self, match):
+        code = match.group(1)
+        if code[0] in "uU":
+            return chr(int(code[1:], 16))
+        if code not in self._ESCAPES:
+            self.fail("unknown escape \\%s" % code)
+        return self._ESCAPES[code]
+
+
+def _codex_entry(table):
+    """A Codex [mcp_servers.NAME] table in the shape of an mcpServers entry."""
+    table = _dict(table)
+    entry = dict((key, table[key]) for key in ("command", "args", "env", "url", "cwd")
+                 if key in table)
+    if table.get("enabled") is False:
+        entry["disabled"] = True
+    return entry
+
+
+def _describe_found(found, cwd, environ):
+    """servers' lines (CLI.md): NAME  transport  command or URL  (FILE) [(disabled)]."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    lines = _describe_servers([(server["name"], server["entry"]) for server in found])
+    return ["%s  (%s)%s" % (line, _home_relative(server["file"], home, cwd),
+                            " (disabled)" if server["disabled"] else "")
+            for line, server in zip(lines, found)]
+
+
+def _home_relative(path, home, cwd):
+    """A file as servers shows it: ~/-relative under the home directory, else to cwd."""
+    path, home = os.path.abspath(path), os.path.abspath(home).rstrip(os.sep)
+    if path.startswith(home + os.sep):
+        return "~/" + path[len(home) + 1:]
+    return os.path.relpath(path, cwd)
+
+
+def _found_json(found):
+    """--json servers: name, transport, command, args, url, file, disabled (absent omitted)."""
+    servers = []
+    for server in found:
+        entry = _dict(server["entry"])
+        transport = _entry_transport(entry) if entry else None
+        item = {"name": server["name"], "transport": transport}
+        if transport == "stdio":
+            item.update(command=entry.get("command"), args=_list(entry.get("args")))
+        elif transport == "http":
+            item["url"] = entry[_url_key(entry)]
+        item.update(file=server["file"], disabled=server["disabled"])
+        servers.append(dict((k, v) for k, v in item.items() if v is not None))
+    return {"servers": servers}
+
+
+def _pick_server(found, name):
+    """The one server called ``name`` among those found (the same definition in
+    several files is one); exit 2 if none, or if files define it differently."""
+    named = [server for server in found if server["name"] == name]
+    if not named:
+        known = sorted(set(server["name"] for server in found))
+        raise UsageError("no server %r in the config files found (%s)" % (
+            name, ", ".join(known) if known else "none found; see 'servers'"))
+    different = [server for server in named if server["entry"] != named[0]["entry"]]
+    if different:
+        raise UsageError("server %r is defined differently in %s; pick one with --config FILE"
+                         % (name, " and ".join(sorted(set(s["file"] for s in named)))))
+    return named[0]
+
+
 def _entry_transport(entry):
     """"stdio" or "http" for a config entry, or None when it has neither command nor url."""
     kind = entry.get("type")
-    url = entry.get("url") or entry.get("serverUrl")  # serverUrl: Windsurf's name for it
+    url = entry.get(_url_key(entry))
     if kind in _HTTP_TYPES or (kind is None and url and not entry.get("command")):
         return "http" if url else None
     return "stdio" if kind in (None, "stdio") and entry.get("command") else None
+
+
+def _url_key(entry):
+    """Where an entry keeps its URL: Gemini CLI's httpUrl (Streamable HTTP) over
+    its url (SSE), Windsurf's serverUrl, or url."""
+    for key in ("httpUrl", "url", "serverUrl"):
+        if entry.get(key):
+            return key
+    return "url"
 
 
 def _config_entry(servers, name, source, environ):
@@ -7107,7 +7397,7 @@ def _config_entry(servers, name, source, environ):
     config = {"name": name, "transport": transport, "command": None, "url": None,
               "headers": {}, "env": {}, "cwd": None}
     if transport == "http":
-        config["url"] = _config_field(entry, "url" if entry.get("url") else "serverUrl", str,
+        config["url"] = _config_field(entry, _url_key(entry), str,
                                       environ, where)
         config["headers"] = _config_field(entry, "headers", dict, environ, where)
     else:
@@ -7213,14 +7503,15 @@ def _variable(inner, environ, where):
 
 
 def _describe_servers(servers):
-    """One line per configured server, unexpanded: name, transport, command line or URL."""
+    """One line per configured server (a dict, or (name, entry) pairs), unexpanded:
+    name, transport, command line or URL."""
     import shlex  # lazy: only for servers
     rows = []
-    for name, entry in servers.items():
+    for name, entry in servers.items() if isinstance(servers, dict) else servers:
         transport = _entry_transport(entry) if isinstance(entry, dict) else None
         if transport == "http":
             transport = entry.get("type") or "http"
-            target = _shown_word(entry.get("url") or entry["serverUrl"])
+            target = _shown_word(entry[_url_key(entry)])
         elif transport == "stdio":
             argv = [entry["command"]] + _list(entry.get("args"))
             target = " ".join(shlex.quote(_shown_word(arg)) for arg in argv)
@@ -8115,14 +8406,12 @@ def _cmd_complete(client, args, ctx):
 
 
 def _cmd_servers(args, ctx):
-    """The servers a config file names (no server is started)."""
-    path = args.config or _default_config(_cwd())
-    if path is None:
-        raise UsageError("no config file: give --config FILE or create ./.mcp.json")
-    servers, _ = _config_servers(path)
+    """The servers the known config files (or --config FILE) hold; none is started."""
+    cwd = _cwd()
+    found = _found_servers(cwd, os.environ, ctx.diag.warning, args.config)
     if ctx.json:
-        return ctx.emit({"servers": servers})
-    return ctx.lines(_describe_servers(servers))
+        return ctx.emit(_found_json(found))
+    return ctx.lines(_describe_found(found, cwd, os.environ))
 
 
 def _cmd_pin(client, args, ctx):
@@ -8540,7 +8829,8 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("batch", 'JSON Lines on stdin ({"method": ..., "params": ...}),'),
         ("", "pipelined; one result line per input line")])),
     ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
-        ("servers", "list the servers in --config FILE or ./.mcp.json")])),
+        ("servers", "list the servers in other clients' config files (Claude, Cursor,"),
+        ("", "VS Code, Windsurf, Gemini, Codex), or in --config FILE")])),
     ("pin", (_cmd_pin, 1, 1, "exactly one file name", 1, [
         ("pin FILE", "record the server's tools, prompts, templates and instructions"),
         ("", "in FILE, with a SHA-256 of each")])),
@@ -8578,7 +8868,8 @@ or over Streamable HTTP (--url).
 commands:
 %s
 
-Without -- and --server, ./.mcp.json is used when it holds exactly one server."""
+--server NAME runs a server from those files (or from --config FILE); without
+-- and --server, ./.mcp.json is used when it holds exactly one server."""
 
 _EPILOG = """\
 exit codes:
@@ -8675,7 +8966,8 @@ def _build_parser(out=None):
     add("--protocol-version", metavar="V",
         help="pin this protocol version (and so its era) and skip the probe")
     add("--config", metavar="FILE", help="an MCP config file (mcpServers or VS Code servers)")
-    add("--server", metavar="NAME", help="the server to run from the config file")
+    add("--server", metavar="NAME",
+        help="run this server from the config files found (see servers), or --config FILE")
     add("--root", action="append", default=[], metavar="PATH",
         help="offer PATH as a root (repeatable); without it no roots are declared")
     add("--elicit", nargs="+", metavar=("MODE", "FILE"),
@@ -9461,6 +9753,10 @@ def _server_entry(args, server):
             raise UsageError("give a server command after -- or --config/--server, not both")
         return {"name": None, "transport": "stdio", "command": server, "url": None,
                 "headers": {}, "env": {}, "cwd": None, "file": None}
+    if args.server is not None and args.config is None:  # by name, from every known file
+        found = _pick_server(_found_servers(_cwd(), os.environ, lambda text: None),
+                             args.server)
+        return _entry_from(found["file"], {args.server: found["entry"]}, args.server)
     path = args.config or _default_config(_cwd())
     if path is None and args.command == "auth":
         raise UsageError("auth needs the server's URL: --url URL, or --config FILE --server "
@@ -9478,6 +9774,11 @@ def _server_entry(args, server):
             raise UsageError("%s has %d servers (%s); pick one with --server NAME"
                              % (path, len(servers), ", ".join(sorted(servers))))
         name = list(servers)[0]
+    return _entry_from(path, servers, name)
+
+
+def _entry_from(path, servers, name):
+    """The server ``name`` of a config file, as _server_entry gives it."""
     entry = _config_entry(servers, name, path, os.environ)
     if entry["cwd"] is not None:  # relative to the file
         entry["cwd"] = os.path.join(os.path.dirname(os.path.abspath(path)), entry["cwd"])

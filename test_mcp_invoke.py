@@ -74,6 +74,17 @@ def _fake_servers():
 
 
 @pytest.fixture(autouse=True)
+def own_home(monkeypatch, tmp_path_factory):
+    """A home of the test's own: no config, token or cache file of this machine's
+    user is read or written."""
+    home = str(tmp_path_factory.mktemp("home"))
+    monkeypatch.setenv("HOME", home)
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
 def no_process_survives():
     yield
     left = _fake_servers()
@@ -2514,7 +2525,7 @@ def test_a_lone_server_in_dot_mcp_json_is_used_without_a_command(capsys, tmp_pat
     code, out, _ = run(capsys, "call", "env")
     assert code == 0 and json.loads(out)["env"]["GREETING"] == "hello"
     code, out, _ = run(capsys, "servers")
-    assert code == 0 and out == "fake  stdio  %s %s\n" % (sys.executable, FAKE)
+    assert code == 0 and out == "fake  stdio  %s %s  (.mcp.json)\n" % (sys.executable, FAKE)
 
 
 def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_path,
@@ -7572,3 +7583,163 @@ def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
     out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
+
+
+# -- The servers other clients configured ------------------------------------------------
+
+
+def _every_format(home, project):
+    """A home and a project holding a server in every config format read."""
+    files = {
+        os.path.join(project, ".mcp.json"): {"mcpServers": {
+            "fake": {"command": sys.executable, "args": [FAKE]}}},
+        os.path.join(project, ".cursor", "mcp.json"): {"mcpServers": {
+            "cursor-proj": {"url": "https://cp.example/mcp"}}},
+        os.path.join(project, ".gemini", "settings.json"): {"theme": "dark", "mcpServers": {
+            "gem-proj": {"command": "gem", "args": ["-p"]}}},
+        os.path.join(home, ".claude.json"): {
+            "mcpServers": {"fake": {"command": sys.executable, "args": [FAKE]},
+                           "user-tool": {"command": "ut"}},
+            "projects": {project: {"mcpServers": {"local": {"command": "lc"}}},
+                         "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}}},
+        os.path.join(home, ".config", "Claude", "claude_desktop_config.json"): {
+            "mcpServers": {"desk": {"command": "dk", "args": ["a b"], "disabled": True}}},
+        os.path.join(home, "Library", "Application Support", "Claude",
+                     "claude_desktop_config.json"): {"mcpServers": {"mac": {"command": "m"}}},
+        os.path.join(home, ".cursor", "mcp.json"): {"mcpServers": {
+            "cursor-user": {"command": "cu"}}},
+        os.path.join(home, ".codeium", "windsurf", "mcp_config.json"): {"mcpServers": {
+            "wind": {"serverUrl": "https://w.example/mcp"}}},
+        os.path.join(home, ".gemini", "settings.json"): {"mcpServers": {
+            "gem": {"httpUrl": "https://g.example/mcp", "url": "https://g.example/sse"}}},
+    }
+    for path, data in files.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(data, f)
+    vscode = os.path.join(project, ".vscode", "mcp.json")
+    os.makedirs(os.path.dirname(vscode))
+    with open(vscode, "w") as f:
+        f.write('{\n  // VS Code\n  "servers": {"vs": {"type": "http", "url": "https://v/mcp"},},\n}')
+    codex = os.path.join(home, ".codex", "config.toml")
+    os.makedirs(os.path.dirname(codex))
+    with open(codex, "w") as f:
+        f.write('model = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\n'
+                'args = ["-y", "mcp-docs"]  # pinned\nenv = { API_KEY = "k" }\n'
+                'enabled = false\n\n[mcp_servers."codex-web"]\nurl = "https://cx.example/mcp"\n')
+    return sorted(files) + [vscode, codex]
+
+
+def _snapshot_files(paths):
+    return dict((p, (open(p, "rb").read(), os.stat(p).st_mtime)) for p in paths)
+
+
+def test_servers_lists_every_config_format_project_first(capsys, tmp_path, own_home,
+                                                         monkeypatch):
+    project = str(tmp_path / "project")
+    os.makedirs(project)
+    paths = _every_format(own_home, project)
+    before = _snapshot_files(paths)
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "servers")
+    assert (code, err) == (0, "")
+    rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
+    assert rows == [
+        ["fake", "stdio", "%s %s" % (sys.executable, FAKE), "(.mcp.json)"],
+        ["cursor-proj", "http", "https://cp.example/mcp", "(.cursor/mcp.json)"],
+        ["vs", "http", "https://v/mcp", "(.vscode/mcp.json)"],
+        ["gem-proj", "stdio", "gem -p", "(.gemini/settings.json)"],
+        ["local", "stdio", "lc", "(~/.claude.json)"],
+        ["fake", "stdio", "%s %s" % (sys.executable, FAKE), "(~/.claude.json)"],
+        ["user-tool", "stdio", "ut", "(~/.claude.json)"],
+        ["desk", "stdio", "dk 'a b'",
+         "(~/.config/Claude/claude_desktop_config.json) (disabled)"],
+        ["mac", "stdio", "m", "(~/Library/Application Support/Claude/"
+                              "claude_desktop_config.json)"],
+        ["cursor-user", "stdio", "cu", "(~/.cursor/mcp.json)"],
+        ["wind", "http", "https://w.example/mcp", "(~/.codeium/windsurf/mcp_config.json)"],
+        ["gem", "http", "https://g.example/mcp", "(~/.gemini/settings.json)"],
+        ["docs", "stdio", "npx -y mcp-docs", "(~/.codex/config.toml) (disabled)"],
+        ["codex-web", "http", "https://cx.example/mcp", "(~/.codex/config.toml)"]]
+    code, out, err = run(capsys, "--json", "servers")
+    servers = json.loads(out)["servers"]
+    assert servers[0] == {"name": "fake", "transport": "stdio", "command": sys.executable,
+                          "args": [FAKE], "file": os.path.join(project, ".mcp.json"),
+                          "disabled": False}
+    assert servers[10] == {"name": "wind", "transport": "http", "url": "https://w.example/mcp",
+                           "file": os.path.join(own_home, ".codeium", "windsurf",
+                                                "mcp_config.json"), "disabled": False}
+    assert [s["disabled"] for s in servers].count(True) == 2
+    code, out, err = run(capsys, "--config", os.path.join(own_home, ".codex", "config.toml"),
+                         "servers")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["docs", "codex-web"]
+    assert _snapshot_files(paths) == before  # nothing written to another client's file
+
+
+def test_server_by_name_from_any_file_same_definition_is_one(capsys, tmp_path, own_home,
+                                                             monkeypatch):
+    project = str(tmp_path / "project")
+    os.makedirs(project)
+    _every_format(own_home, project)
+    monkeypatch.chdir(project)
+    # "fake" is in ./.mcp.json and ~/.claude.json alike: one server.
+    code, out, err = run(capsys, "--server", "fake", "call", "echo", "text=hi")
+    assert (code, out, err) == (0, "hi\n", "")
+    with open(os.path.join(own_home, ".cursor", "mcp.json"), "w") as f:
+        json.dump({"mcpServers": {"fake": {"command": sys.executable, "args": [FAKE, "-x"]}}},
+                  f)
+    code, out, err = run(capsys, "--server", "fake", "ping")
+    assert (code, out) == (2, "")
+    assert err == ("mcp_invoke: server 'fake' is defined differently in %s and %s and %s; "
+                   "pick one with --config FILE\n" % tuple(sorted([
+                       os.path.join(project, ".mcp.json"),
+                       os.path.join(own_home, ".claude.json"),
+                       os.path.join(own_home, ".cursor", "mcp.json")])))
+    code, out, err = run(capsys, "--config", ".mcp.json", "--server", "fake", "ping")
+    assert code == 0 and out.startswith("ok (")
+    code, out, err = run(capsys, "--server", "nope", "ping")
+    assert (code, out) == (2, "") and "no server 'nope' in the config files found (" in err
+    assert "codex-web" in err and "other" not in err.split("(")[1]  # not this project's
+
+
+def test_a_broken_config_file_is_a_warning_and_the_rest_are_listed(capsys, tmp_path,
+                                                                   own_home, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    os.makedirs(os.path.join(own_home, ".cursor"))
+    with open(os.path.join(own_home, ".cursor", "mcp.json"), "w") as f:
+        f.write("{not json")
+    with open(os.path.join(own_home, ".claude.json"), "w") as f:
+        json.dump({"mcpServers": {"a": {"command": "a"}}}, f)
+    code, out, err = run(capsys, "servers")
+    assert code == 0 and out.split() == ["a", "stdio", "a", "(~/.claude.json)"]
+    assert err.startswith("mcp_invoke: warning: %s: not valid JSON" % os.path.join(
+        own_home, ".cursor", "mcp.json")) and err.endswith("; its servers are left out\n")
+    code, out, err = run(capsys, "--config", os.path.join(own_home, ".cursor", "mcp.json"),
+                         "servers")
+    assert (code, out) == (2, "") and "not valid JSON" in err
+
+
+@pytest.mark.parametrize("text", [
+    'a = 1\nb = -2_000\nc = 1.5e3\nd = true\ne = "x\\ty\\u00e9"\nf = \'raw\\n\'\n',
+    '[t.u."v w"]\nk = ["a", \'b\',\n  "c",  # comment\n]\n[t.u."v w".env]\nX = "1"\n',
+    'inline = { a = 1, b = { c = "d" } }\nempty = []\n[x]\n# only a comment\n',
+])
+def test_the_toml_subset_reads_what_tomllib_reads(text):
+    document = mcp_invoke._TomlSubset(text, "t").document()
+    try:
+        import tomllib
+    except ImportError:
+        assert document  # the subset is all there is before 3.11
+    else:
+        assert document == tomllib.loads(text)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("a = ", "expected a value"), ('a = "x', "unterminated string"),
+    ("a = 1 2", "more after a value on its line"), ("[[a]]", "arrays of tables"),
+    ('a = """x"""', "multi-line strings"), ('a = "\\q"', "unknown escape"),
+])
+def test_the_toml_subset_refuses_the_rest_with_a_line_number(text, why):
+    with pytest.raises(mcp_invoke.UsageError) as e:
+        mcp_invoke._TomlSubset(text, "c.toml").document()
+    assert str(e.value).startswith("c.toml: not valid TOML (line 1): " + why)
