@@ -7110,8 +7110,7 @@ def _found_servers(cwd, environ, on_warning, only=None):
     """Every server the known config files (or ``only``, --config FILE) hold, in
     order: dicts with name, entry (as written), file and disabled. A known
     file that cannot be read is a warning; --config's is exit 2."""
-    files = [(only, "codex" if only.endswith(".toml") else "claude" if os.path.basename(
-        only) == ".claude.json" else "json")] if only else _known_configs(cwd, environ)
+    files = [(only, _reader_of(only))] if only else _known_configs(cwd, environ)
     found, seen = [], set()
     for path, reader in files:
         real = os.path.realpath(path)
@@ -7130,6 +7129,13 @@ def _found_servers(cwd, environ, on_warning, only=None):
                 "enabled") is False
             found.append({"name": name, "entry": entry, "file": path, "disabled": disabled})
     return found
+
+
+def _reader_of(path):
+    """How --config FILE is read: Codex's TOML, ~/.claude.json's projects, or JSON."""
+    if path.endswith(".toml"):
+        return "codex"
+    return "claude" if os.path.basename(path) == ".claude.json" else "json"
 
 
 def _file_servers(path, reader, cwd):
@@ -8304,6 +8310,25 @@ def _suggest(name, names):
     return "; the server has %d tools (run 'tools' to list them)" % len(names)
 
 
+def _cmd_schema(client, args, ctx):
+    """schema TOOL: its signature, then its input and output schemas."""
+    name = args.args[0]
+    tool = _find_tool(client, name, ctx.policy)
+    if tool is None:
+        raise ServerError("the server lists no tools, so %r has no schema to show" % name)
+    ctx.hidden("tool %r" % name, tool)
+    if ctx.json:
+        return ctx.emit({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
+                         "outputSchema": tool.get("outputSchema")})
+    ctx.lines([_signature(tool)])
+    for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
+        if key in tool:
+            ctx.out.text("%s:\n%s" % (label, _to_json(tool[key], pretty=True)))
+        else:
+            ctx.lines(["no %s" % label])
+    return 0
+
+
 def _cmd_resources(client, args, ctx):
     result = client.list_all("resources/list")
     ctx.hidden_items("resource", "uri", result["resources"])
@@ -8804,11 +8829,15 @@ _Command = collections.namedtuple("_Command", "run least most takes clients help
 
 _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in (
     ("tools", (_cmd_tools, 0, 0, "no arguments", 1, [
-        ("tools", "list the tools, one per line, like signatures")])),
+        ("tools", "list the tools, one per line, like signatures"),
+        ("tools --all | --server A,B", "the tools of several configured servers, as"),
+        ("", "server__tool; call server__tool [ARGS...] calls one")])),
     ("call", (_cmd_call, 1, None, "a tool name, then its arguments", 1, [
         ("call NAME [ARGS...]", "call a tool; ARGS: a JSON object, @file.json or -"),
         ("", "(stdin), then key=value (typed by the tool's"),
         ("", "inputSchema) or key:=JSON")])),
+    ("schema", (_cmd_schema, 1, 1, "exactly one tool name", 1, [
+        ("schema TOOL", "a tool's signature, input schema and output schema")])),
     ("resources", (_cmd_resources, 0, 0, "no arguments", 1, [
         ("resources", "list the resources")])),
     ("templates", (_cmd_templates, 0, 0, "no arguments", 1, [
@@ -8986,6 +9015,8 @@ def _build_parser(out=None):
         help="call only tools the server annotates readOnlyHint: true")
     add("--pin", metavar="FILE",
         help="compare the server with FILE (made by 'pin FILE') first; exit 7 if it differs")
+    add("--all", action="store_true", dest="all_servers",
+        help="tools: the tools of every server in the config files, as server__tool")
     add("--tools", action="store_true", dest="watch_tools",
         help="watch: the tool list, each time it changes")
     add("--count", type=_positive_int, metavar="N", help="watch: stop after N updates")
@@ -9501,6 +9532,132 @@ def _write_pin(path, text):
 
 
 # ---------------------------------------------------------------------------
+# Many servers: tools --all, server__tool
+# ---------------------------------------------------------------------------
+
+# Between a server's name and its tool's (the integration rules' namespacing):
+# no server can shadow another's tool.
+_SEPARATOR = "__"
+
+
+def _many_servers(args):
+    """tools --all, or tools --server A,B (two or more)."""
+    return args.command == "tools" and (args.all_servers or "," in (args.server or ""))
+
+
+def _namespaced(args, server, diag):
+    """call (or schema) server__tool without a server given: that server, that tool.
+    With a server given, a name whose prefix is a configured server is exit 2
+    (CLI.md), any other is the tool's own name."""
+    name = args.args[0] if args.command in ("call", "schema") and args.args else ""
+    prefix, separator, tool = name.partition(_SEPARATOR)
+    if not separator or not prefix or not tool:
+        return
+    given = [flag for flag, value in (("--", server), ("--url", args.url),
+                                      ("--server", args.server)) if value]
+    found = _found_servers(_cwd(), os.environ, lambda text: None, args.config)
+    names = _server_names(found)
+    if given and prefix in names:
+        raise UsageError("%s names server %r's tool %r; give it without %s, or call %r "
+                         "there" % (name, prefix, tool, given[0], tool))
+    if given:
+        return
+    if prefix not in names:
+        raise UsageError("%s: no configured server %r (known: %s)" % (
+            name, prefix, ", ".join(names) if names else "none; see 'servers'"))
+    args.server, args.args[0] = prefix, tool
+
+
+def _server_names(found, enabled=False):
+    names = []
+    for server in found:
+        if server["name"] not in names and not (enabled and server["disabled"]):
+            names.append(server["name"])
+    return names
+
+
+def _cmd_tools_many(args, ctx, server, started):
+    """tools --all / --server A,B: every server listed at once, each tool as
+    server__tool; a server that fails is a warning (exit 0 if any listed)."""
+    if server or args.url:
+        raise UsageError("tools %s lists configured servers; it takes no %s" % (
+            "--all" if args.all_servers else "--server A,B", "--" if server else "--url"))
+    if args.all_servers and args.server:
+        raise UsageError("--all and --server exclude each other")
+    found = _found_servers(_cwd(), os.environ, ctx.diag.warning, args.config)
+    names = (_server_names(found, enabled=True) if args.all_servers else
+             [n.strip() for n in args.server.split(",") if n.strip()])
+    outcomes = _listed_at_once(args, ctx, found, names, started)
+    tools, failures = [], []
+    for name, outcome in zip(names, outcomes):
+        if isinstance(outcome, MCPError):
+            failures.append((name, outcome))
+            continue
+        if _SEPARATOR in name:
+            ctx.diag.warning("server %r has %r in its name: its tools are listed, and "
+                             "called only with --server" % (name, _SEPARATOR))
+        for tool in map(_dict, outcome):
+            if ctx.policy.shows(tool):
+                tool = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
+                    tool.get("name"))))
+                ctx.hidden("tool %r" % tool["name"], tool)
+                tools.append(tool)
+    if failures and len(failures) == len(names):
+        for name, error in failures[1:]:
+            ctx.diag.warning("server %r: %s" % (name, error))
+        error = failures[0][1]
+        error.message = "server %r: %s" % (failures[0][0], error.message)
+        raise error
+    for name, error in failures:
+        ctx.diag.warning("server %r: %s" % (name, error))
+    if ctx.json:
+        return ctx.emit({"tools": tools})
+    return ctx.entries(tools, _signature)
+
+
+def _listed_at_once(args, ctx, found, names, started):
+    """Each named server's tools (or the MCPError it failed with), listed in
+    threads of their own, each with the usual timeouts."""
+    import threading  # lazy: only for several servers
+    entries, secrets = [], []
+    for name in names:
+        try:
+            picked = _pick_server(found, name)
+            entry = _entry_from(picked["file"], {name: picked["entry"]}, name)
+            options = _client_options(args, entry, ctx.diag)
+            secrets += _secrets(options)
+            entries.append(options)
+        except MCPError as e:
+            entries.append(e)
+    ctx.diag.redact = _Redactor(secrets)
+    outcomes = [None] * len(names)
+
+    def list_one(i, options):
+        try:
+            client = Client(**options)
+            started.append(client)  # main closes it whatever happens
+            with client:
+                outcomes[i] = client.list_tools()
+        except MCPError as e:
+            outcomes[i] = e
+        except Exception as e:  # a bug: one server's line, not a dead thread
+            outcomes[i] = MCPError("internal error: %s: %s" % (type(e).__name__, e))
+    threads = []
+    for i, options in enumerate(entries):
+        if isinstance(options, MCPError):
+            outcomes[i] = options
+            continue
+        thread = threading.Thread(target=list_one, args=(i, options))
+        thread.daemon = True
+        thread.start()
+        threads.append(thread)
+    for thread in threads:
+        while thread.is_alive():  # in steps: Ctrl-C reaches this thread between them
+            thread.join(0.05)
+    return outcomes
+
+
+# ---------------------------------------------------------------------------
 # Running one command: input, the client's options, the server
 # ---------------------------------------------------------------------------
 
@@ -9613,6 +9770,9 @@ def _run(argv, diag, out, started):
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
+    if _many_servers(args):
+        return _cmd_tools_many(args, ctx, server, started)
+    _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
@@ -9765,7 +9925,10 @@ def _server_entry(args, server):
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
                          "server.py, or name one with --config FILE --server NAME"
                          % args.command)
-    servers, _ = _config_servers(path)
+    if _reader_of(path) == "json":
+        servers, _ = _config_servers(path)
+    else:
+        servers = collections.OrderedDict(_file_servers(path, _reader_of(path), _cwd()))
     name = args.server
     if name is None:
         if not servers:

@@ -7743,3 +7743,90 @@ def test_the_toml_subset_refuses_the_rest_with_a_line_number(text, why):
     with pytest.raises(mcp_invoke.UsageError) as e:
         mcp_invoke._TomlSubset(text, "c.toml").document()
     assert str(e.value).startswith("c.toml: not valid TOML (line 1): " + why)
+
+
+# -- Many servers: tools --all, server__tool, schema ---------------------------------------
+
+
+def _three_servers(directory):
+    """./.mcp.json with two working servers (one modern) and one that cannot start."""
+    with open(os.path.join(directory, ".mcp.json"), "w") as f:
+        json.dump({"mcpServers": {
+            "fake": {"command": sys.executable, "args": [FAKE]},
+            "ann": {"command": sys.executable, "args": [FAKE, "--mode", "annotated",
+                                                         "--era", "modern"]},
+            "off": {"command": sys.executable, "args": [FAKE], "disabled": True},
+            "dead": {"command": sys.executable, "args": [FAKE, "--mode", "exit-early"]}}}, f)
+
+
+def test_tools_all_lists_every_enabled_server_namespaced_and_warns_of_failures(
+        capsys, tmp_path, monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "tools", "--all")
+    assert code == 0
+    names = [line.split("(")[0] for line in out.splitlines()]
+    assert names[0] == "fake__echo" and "ann__echo" in names
+    assert not [n for n in names if n.startswith(("off__", "dead__"))]
+    assert "ann__echo(text: string) [read-only] [idempotent] - Echo the text back." in out
+    assert err.startswith("mcp_invoke: warning: server 'dead': ") and err.count("\n") == 1
+    code, out, err = run(capsys, "--json", "tools", "--server", "fake,ann")
+    names = [t["name"] for t in json.loads(out)["tools"]]
+    assert code == 0 and names[0] == "fake__echo" and "ann__add" in names and err == ""
+
+
+def test_tools_of_servers_that_all_fail_is_the_first_failure(capsys, tmp_path, monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "tools", "--server", "dead,nope")
+    assert (code, out) == (5, "")
+    lines = err.splitlines()
+    assert lines[0].startswith("mcp_invoke: warning: server 'nope': no server 'nope'")
+    assert lines[1].startswith("mcp_invoke: server 'dead': ")
+    code, out, err = run(capsys, "tools", "--all", "--", *SERVER)
+    assert (code, out) == (2, "") and "takes no --" in err
+
+
+def test_call_server__tool_runs_that_servers_tool(capsys, tmp_path, monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "call", "ann__add", "a=2", "b=3")
+    assert (code, out, err) == (0, "5\n", "")
+    code, out, err = run(capsys, "call", "zz__echo", "text=x")
+    assert (code, out) == (2, "")
+    assert err == ("mcp_invoke: zz__echo: no configured server 'zz' (known: fake, ann, off, "
+                   "dead)\n")
+    code, out, err = run(capsys, "call", "ann__echo", "text=x", "--", *SERVER)
+    assert (code, out) == (2, "") and "names server 'ann''s tool 'echo'" in err
+    # A tool whose own name holds the separator, on a server given directly.
+    code, out, err = run(capsys, "call", "my__tool", "--", *SERVER)
+    assert code == 3 and "unknown tool 'my__tool'" in err
+
+
+def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypatch):
+    code, out, err = run(capsys, "schema", "add", "--", *SERVER)
+    assert code == 0
+    assert out.startswith("add(a: integer, b: integer) - Add two integers.\ninput schema:\n{\n")
+    assert out.endswith("}\nno output schema\n")
+    code, out, err = run(capsys, "--json", "schema", "weather", "--", *SERVER)
+    schema = json.loads(out)
+    assert code == 0 and sorted(schema) == ["inputSchema", "name", "outputSchema"]
+    assert schema["outputSchema"]["required"] == ["temperature", "conditions"]
+    code, out, err = run(capsys, "schema", "weather", "--", *SERVER)
+    assert "\noutput schema:\n{\n" in out
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "schema", "fake__echo")
+    assert code == 0 and out.startswith("echo(text: string)")
+    code, out, err = run(capsys, "schema", "nope", "--", *SERVER)
+    assert code == 3 and "unknown tool 'nope'" in err
+
+
+def test_a_codex_toml_config_runs_a_server(capsys, tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[mcp_servers.fake]\ncommand = %s\nargs = [%s]\nenv = { GREETING = "t" }\n'
+                    % (json.dumps(sys.executable), json.dumps(FAKE)))
+    code, out, err = run(capsys, "--config", str(path), "call", "echo", "text=toml")
+    assert (code, out, err) == (0, "toml\n", "")
+    code, out, err = run(capsys, "--config", str(path), "--server", "fake", "call", "env")
+    assert code == 0 and json.loads(out)["env"]["GREETING"] == "t"
