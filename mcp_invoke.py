@@ -4218,6 +4218,9 @@ class Client(object):
       cwd: the server's working directory.
       protocol_version: pin this version (and so its era) and skip the
         probe; None (the default) finds the era and version by itself.
+      remembered_version: a legacy version the server spoke before (a cache
+        of the caller's): the probe is skipped and initialize offers it; a
+        server that refuses it is probed as usual (era_source "remembered").
       probe_timeout: how long ``server/discover`` may stay unanswered before
         the client also tries ``initialize``; a late answer still counts.
       log_level: ask the server for log messages from this level up.
@@ -4244,7 +4247,7 @@ class Client(object):
         says which capability is missing.
 
     After ``open()``: ``era`` ("legacy" or "modern"), ``era_source``
-    ("discover", "probe fallback" or "pinned"), ``protocol_version``,
+    ("discover", "probe fallback", "remembered" or "pinned"), ``protocol_version``,
     ``server_info``, ``capabilities``, ``instructions``, and the raw
     ``initialize_result`` (legacy) or ``discover_result`` (modern).
     ``list_changed`` names the lists ("tools", "prompts", "resources") the
@@ -4256,7 +4259,8 @@ class Client(object):
                  probe_timeout=PROBE_TIMEOUT, max_time=None, log_level=None, roots=None,
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
-                 url=None, headers=None, cacert=None, insecure=False, oauth=None):
+                 url=None, headers=None, cacert=None, insecure=False, oauth=None,
+                 remembered_version=None):
         # The one place a transport is chosen; it checks its own arguments first.
         if (command is None) == (url is None):
             raise UsageError("give the Client a server command or a url, not %s"
@@ -4284,6 +4288,9 @@ class Client(object):
         self.timeout = timeout
         self.max_time = max_time
         self.pinned_version = protocol_version
+        # A legacy version this server spoke before: initialize offers it at once.
+        self.remembered_version = (remembered_version if remembered_version in
+                                   LEGACY_PROTOCOL_VERSIONS else None)
         self.probe_timeout = probe_timeout
         self.log_level = log_level
         self.roots = None if roots is None else [_root(r) for r in roots]
@@ -4356,8 +4363,13 @@ class Client(object):
             raise
 
     def _settle(self):
-        """The era and version: probed, or as pinned."""
+        """The era and version: probed, remembered, or as pinned."""
         pinned = self.pinned_version
+        if pinned is None and self.remembered_version is not None:
+            try:
+                return self._handshake(self.remembered_version, "remembered")
+            except (ServerError, ProtocolError):
+                pass  # it speaks otherwise now: probed as if never seen
         if pinned is None:
             self._probe()
         elif _is_modern(pinned):
@@ -9023,6 +9035,8 @@ def _build_parser(out=None):
     add("--events", action="store_true",
         help="stdout as JSON Lines events: progress, log, warning, changed, then result or "
              "error")
+    add("--no-cache", action="store_true",
+        help="do not read or write the remembered era of servers")
     add("--strict", action="store_true",
         help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
              "request the server's capabilities do not cover (not sent)")
@@ -9658,6 +9672,63 @@ def _listed_at_once(args, ctx, found, names, started):
 
 
 # ---------------------------------------------------------------------------
+# Remembering: the era cache
+# ---------------------------------------------------------------------------
+
+class _EraCache(object):
+    """Each server's era and version, remembered (CLI.md "The era cache"), so a
+    legacy server that ignores the server/discover probe costs its wait once:
+    $XDG_CACHE_HOME/mcp_invoke/eras.json, 0600 in a 0700 directory, keyed by the
+    command line and working directory, or the URL. A cache: what cannot be
+    read is empty, what cannot be written is dropped."""
+
+    def __init__(self, environ):
+        home = environ.get("HOME") or os.path.expanduser("~")
+        directory = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+        self.path = os.path.join(directory, "mcp_invoke", "eras.json")
+
+    @staticmethod
+    def key(options):
+        if options.get("url") is not None:
+            return options["url"]
+        return json.dumps([options["command"], os.path.abspath(options.get("cwd") or
+                                                               _cwd())])
+
+    def load(self):
+        try:
+            with open(self.path, "rb") as f:
+                data = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
+        except (IOError, OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def remembered(self, key):
+        """The legacy version the server spoke last time, or None."""
+        entry = _dict(self.load().get(key))
+        return entry.get("version") if entry.get("era") == "legacy" else None
+
+    def remember(self, key, era, version):
+        data = self.load()
+        if _dict(data.get(key)) == {"era": era, "version": version}:
+            return
+        data[key] = {"era": era, "version": version}
+        directory = os.path.dirname(self.path)
+        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        try:
+            if not os.path.isdir(directory):
+                os.makedirs(directory, 0o700)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, sort_keys=True)
+            os.replace(temporary, self.path)
+        except (IOError, OSError):
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------------------
 # Running one command: input, the client's options, the server
 # ---------------------------------------------------------------------------
 
@@ -9794,6 +9865,10 @@ def _run(argv, diag, out, started):
         args.auth_url = options["url"]
     trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
+    cache = None if args.no_cache or args.protocol_version else _EraCache(os.environ)
+    if cache is not None:
+        key = cache.key(options)
+        options["remembered_version"] = cache.remembered(key)
     try:
         client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
                         on_sample=_sampler(args.sampling_command, args.timeout),
@@ -9801,6 +9876,8 @@ def _run(argv, diag, out, started):
         started.append(client)  # for main, which stops it whatever happens
         try:
             with client:
+                if cache is not None:
+                    cache.remember(key, client.era, client.protocol_version)
                 status = _run_command(client, args, ctx, elicitor)
         except ProtocolError as e:
             if e.result is not None and ctx.events is None:  # a result that breaks the

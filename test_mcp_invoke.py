@@ -2400,13 +2400,15 @@ def _readme_examples():
     return examples
 
 
-def test_readme_examples_print_what_the_readme_shows():
+def test_readme_examples_print_what_the_readme_shows(tmp_path):
     examples = _readme_examples()
     assert len(examples) >= 10
     python = shlex.quote(sys.executable) + " "
+    # All at once, so the suite stays fast; each as on a first run (its own era cache).
     procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python)], cwd=HERE,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-             for command, _ in examples]  # all at once: the suite stays fast
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(i))))
+             for i, (command, _) in enumerate(examples)]
     for (command, expected), proc in zip(examples, procs):
         shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
         if expected[-1:] == ["..."]:  # the README shows the first lines only
@@ -7831,3 +7833,56 @@ def test_a_codex_toml_config_runs_a_server(capsys, tmp_path):
     assert (code, out, err) == (0, "toml\n", "")
     code, out, err = run(capsys, "--config", str(path), "--server", "fake", "call", "env")
     assert code == 0 and json.loads(out)["env"]["GREETING"] == "t"
+
+
+# -- The era, remembered -------------------------------------------------------------------
+
+
+def _eras(home):
+    path = os.path.join(home, ".cache", "mcp_invoke", "eras.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_a_legacy_servers_era_is_remembered_and_the_probe_skipped(capsys, tmp_path, own_home):
+    record = tmp_path / "record"
+    argv = fake(record=record)
+    code, out, err = run(capsys, "info", "--", *argv)
+    assert code == 0 and "(legacy era, probe fallback)" in out
+    key = json.dumps([argv, os.getcwd()])
+    assert _eras(own_home) == {key: {"era": "legacy", "version": LEGACY}}
+    directory = os.path.join(own_home, ".cache", "mcp_invoke")
+    assert os.stat(directory).st_mode & 0o777 == 0o700
+    assert os.stat(os.path.join(directory, "eras.json")).st_mode & 0o777 == 0o600
+    os.unlink(str(record))
+    code, out, err = run(capsys, "info", "--", *argv)
+    assert code == 0 and "(legacy era, remembered)" in out
+    assert [m.get("method") for m in records(record)][:2] == ["initialize",
+                                                               "notifications/initialized"]
+
+
+def test_a_server_that_answers_otherwise_than_remembered_is_probed_again(capsys, own_home):
+    argv = era_server("modern")
+    path = os.path.join(own_home, ".cache", "mcp_invoke", "eras.json")
+    os.makedirs(os.path.dirname(path))
+    key = json.dumps([argv, os.getcwd()])
+    with open(path, "w") as f:
+        json.dump({key: {"era": "legacy", "version": LEGACY}}, f)
+    code, out, err = run(capsys, "info", "--", *argv)
+    assert (code, err) == (0, "") and "(modern era, discover)" in out
+    assert _eras(own_home)[key] == {"era": "modern", "version": MODERN}
+
+
+def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
+    assert run(capsys, "--no-cache", "ping", "--", *SERVER)[0] == 0
+    assert run(capsys, "--protocol-version", LEGACY, "ping", "--", *SERVER)[0] == 0
+    assert _eras(own_home) is None
+    path = os.path.join(own_home, ".cache", "mcp_invoke", "eras.json")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as f:
+        f.write("{damaged")
+    code, out, err = run(capsys, "info", "--", *SERVER)  # a damaged cache is an empty one
+    assert (code, err) == (0, "") and "(legacy era, probe fallback)" in out
+    assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
