@@ -4689,6 +4689,14 @@ class Client(object):
             params["context"] = {"arguments": context}
         return self.request("completion/complete", params, timeout)
 
+    def adopt_tools(self, tools):
+        """Take tools listed earlier (a cache of the caller's) as a tools/list
+        result: the transport learns from them what it needs to call them
+        (2026-07-28 x-mcp-header), so a tools/call need not list first.
+        Returns the ones it can call."""
+        self._ensure_open()
+        return self._callable([_dict(tool) for tool in tools])
+
     def track_changes(self, lists=("tools",)):
         """Have the server report changes to ``lists`` ("tools", "prompts",
         "resources") for the rest of the session; ``list_changed`` then names
@@ -8256,7 +8264,7 @@ def _cmd_tools(client, args, ctx):
 def _cmd_call(client, args, ctx):
     name = args.args[0]
     base, pairs = args.arguments
-    tool = _find_tool(client, name, ctx.policy)
+    tool = _find_tool(client, name, ctx.policy, ctx.tool_cache)
     ctx.policy.check(tool, name)
     schema = _dict(tool.get("inputSchema")) if tool else None
     arguments = dict(base or {})
@@ -8284,14 +8292,23 @@ def _cmd_call(client, args, ctx):
     return 0
 
 
-def _find_tool(client, name, policy=None):
-    """The tool's entry from tools/list, exit 3 with near names if it is not there
-    (only names the policy shows). Under a policy, a name listed twice, differently,
-    is refused: which entry's annotations hold cannot be known."""
-    try:
-        tools = [_dict(t) for t in client.list_tools()]
-    except ServerError:
-        return None  # no tools/list: call blind, strings stay strings
+def _find_tool(client, name, policy=None, cache=None):
+    """The tool's entry from tools/list (or the tool-list cache), exit 3 with near
+    names if it is not there (only names the policy shows); a name the cached
+    list lacks is looked for in a new listing. Under a policy, a name listed
+    twice, differently, is refused: which entry's annotations hold cannot be known."""
+    tools = None if cache is None else cache.tools(client)
+    if tools is None:
+        try:
+            result = client.list_all("tools/list")
+        except ServerError:
+            return None  # no tools/list: call blind, strings stay strings
+        tools = [_dict(t) for t in result["tools"]]
+        if cache is not None:
+            cache.keep(client, result)
+    elif not [tool for tool in tools if tool.get("name") == name]:
+        cache.drop()  # perhaps new since it was listed
+        return _find_tool(client, name, policy)
     found = [tool for tool in tools if tool.get("name") == name]
     if found and policy is not None and policy.active and any(t != found[0] for t in found):
         raise _Refused("refused by the trust policy: the server lists tool %r %d times, "
@@ -8325,7 +8342,7 @@ def _suggest(name, names):
 def _cmd_schema(client, args, ctx):
     """schema TOOL: its signature, then its input and output schemas."""
     name = args.args[0]
-    tool = _find_tool(client, name, ctx.policy)
+    tool = _find_tool(client, name, ctx.policy, ctx.tool_cache)
     if tool is None:
         raise ServerError("the server lists no tools, so %r has no schema to show" % name)
     ctx.hidden("tool %r" % name, tool)
@@ -8750,6 +8767,7 @@ class _Context(object):
         self.policy = policy or _ToolPolicy([], [], False)
         self.hidden_found = 0
         self.pinned = self.pin_path = None  # the --pin file's pin, and its path
+        self.tool_cache = None  # a _ToolCache, unless --no-cache
 
     def hidden(self, what, value):
         """Warn of hidden text in what the server gave (CLI.md "Hidden text"),
@@ -9036,7 +9054,9 @@ def _build_parser(out=None):
         help="stdout as JSON Lines events: progress, log, warning, changed, then result or "
              "error")
     add("--no-cache", action="store_true",
-        help="do not read or write the remembered era of servers")
+        help="do not read or write the remembered era and tool lists of servers")
+    add("--cache-ttl", type=_positive_float, metavar="SECONDS",
+        help="call: keep a legacy server's tool list this long (default: not at all)")
     add("--strict", action="store_true",
         help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
              "request the server's capabilities do not cover (not sent)")
@@ -9712,20 +9732,81 @@ class _EraCache(object):
         if _dict(data.get(key)) == {"era": era, "version": version}:
             return
         data[key] = {"era": era, "version": version}
-        directory = os.path.dirname(self.path)
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        _write_private(self.path, data)
+
+
+class _ToolCache(object):
+    """A server's tool list, remembered beside its era (CLI.md "Tool lists,
+    remembered"), for call and schema, which list the tools first: for as long
+    as a 2026-07-28 server's ttlMs says, and --cache-ttl seconds (default 0: not
+    at all) for a legacy one. A "private" list is kept for the same headers and
+    environment only (server/utilities/caching), and never under OAuth, whose
+    tokens change. One file per server, 0600; dropped when the server says its
+    tools changed, when a pin fails, and when a name is not in it."""
+
+    def __init__(self, eras, key, ttl, options):
+        import hashlib  # lazy: only with the cache
+        name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self.path = os.path.join(os.path.dirname(eras.path), "tools", name + ".json")
+        self.ttl = ttl or 0.0
+        self.context = None if options.get("oauth") is not None else _digest(
+            [options.get("headers") or {}, options.get("env") or {}])
+
+    def tools(self, client):
+        """The tools remembered for this server and version, adopted by the
+        client; None if there are none, or none fresh."""
         try:
-            if not os.path.isdir(directory):
-                os.makedirs(directory, 0o700)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, sort_keys=True)
-            os.replace(temporary, self.path)
-        except (IOError, OSError):
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+            with open(self.path, "rb") as f:
+                entry = _dict(_json_loads(f.read(_INPUT_LIMIT).decode("utf-8")))
+        except (IOError, OSError, ValueError):
+            return None
+        expires = entry.get("expires")
+        if client.era != "modern":  # this run's --cache-ttl decides
+            listed = entry.get("listed")
+            expires = listed + self.ttl if self.ttl and isinstance(listed, float) else None
+        if (entry.get("version") != client.protocol_version or not isinstance(
+                entry.get("tools"), list) or not isinstance(expires, float)
+                or expires <= time.time() or entry.get("scope") == "private"
+                and entry.get("context") != self.context):
+            return None
+        return client.adopt_tools(entry["tools"])
+
+    def keep(self, client, result):
+        ttl = result.get("ttlMs") if client.era == "modern" else self.ttl * 1000
+        scope = result.get("cacheScope")
+        if (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0
+                or scope == "private" and self.context is None):
+            return self.drop()
+        now = time.time()
+        entry = {"version": client.protocol_version, "tools": result["tools"], "listed": now,
+                 "expires": now + min(float(ttl) / 1000, _MAX_SECONDS),
+                 "scope": scope, "context": self.context}
+        _write_private(self.path, entry)
+
+    def drop(self):
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def _write_private(path, value):
+    """A JSON file only its user may read, in a directory only they may enter,
+    replaced whole; a cache's: what cannot be written is dropped."""
+    directory = os.path.dirname(path)
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o700)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as f:
+            json.dump(value, f, sort_keys=True)
+        os.replace(temporary, path)
+    except (IOError, OSError, ValueError):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------
@@ -9869,6 +9950,7 @@ def _run(argv, diag, out, started):
     if cache is not None:
         key = cache.key(options)
         options["remembered_version"] = cache.remembered(key)
+        ctx.tool_cache = _ToolCache(cache, key, args.cache_ttl, options)
     try:
         client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
                         on_sample=_sampler(args.sampling_command, args.timeout),
@@ -9904,10 +9986,17 @@ def _run_command(client, args, ctx, elicitor):
         if ctx.pinned is not None:
             _enforce_pin(client, ctx, args.pin, ctx.pinned)
         return _COMMANDS[args.command].run(client, args, ctx)
+    except _Refused:
+        if ctx.tool_cache is not None:  # a pin mismatch: what was remembered is suspect
+            ctx.tool_cache.drop()
+        raise
     except ServerError as e:
         if ctx.json and e.code is not None and ctx.events is None:  # the server's error
             ctx.emit({"error": _error_object(e)})  # object, whole (an error event's too)
         raise
+    finally:
+        if ctx.tool_cache is not None and "tools" in client.list_changed:
+            ctx.tool_cache.drop()  # the server said its tools changed
 
 
 def _check_args(args):

@@ -319,7 +319,8 @@ def test_options_may_follow_the_command():
                            "--oauth-private-key-file", "--oauth-signing-alg",
                            "--oauth-idp-token-endpoint", "--oauth-idp-client-id",
                            "--oauth-idp-id-token", "--oauth-idp-id-token-env", "--oauth-scope",
-                           "--oauth-cache", "--allow-tools", "--deny-tools", "--pin", "--count"}
+                           "--oauth-cache", "--allow-tools", "--deny-tools", "--pin", "--count",
+                           "--cache-ttl"}
 
 
 # ---------------------------------------------------------------------------
@@ -7886,3 +7887,64 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     code, out, err = run(capsys, "info", "--", *SERVER)  # a damaged cache is an empty one
     assert (code, err) == (0, "") and "(legacy era, probe fallback)" in out
     assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
+
+
+# -- Tool lists, remembered ------------------------------------------------------------------
+
+
+def _listings(trace):
+    with open(str(trace)) as f:
+        return [json.loads(line)["frame"].get("method") for line in f].count("tools/list")
+
+
+def test_a_modern_servers_tool_list_is_kept_for_its_ttl(capsys, tmp_path, own_home):
+    argv = era_server("modern")
+    for i, listed in ((1, 1), (2, 0)):
+        trace = tmp_path / ("t%d" % i)
+        code, out, err = run(capsys, "--trace", str(trace), "call", "echo", "text=%d" % i, "--",
+                             *argv)
+        assert (code, out, err) == (0, "%d\n" % i, "")
+        assert _listings(trace) == listed
+    files = os.listdir(os.path.join(own_home, ".cache", "mcp_invoke", "tools"))
+    assert len(files) == 1
+    path = os.path.join(own_home, ".cache", "mcp_invoke", "tools", files[0])
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    # A name the cached list lacks is looked for in a new listing; --no-cache lists.
+    trace = tmp_path / "t3"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "nope", "--", *argv)
+    assert code == 3 and _listings(trace) == 1
+    trace = tmp_path / "t4"
+    code, out, err = run(capsys, "--no-cache", "--trace", str(trace), "call", "echo", "text=x",
+                         "--", *argv)
+    assert code == 0 and _listings(trace) == 1
+
+
+def test_a_legacy_servers_tool_list_is_kept_only_with_cache_ttl(capsys, tmp_path):
+    argv = fake()
+    for i, options, listed in ((1, [], 1), (2, [], 1), (3, ["--cache-ttl", "60"], 1),
+                               (4, ["--cache-ttl", "60"], 0), (5, [], 1)):
+        trace = tmp_path / ("t%d" % i)
+        code, out, err = run(capsys, *(options + ["--trace", str(trace), "call", "echo",
+                                                  "text=x", "--"] + argv))
+        assert code == 0 and _listings(trace) == listed, i
+
+
+def test_a_list_changed_or_a_pin_mismatch_drops_the_remembered_list(capsys, tmp_path):
+    argv = fake("mutate")
+    run(capsys, "--cache-ttl", "60", "call", "echo", "text=x", "--", *argv)
+    run(capsys, "--cache-ttl", "60", "call", "mutate", "--", *argv)  # list_changed: dropped
+    trace = tmp_path / "t"
+    run(capsys, "--cache-ttl", "60", "--trace", str(trace), "call", "echo", "text=x", "--",
+        *argv)
+    assert _listings(trace) == 1
+    state = _state(tmp_path)
+    argv = fake(state=state)
+    pin = str(tmp_path / "pin.json")
+    run(capsys, "pin", pin, "--", *argv)
+    run(capsys, "--cache-ttl", "60", "call", "echo", "text=x", "--", *argv)
+    _state(tmp_path, description="Changed.")
+    assert run(capsys, "--pin", pin, "call", "echo", "text=x", "--", *argv)[0] == 7
+    trace = tmp_path / "t2"
+    run(capsys, "--cache-ttl", "60", "--trace", str(trace), "call", "echo", "text=x", "--",
+        *argv)
+    assert _listings(trace) == 1
