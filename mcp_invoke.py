@@ -16,9 +16,9 @@ Command line::
     python3 mcp_invoke.py tools --url https://mcp.example.com/mcp --bearer-env TOKEN
     python3 mcp_invoke.py auth login --url https://mcp.example.com/mcp   # OAuth
 
-Commands: tools, call NAME [ARGS...], resources, templates, read URI, prompts,
-prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
-watch URI..., servers, auth.  ``--help`` lists the options; ``--pin FILE``
+Commands: tools, call NAME [ARGS...], schema TOOL, resources, templates, read URI,
+prompts, prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
+watch URI..., servers, replay FILE, auth.  ``--help`` lists the options; ``--pin FILE``
 compares the server with a pin first, ``--events`` makes stdout JSON Lines.
 Without ``--``, a server may come from a config file (``--config FILE --server
 NAME``, or a lone server in ./.mcp.json).
@@ -80,8 +80,11 @@ The file, top to bottom (each part opens with a banner):
     Config files     JSONC, mcpServers / servers, ${VAR}
     Arguments        key=value typing, signatures, content blocks
     Answering        elicitation and sampling on the command line
+    Replay           a stdio server answering from a --trace file
     Commands         one function per command, and the parser
     Trust            the tool policy, pins, and what a batch checks each line against
+    Many servers     tools --all, server__tool
+    Remembering      the era cache and the tool-list cache
     Running          input, the client's options, the server, one command
     main             signals and exit codes
 """
@@ -8249,6 +8252,97 @@ def _run_json_command(argv, payload, timeout, what):
 
 
 # ---------------------------------------------------------------------------
+# Replay: a stdio server that answers from a --trace file
+# ---------------------------------------------------------------------------
+
+def _cmd_replay(args, ctx):
+    """replay FILE: serve, on stdin and stdout, what a --trace FILE recorded: each
+    request gets the recorded answer to the same method and params (ids and
+    _meta aside; initialize by its method alone), in recorded order when it
+    repeats, after the notifications and requests the server sent before it."""
+    exchanges = _recorded(args.args[0])
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    for line in iter(stdin.readline, b""):
+        try:
+            message = _json_loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            continue  # notifications, and answers to the server's requests
+        frames = _replayed(exchanges, message)
+        try:
+            stdout.write(b"".join(_encode(frame) for frame in frames))
+            stdout.flush()
+        except (IOError, OSError):
+            return 0  # the client went away
+    return 0
+
+
+def _recorded(path):
+    """A trace's exchanges: [request key, the answer, what came before it, used]."""
+    exchanges, open_requests, before = [], collections.OrderedDict(), []
+    for number, line in enumerate(_read_file(path, "replay " + path).splitlines(), 1):
+        try:
+            entry = _json_loads(line)
+        except ValueError:
+            raise UsageError("replay %s: line %d is not JSON: is it a --trace file?"
+                             % (path, number))
+        frame = _dict(entry).get("frame")
+        if not isinstance(frame, dict):
+            continue  # raw noise, or a batch
+        if entry.get("dir") == "send" and "method" in frame and "id" in frame:
+            exchange = [_replay_key(frame), None, before, 0]
+            before = []
+            exchanges.append(exchange)
+            open_requests[json.dumps(frame["id"])] = exchange
+        elif entry.get("dir") == "recv" and "method" not in frame and "id" in frame:
+            exchange = open_requests.pop(json.dumps(frame["id"]), None)
+            if exchange is not None:
+                exchange[1] = frame
+        elif entry.get("dir") == "recv":  # the server's notification or request: it
+            # goes before the answer to the request in flight (the last sent), else the next
+            if open_requests:
+                list(open_requests.values())[-1][2].append(frame)
+            else:
+                before.append(frame)
+    answered = [e for e in exchanges if e[1] is not None]
+    if not answered:
+        raise UsageError("replay %s: no request with its answer in it" % path)
+    return answered
+
+
+def _replay_key(request):
+    params = dict(_dict(request.get("params")))
+    params.pop("_meta", None)
+    method = request.get("method")
+    return json.dumps([method, {} if method == "initialize" else params], sort_keys=True)
+
+
+def _replayed(exchanges, request):
+    """The frames that answer one request: the recorded ones, or an error naming
+    the nearest request recorded."""
+    key = _replay_key(request)
+    matching = [e for e in exchanges if e[0] == key]
+    if not matching:
+        import difflib  # lazy: only for a request never recorded
+        near = difflib.get_close_matches(key, [e[0] for e in exchanges], 1, 0.0)
+        return [{"jsonrpc": "2.0", "id": request["id"], "error": {
+            "code": _METHOD_NOT_FOUND if not any(json.loads(e[0])[0] == request["method"]
+                                                 for e in exchanges) else -32602,
+            "message": "replay: nothing recorded answers %s; the nearest recorded request: "
+                       "%s" % (_cut(key, 300), _cut(near[0], 300) if near else "none")}}]
+    exchange = next((e for e in matching if not e[3]), matching[-1])  # in order, then the last
+    exchange[3] += 1
+    token = _dict(_dict(request.get("params")).get("_meta")).get("progressToken")
+    frames = []
+    for frame in exchange[2] if exchange[3] == 1 else []:
+        if frame.get("method") == "notifications/progress" and token is not None:
+            frame = dict(frame, params=dict(_dict(frame.get("params")), progressToken=token))
+        frames.append(frame)
+    return frames + [dict(exchange[1], id=request["id"])]
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -8899,6 +8993,8 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("watch URI [URI...]", "print each resource, then again each time it changes"),
         ("watch --tools", "print the tool list, then again each time it changes"),
         ("", "(ends at --count N updates, --max-time or Ctrl-C)")])),
+    ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
+        ("replay FILE", "be a stdio MCP server answering from a --trace FILE")])),
     ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [
         ("auth login", "authorize with the server's OAuth server now, and keep the token"),
         ("auth status", "what the token file holds for the server (never a token)"),

@@ -7948,3 +7948,49 @@ def test_a_list_changed_or_a_pin_mismatch_drops_the_remembered_list(capsys, tmp_
     run(capsys, "--cache-ttl", "60", "--trace", str(trace), "call", "echo", "text=x", "--",
         *argv)
     assert _listings(trace) == 1
+
+
+# -- Record and replay -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_recorded_trace_replays_to_the_same_output(era, capsys, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    commands = [["call", "slow", "steps=2", "delay=0"], ["call", "add", "a=1", "b=2"],
+                ["--json", "call", "weather", "city=Oslo"]]
+    first = run(capsys, "--trace", trace, "tools", "--", *era_server(era))
+    for command in commands[1:]:  # one trace, one session per command: appended
+        other = str(tmp_path / "more.jsonl")
+        assert run(capsys, "--trace", other, *(command + ["--"] + era_server(era)))[0] == 0
+        with open(other) as f, open(trace, "a") as out:
+            out.write(f.read())
+    replay = [sys.executable, SCRIPT, "replay", trace]
+    assert run(capsys, "tools", "--no-cache", "--", *replay) == first
+    for command in commands[1:]:
+        assert run(capsys, "--no-cache", *(command + ["--", *replay])) == \
+            run(capsys, "--no-cache", *(command + ["--"] + era_server(era)))
+
+
+def test_replay_answers_what_was_not_recorded_with_the_nearest_request(capsys, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    assert run(capsys, "--trace", trace, "call", "add", "a=1", "b=2", "--", *SERVER)[0] == 0
+    replay = [sys.executable, SCRIPT, "replay", trace]
+    code, out, err = run(capsys, "--no-cache", "call", "add", "a=1", "b=3", "--", *replay)
+    assert (code, out) == (3, "")
+    assert "replay: nothing recorded answers" in err and '"b": 3' in err
+    assert 'the nearest recorded request: ["tools/call", {"arguments": {"a": 1, "b": 2}' in err
+    # Progress arrives before the answer, with the token of the request replayed.
+    assert run(capsys, "--trace", trace, "call", "slow", "steps=2", "delay=0", "--",
+               *SERVER)[0] == 0
+    code, out, err = run(capsys, "--no-cache", "call", "slow", "steps=2", "delay=0", "--",
+                         *replay)
+    assert (code, out) == (0, "done after 2 steps\n") and "[progress] 2/2 step 2" in err
+
+
+def test_replay_of_a_file_that_is_no_trace_is_exit_2(capsys, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\n")
+    code, out, err = run(capsys, "replay", str(path))
+    assert (code, out) == (2, "") and "line 1 is not JSON: is it a --trace file?" in err
+    code, out, err = run(capsys, "replay", str(tmp_path / "nope.jsonl"))
+    assert (code, out) == (2, "") and "cannot read" in err
