@@ -2147,8 +2147,8 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, info, pin, ping, "
-         "prompt, prompts, read, resources, schema, servers, templates, tools, watch "
-         "(see --help)"),
+         "prompt, prompts, read, replay, resources, schema, servers, templates, tools, "
+         "watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
