@@ -228,6 +228,8 @@ _NOISE_WARNINGS = 10
 _ENOUGH = {"noise": "server wrote more non-JSON lines to stdout; no longer reporting them"}
 # Server requests held while the probe has not settled the era; more are dropped.
 _DEFERRED_MAX = 64
+# Lines of a pin mismatch's diff shown for one item.
+_DIFF_LINES = 200
 # Lines of server stderr quoted in an error message.
 _TAIL_LINES = 3
 # JSON nested deeper than this is printed compact even on a terminal: indenting
@@ -4748,7 +4750,7 @@ class Client(object):
                 flags = {"resourceSubscriptions": uris} if uris else {}
                 if tools:
                     flags["toolsListChanged"] = True
-                listen = self._listen(flags)
+                listen = self._listen(flags, until)
             else:
                 self._transport.listen()
                 for uri in uris:
@@ -4788,26 +4790,29 @@ class Client(object):
             self._wait([listen] if listen is not None else [], until=until or far,
                        stop=lambda: bool(self._changes))
 
-    def _listen(self, notifications):
-        """Open a subscriptions/listen stream and wait, the timeout at most, for its
-        acknowledgment (2026-07-28 basic/patterns/subscriptions); the call, open
-        until _end_listen. UsageError if the server declines part of it."""
+    def _listen(self, notifications, until=None):
+        """Open a subscriptions/listen stream and wait, the timeout (or until
+        ``until``) at most, for its acknowledgment (2026-07-28 basic/patterns/
+        subscriptions); the call, open until _end_listen. UsageError if the
+        server declines part of it."""
         infinite = float("inf")
         call = self._start("subscriptions/listen", {"notifications": notifications}, infinite,
                            limit=infinite)
         self._listens[call.id] = None
-        self._wait([call], until=time.monotonic() + self.timeout,
+        wait = self.timeout if until is None else max(0.0, min(self.timeout,
+                                                               until - time.monotonic()))
+        self._wait([call], until=time.monotonic() + wait,
                    stop=lambda: self._listens.get(call.id) is not None)
-        granted = self._listens.get(call.id)
-        if call.done or granted is None:
+        granted, ended = self._listens.get(call.id), call.done
+        if ended or granted is None:
             self._end_listen(call)
             if call.error is not None:
                 raise call.error
-            raise (RequestTimeout("subscriptions/listen was not acknowledged within %gs"
-                                  % self.timeout, "subscriptions/listen",
-                                  self._transport.last_words, self.timeout) if not call.done
-                   else ProtocolError("the server ended subscriptions/listen before "
-                                      "acknowledging it", "subscriptions/listen"))
+            raise (ProtocolError("the server ended subscriptions/listen before acknowledging "
+                                 "it", "subscriptions/listen") if ended
+                   else RequestTimeout("subscriptions/listen was not acknowledged within %gs"
+                                       % round(wait, 3), "subscriptions/listen",
+                                       self._transport.last_words, wait))
         declined = [name for name, value in sorted(notifications.items())
                     if value is True and granted.get(name) is not True]
         declined += ["resourceSubscriptions %s" % uri
@@ -5212,7 +5217,7 @@ class Client(object):
                         waiting += 1
                         if deadline is None or call.deadline < deadline:
                             deadline = call.deadline
-                if (not waiting and stop is None) or (first and waiting < len(calls)):
+                if (not waiting and (stop is None or calls)) or (first and waiting < len(calls)):
                     return
                 if stop is not None and stop():
                     return
@@ -5732,26 +5737,30 @@ def _root(path):
 # CLI output and diagnostics
 # ---------------------------------------------------------------------------
 
-# Terminal control characters a server could use to rewrite the user's screen:
-# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
-# no encoding can write; and the hidden characters below.
-_CONTROL = (u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u180e\u200b-\u200f"
-            u"\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f"
-            u"\U000e0100-\U000e01ef]")
 # Hidden text: characters that change what a person sees without showing
 # themselves, used to smuggle instructions past a reader: tag characters
 # (U+E0000-E007F, which spell ASCII), bidirectional marks, embeddings,
 # overrides and isolates, zero-width characters, and variation selectors
 # 17-256. Shown as <U+XXXX> for a person; --json keeps them.
-_HIDDEN = (u"[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-           u"\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
-# What is left alone (CLI.md "Hidden text"): an emoji tag sequence (a
-# subdivision flag: U+1F3F4, tag letters or digits, U+E007F), and a zero-width
-# joiner between two emoji (with their modifiers and presentation selector).
+_HIDDEN_RANGES = ((0x061c, 0x061c), (0x180e, 0x180e), (0x200b, 0x200f), (0x202a, 0x202e),
+                  (0x2060, 0x2064), (0x2066, 0x2069), (0xfeff, 0xfeff), (0xe0000, 0xe007f),
+                  (0xe0100, 0xe01ef))
+_HIDDEN_CLASS = u"".join(u"%s-%s" % (chr(low), chr(high)) for low, high in _HIDDEN_RANGES)
+_HIDDEN = u"[%s]" % _HIDDEN_CLASS
+# Terminal control characters a server could use to rewrite the user's screen:
+# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
+# no encoding can write; and the hidden characters.
+_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
+# What is left alone (CLI.md "Hidden text"): an emoji tag sequence, that is a
+# subdivision flag (U+1F3F4, tag letters, U+E007F) of the three that Unicode
+# recommends (England, Scotland, Wales: any other spelling would carry a
+# message), and a zero-width joiner between two emoji (with their modifiers
+# and presentation selector).
 _EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
           u"\U0001f000-\U0001faff]")
 _SHOWN_AS_IS = re.compile(
-    u"\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,32}\U000e007f"
+    u"\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
+    u"\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
     u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI))
 # In --json output, JSON escapes C0 itself; these it would leave raw.
 _JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -5789,8 +5798,20 @@ def _visible(text):
 
 
 def _visible_part(text):
-    return re.sub(_CONTROL, lambda m: "<U+%04X>" % ord(m.group()) if re.match(
-        _HIDDEN, m.group()) else _escape_control(m), text)
+    return text.translate(_visible_table())
+
+
+def _visible_table(table={}):
+    """What _visible_part makes of each character it changes, built on first
+    use (str.translate: a result with millions of them takes a second, not ten)."""
+    if not table:
+        for code in itertools.chain(range(0x00, 0x09), range(0x0b, 0x20), range(0x7f, 0xa0),
+                                    range(0xd800, 0xe000)):
+            table[code] = "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+        for low, high in _HIDDEN_RANGES:
+            for code in range(low, high + 1):
+                table[code] = "<U+%04X>" % code
+    return table
 
 
 def _hidden_text(text):
@@ -5830,8 +5851,11 @@ def _hidden_in(value):
                 return path, found
         elif isinstance(item, (dict, list)) and depth < _PRETTY_DEPTH:
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend(reversed([("%s.%s" % (path, k) if path else str(k), v, depth + 1)
-                                   for k, v in pairs]))
+            pairs = [("%s.%s" % (path, k) if path else str(k), k, v) for k, v in pairs]
+            for where, key, _ in pairs:  # a name (a schema's property) hides text too
+                if isinstance(key, str) and _hidden_text(key):
+                    return where, _hidden_text(key)
+            stack.extend(reversed([(where, v, depth + 1) for where, _, v in pairs]))
     return None
 
 
@@ -6111,7 +6135,8 @@ class _Diagnostics(object):
         """A server's notifications/message (server/utilities/logging)."""
         if self.events is not None:
             data = params.get("data")
-            self.events.emit("log", level=params.get("level"), logger=params.get("logger"),
+            self.events.emit("log", level=params.get("level"),
+                             logger=self.events.value(params.get("logger")),
                              data=self.events.value(data))
         if self.quiet:
             return
@@ -6203,14 +6228,7 @@ class _Events(object):
 
     def value(self, value):
         """A server's value in a diagnostic event (a log's data), secrets redacted."""
-        if isinstance(value, str) or self.diag.redact is None:
-            return self.text(value) if isinstance(value, str) else value
-        shown = _to_json(value)
-        redacted = self.diag.redact(shown)
-        try:
-            return value if redacted == shown else _json_loads(redacted)
-        except ValueError:
-            return redacted
+        return _redacted(value, self.diag.redact)
 
     def result(self, result, ident=None):
         """A result: a batch line's at once (with its id), else held for the end."""
@@ -6231,7 +6249,8 @@ class _Events(object):
         fields.update([("exit", code), ("message", self.text(message)),
                        ("stderr_tail", self.text(getattr(error, "stderr_tail", "") or ""))])
         if isinstance(error, ServerError):
-            fields.update((k, v) for k, v in (("code", error.code), ("data", error.data))
+            fields.update((k, self.value(v)) for k, v in (("code", error.code),
+                                                          ("data", error.data))
                           if v is not None)
         if getattr(error, "detail", None):
             fields["diff"] = [self.text(line) for line in error.detail]
@@ -6242,6 +6261,20 @@ class _Events(object):
             fields["result"] = result
         self.held = None
         self.emit("error", **fields)
+
+
+def _redacted(value, redact):
+    """A JSON value with the secrets ``redact`` (a _Redactor, or None) knows replaced."""
+    if redact is None or value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    shown = json.dumps(value)
+    hidden = redact(shown)
+    try:
+        return value if hidden == shown else _json_loads(hidden)
+    except ValueError:
+        return hidden
 
 
 class _Redactor(object):
@@ -8347,7 +8380,7 @@ def _replayed(exchanges, request):
 # ---------------------------------------------------------------------------
 
 def _cmd_tools(client, args, ctx):
-    result = client.list_all("tools/list")
+    result = ctx.listing(client, "tools/list")
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
     ctx.hidden_items("tool", "name", result["tools"])
     if ctx.json:
@@ -8358,7 +8391,7 @@ def _cmd_tools(client, args, ctx):
 def _cmd_call(client, args, ctx):
     name = args.args[0]
     base, pairs = args.arguments
-    tool = _find_tool(client, name, ctx.policy, ctx.tool_cache)
+    tool = _find_tool(client, name, ctx)
     ctx.policy.check(tool, name)
     schema = _dict(tool.get("inputSchema")) if tool else None
     arguments = dict(base or {})
@@ -8386,15 +8419,17 @@ def _cmd_call(client, args, ctx):
     return 0
 
 
-def _find_tool(client, name, policy=None, cache=None):
-    """The tool's entry from tools/list (or the tool-list cache), exit 3 with near
-    names if it is not there (only names the policy shows); a name the cached
-    list lacks is looked for in a new listing. Under a policy, a name listed
-    twice, differently, is refused: which entry's annotations hold cannot be known."""
+def _find_tool(client, name, ctx, cached=True):
+    """The tool's entry from tools/list (under --pin, the listing compared with
+    the pin; else perhaps the tool-list cache's), exit 3 with near names if it
+    is not there (only names the policy shows); a name the cached list lacks is
+    looked for in a new listing. Under a policy, a name listed twice,
+    differently, is refused: which entry's annotations hold cannot be known."""
+    policy, cache = ctx.policy, ctx.tool_cache if cached and ctx.pinned is None else None
     tools = None if cache is None else cache.tools(client)
     if tools is None:
         try:
-            result = client.list_all("tools/list")
+            result = ctx.listing(client, "tools/list")
         except ServerError:
             return None  # no tools/list: call blind, strings stay strings
         tools = [_dict(t) for t in result["tools"]]
@@ -8402,7 +8437,7 @@ def _find_tool(client, name, policy=None, cache=None):
             cache.keep(client, result)
     elif not [tool for tool in tools if tool.get("name") == name]:
         cache.drop()  # perhaps new since it was listed
-        return _find_tool(client, name, policy)
+        return _find_tool(client, name, ctx, cached=False)
     found = [tool for tool in tools if tool.get("name") == name]
     if found and policy is not None and policy.active and any(t != found[0] for t in found):
         raise _Refused("refused by the trust policy: the server lists tool %r %d times, "
@@ -8436,7 +8471,7 @@ def _suggest(name, names):
 def _cmd_schema(client, args, ctx):
     """schema TOOL: its signature, then its input and output schemas."""
     name = args.args[0]
-    tool = _find_tool(client, name, ctx.policy, ctx.tool_cache)
+    tool = _find_tool(client, name, ctx)
     if tool is None:
         raise ServerError("the server lists no tools, so %r has no schema to show" % name)
     ctx.hidden("tool %r" % name, tool)
@@ -8461,7 +8496,7 @@ def _cmd_resources(client, args, ctx):
 
 
 def _cmd_templates(client, args, ctx):
-    result = client.list_all("resources/templates/list")
+    result = ctx.listing(client, "resources/templates/list")
     ctx.hidden_items("template", "uriTemplate", result["resourceTemplates"])
     if ctx.json:
         return ctx.emit(result)
@@ -8483,7 +8518,7 @@ def _cmd_read(client, args, ctx):
 
 
 def _cmd_prompts(client, args, ctx):
-    result = client.list_all("prompts/list")
+    result = ctx.listing(client, "prompts/list")
     ctx.hidden_items("prompt", "name", result["prompts"])
     if ctx.json:
         return ctx.emit(result)
@@ -8513,6 +8548,7 @@ def _cmd_prompt(client, args, ctx):
 
 
 def _cmd_info(client, args, ctx):
+    ctx.hidden("the server's name and version", client.server_info)
     ctx.hidden("the server's instructions", client.instructions)
     if ctx.json:
         return ctx.emit(client.initialize_result or client.discover_result)
@@ -8601,10 +8637,19 @@ def _cmd_watch(client, args, ctx):
             key = "tools" if kind == "tools" else uri
             update = seen[key] = seen.get(key, -1) + 1
             updates += 1 if update else 0
-            if kind == "tools":
-                _watched_tools(client, ctx, update)
-            else:
-                _watched_resource(client, ctx, uri, update)
+            left = None if until is None else until - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            try:  # each read within what is left of the watch
+                timeout = args.timeout if left is None else min(args.timeout, left)
+                if kind == "tools":
+                    _watched_tools(client, ctx, update, timeout)
+                else:
+                    _watched_resource(client, ctx, uri, update, timeout)
+            except RequestTimeout:
+                if until is None or time.monotonic() < until:
+                    raise
+                break  # the watch's length ran out during the read
             if args.count is not None and updates >= args.count:
                 break
     except KeyboardInterrupt as e:
@@ -8616,8 +8661,8 @@ def _cmd_watch(client, args, ctx):
     return 0
 
 
-def _watched_resource(client, ctx, uri, update):
-    result = client.read_resource(uri)
+def _watched_resource(client, ctx, uri, update, timeout):
+    result = client.read_resource(uri, timeout)
     ctx.hidden("resource %r" % uri, result)
     ctx.changed({"uri": uri, "update": update, "result": result},
                 "--- %s%s" % (uri, " (update %d)" % update if update else ""))
@@ -8626,8 +8671,8 @@ def _watched_resource(client, ctx, uri, update):
     ctx.out.flush()
 
 
-def _watched_tools(client, ctx, update):
-    result = client.list_all("tools/list")
+def _watched_tools(client, ctx, update, timeout):
+    result = ctx.listed.pop("tools/list", None) or client.list_all("tools/list", timeout)
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
     ctx.hidden_items("tool", "name", result["tools"])
     ctx.changed({"tools": True, "update": update, "result": result},
@@ -8636,8 +8681,8 @@ def _watched_tools(client, ctx, update):
         changes, diffs = _entry_changes(_PINNED[0], ctx.pinned["tools"],
                                         _pin_entries(_PINNED[0], result["tools"]))
         if changes:
-            ctx.diag.warning("the tools differ from the pin %s: %s" % (ctx.pin_path,
-                                                                       "; ".join(changes)))
+            ctx.diag.warning("the tools differ from the pin %s: %s" % (
+                ctx.pin_path, "; ".join(changes)), "pin")
             ctx.diag.block(diffs)
     if not ctx.events:
         if ctx.json:
@@ -8745,12 +8790,14 @@ def _cmd_batch(client, args, ctx):
 
     def emit(ident, outcome, method=None):
         nonlocal status
+        if ctx.pinned is not None and isinstance(outcome, dict):  # a page differing from
+            outcome = _listing_problem(ctx.pinned, method, outcome, whole=False) or outcome
         line = {"id": ident}
         if method == "tools/list" and isinstance(outcome, dict) and isinstance(
                 outcome.get("tools"), list):  # what the policy hides, hidden here too
             outcome["tools"] = [t for t in outcome["tools"] if ctx.policy.shows(t)]
         if isinstance(outcome, MCPError):
-            line["error"] = _error_object(outcome)
+            line["error"] = _error_object(outcome, ctx.diag.redact)
             code = outcome.exit_code
         else:
             line["result"] = outcome
@@ -8832,14 +8879,16 @@ def _batch_entries(stream):
             yield ident, method, params, None
 
 
-def _error_object(error):
-    obj = {"message": str(error) if not isinstance(error, ServerError) else error.message,
-           "exit_code": error.exit_code}
+def _error_object(error, redact=None):
+    """An error as batch lines and --json show it, the run's secrets redacted
+    (an error is not the user's data; a result is)."""
+    obj = {"message": _redacted(str(error) if not isinstance(error, ServerError)
+                                else error.message, redact), "exit_code": error.exit_code}
     if isinstance(error, ServerError):
         if error.code is not None:
             obj["code"] = error.code
         if error.data is not None:
-            obj["data"] = error.data
+            obj["data"] = _redacted(error.data, redact)
     if getattr(error, "result", None) is not None:  # a result that breaks the protocol
         obj["result"] = error.result
     return obj
@@ -8862,6 +8911,21 @@ class _Context(object):
         self.hidden_found = 0
         self.pinned = self.pin_path = None  # the --pin file's pin, and its path
         self.tool_cache = None  # a _ToolCache, unless --no-cache
+        self.listed = {}  # under --pin: the lists compared with the pin, by method
+
+    def listing(self, client, method):
+        """A list's whole result. Under --pin, what a command uses is what was
+        compared: first the listing --pin compared, then new ones, each compared
+        again (exit 7 if it differs: a server may answer a second listing
+        otherwise than the first)."""
+        if method in self.listed:
+            return self.listed.pop(method)
+        result = client.list_all(method)
+        if self.pinned is not None:
+            problem = _listing_problem(self.pinned, method, result)
+            if problem is not None:
+                raise problem
+        return result
 
     def hidden(self, what, value):
         """Warn of hidden text in what the server gave (CLI.md "Hidden text"),
@@ -9356,12 +9420,14 @@ class _BatchGuard(object):
         if ctx.pinned is not None and client.era == "modern" and reported:
             try:  # 2026-07-28: changes are reported only when asked for
                 client.track_changes(reported)
+                # What changed between --pin's listing and the subscription: seen too.
+                client.list_changed.update(reported)
             except MCPError as e:
                 ctx.diag.warning("changes the server makes during the batch go unnoticed: %s"
                                  % e, "pin")
         tools = _dict(client.capabilities.get("tools"))
         if ctx.policy.active or (tools.get("listChanged") is True and client.era == "legacy"):
-            self._list_tools()
+            self._list_tools(ctx.listed.pop("tools/list", None))
 
     def problem(self, method, params):
         """The error the line ends with, unsent, or None."""
@@ -9376,8 +9442,9 @@ class _BatchGuard(object):
     def _relist(self):
         changed = set(self.client.list_changed)
         self.client.list_changed.clear()  # what comes during the listing is noticed again
+        listed = {}
         if self.ctx.pinned is not None:
-            changes, diffs = _pin_changes(self.ctx.pinned, _snapshot(self.client))
+            changes, diffs = _pin_changes(self.ctx.pinned, _snapshot(self.client, listed))
             if changes:
                 self.refused = _Refused("pin mismatch (changed during the batch): "
                                         + "; ".join(changes))
@@ -9387,19 +9454,20 @@ class _BatchGuard(object):
         if "tools" not in changed or self.refused is not None:
             return
         known = self.known
-        self._list_tools()
+        self._list_tools(listed.get("tools/list"))  # under --pin, the one compared
         if known is not None and self.known is not None and self.ctx.pinned is None:
             changes, _ = _entry_changes(_PINNED[0], known, self.known)
             if changes:
                 self.ctx.diag.warning("the server changed its tools during the batch: %s"
                                       % "; ".join(changes), "changed")
 
-    def _list_tools(self):
+    def _list_tools(self, result=None):
         try:
-            listed = [_dict(t) for t in self.client.list_tools()]
+            result = result or self.client.list_all("tools/list")
         except ServerError:
             self.tools = self.known = None
             return
+        listed = [_dict(t) for t in result["tools"]]
         self.tools = {}
         for tool in listed:  # a name listed twice, differently, maps to None: refused
             name = tool.get("name")
@@ -9459,21 +9527,48 @@ _LIST_CAPABILITY = {"tools/list": "tools", "prompts/list": "prompts",
 def _digest(value):
     """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
     import hashlib  # lazy: pinning only
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _snapshot(client):
+def _canonical(value):
+    """A value's canonical JSON: what pins compare (Python's == takes 1 for true)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _snapshot(client, results=None):
     """What the server offers, as a pin: its name and version, its instructions,
     and every tool, prompt and resource template (all pages), each with its
-    hash, and one hash over all of it but the version."""
+    hash, and one hash over all of it but the version. ``results``: a dict
+    that gets each list's whole result, by method."""
     info = client.server_info
     pin = {"server": {"name": info.get("name"), "version": info.get("version")},
            "instructions": client.instructions}
     for pinned in _PINNED:
-        pin[pinned[0]] = _pin_entries(pinned, _offered(client, pinned[2], pinned[3]))
+        result = _offered(client, pinned[2], pinned[3])
+        if results is not None:
+            results[pinned[2]] = result
+        pin[pinned[0]] = _pin_entries(pinned, result[pinned[3]])
     pin["sha256"] = _pin_digest(pin)
     return pin
+
+
+def _listing_problem(pin, method, result, whole=True):
+    """The _Refused for a list result that differs from the pin, or None.
+    ``whole``: every item (else one page: only added and changed ones count)."""
+    pinned = [p for p in _PINNED if p[2] == method]
+    if not pinned or not isinstance(result.get(pinned[0][3]), list):
+        return None
+    try:
+        entries = _pin_entries(pinned[0], result[pinned[0][3]])
+    except ProtocolError as e:
+        return _Refused("pin mismatch: %s" % e)
+    old = pin[pinned[0][0]]
+    if not whole:
+        old = dict((name, entry) for name, entry in old.items() if name in entries)
+    changes, diffs = _entry_changes(pinned[0], old, entries)
+    if changes:
+        return _Refused("pin mismatch: " + "; ".join(changes), detail=diffs)
+    return None
 
 
 def _pin_entries(pinned, items):
@@ -9486,7 +9581,7 @@ def _pin_entries(pinned, items):
             raise ProtocolError("%s lists a %s whose %s is not a string: %s" % (
                 method, kind, ident, _show(name)), method)
         definition = dict((field, item[field]) for field, _ in fields if field in item)
-        if name in entries and entries[name]["definition"] != definition:
+        if name in entries and entries[name]["sha256"] != _digest(definition):
             raise ProtocolError("the server lists %s %r more than once, differently"
                                 % (kind, name), method)
         entries[name] = {"sha256": _digest(definition), "definition": definition}
@@ -9508,11 +9603,11 @@ def _offered(client, method, key):
     that forgets to declare a capability is still asked (what it answers is
     what it may be called for), and only an undeclared one may refuse."""
     try:
-        return _list(client.list_all(method).get(key))
+        return client.list_all(method)
     except ServerError:
         if _LIST_CAPABILITY[method] in client.capabilities:
             raise
-        return []
+        return {key: []}
 
 
 def _pin_text(pin):
@@ -9535,13 +9630,23 @@ def _load_pin(path):
                          "the server's options" % (path, path))
     text = _read_file(path, "--pin " + path, wait=2.0)
     try:
-        pin = _json_loads(text)
+        pin = _json_loads(text)  # first: NaN, huge numbers and deep nesting refused
+        json.loads(text, object_pairs_hook=_unique_keys)
         problem = _pin_problem(pin)
     except ValueError as e:
         problem = "not valid JSON: %s" % e
     if problem:
         raise UsageError("--pin %s is not a pin file of mcp_invoke: %s" % (path, problem))
     return pin
+
+
+def _unique_keys(pairs):
+    """An object of a pin file: a key given twice would hide one of its values."""
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the key %s appears twice in one object" % _show(
+            next(key for key in keys if keys.count(key) > 1)))
+    return dict(pairs)
 
 
 def _pin_problem(pin):
@@ -9566,11 +9671,12 @@ def _pin_changes(pinned, current):
     """How the server differs from its pin: (the changes, as CLI.md names them;
     a unified diff of each changed item, as lines)."""
     changes, diffs = [], []
-    if _dict(pinned["server"]).get("name") != current["server"]["name"]:
+    if _canonical(_dict(pinned["server"]).get("name")) != _canonical(
+            current["server"]["name"]):
         changes.append("server name changed")
         diffs += _diff("server name", pinned["server"].get("name"),
                        current["server"]["name"])
-    if pinned.get("instructions") != current["instructions"]:
+    if _canonical(pinned.get("instructions")) != _canonical(current["instructions"]):
         changes.append("instructions changed")
         diffs += _diff("instructions", pinned.get("instructions"), current["instructions"])
     for pinned_kind in _PINNED:
@@ -9591,10 +9697,11 @@ def _entry_changes(pinned, old, new):
             changes.append(what + " removed")
         elif name not in old:
             changes.append(what + " added")
-        elif old[name]["definition"] != new[name]["definition"]:
+        elif _digest(old[name]["definition"]) != new[name]["sha256"]:
             before, after = old[name]["definition"], new[name]["definition"]
             changes += ["%s %s changed" % (what, label) for field, label in fields
-                        if before.get(field) != after.get(field)]
+                        if (field in before, _canonical(before.get(field)))
+                        != (field in after, _canonical(after.get(field)))]
             diffs += _diff(what, before, after)
     return changes, diffs
 
@@ -9617,19 +9724,23 @@ def _diff(what, before, after):
                 shown += ("%s: %s" % (key, json.dumps(value[key], sort_keys=True, indent=2,
                                                        ensure_ascii=False))).splitlines()
         return shown
-    return list(difflib.unified_diff(lines(before), lines(after), "pinned " + what,
-                                     "server " + what, lineterm=""))
+    diff = [line if len(line) <= _LINE_CHARS else line[:_LINE_CHARS] + "..."
+            for line in difflib.unified_diff(lines(before), lines(after), "pinned " + what,
+                                             "server " + what, lineterm="")]
+    if len(diff) > _DIFF_LINES:  # a megabyte of description need not all scroll by
+        diff[_DIFF_LINES:] = ["... (%d more lines)" % (len(diff) - _DIFF_LINES)]
+    return diff
 
 
 def _enforce_pin(client, ctx, path, pinned):
     """--pin FILE: the server compared with its pin before anything else is
     sent; any difference is exit 7, with a line naming each change and a diff."""
-    current = _snapshot(client)
+    current = _snapshot(client, ctx.listed)
     changes, diffs = _pin_changes(pinned, current)
     if changes:
         raise _Refused("pin mismatch: " + "; ".join(changes), detail=diffs)
     old, new = _dict(pinned["server"]).get("version"), current["server"]["version"]
-    if old != new:
+    if _canonical(old) != _canonical(new):
         ctx.diag.note("server version changed from %s to %s since %s was pinned; the pin "
                       "still holds" % (_show(old), _show(new), path))
     return current
@@ -10088,7 +10199,8 @@ def _run_command(client, args, ctx, elicitor):
         raise
     except ServerError as e:
         if ctx.json and e.code is not None and ctx.events is None:  # the server's error
-            ctx.emit({"error": _error_object(e)})  # object, whole (an error event's too)
+            ctx.emit({"error": _error_object(e, ctx.diag.redact)})  # object, whole (an error
+            # event's too)
         raise
     finally:
         if ctx.tool_cache is not None and "tools" in client.list_changed:

@@ -7994,3 +7994,147 @@ def test_replay_of_a_file_that_is_no_trace_is_exit_2(capsys, tmp_path):
     assert (code, out) == (2, "") and "line 1 is not JSON: is it a --trace file?" in err
     code, out, err = run(capsys, "replay", str(tmp_path / "nope.jsonl"))
     assert (code, out) == (2, "") and "cannot read" in err
+
+
+def test_under_a_pin_the_command_uses_the_listing_that_was_compared(capsys, tmp_path):
+    """A server whose second tools/list differs from its first gains nothing."""
+    pin, record = str(tmp_path / "pin.json"), tmp_path / "record"
+    argv = fake("annotated", "second-list", record=record)
+    assert run(capsys, "pin", pin, "--", *argv)[0] == 0
+    code, out, err = run(capsys, "--pin", pin, "--read-only", "call", "fail", "--", *argv)
+    assert (code, out) == (7, "") and "--read-only: tool 'fail' is not annotated" in err
+    assert "tools/call" not in [m.get("method") for m in records(record)]
+    code, out, err = run(capsys, "--pin", pin, "tools", "--", *argv)
+    assert code == 0 and "fail() [destructive] - Always fail with a tool error." in out
+    lines = [{"id": 1, "method": "tools/list", "params": {}},
+             {"id": 2, "method": "tools/call", "params": {"name": "echo",
+                                                          "arguments": {"text": "x"}}}]
+    code, out, err = run(capsys, "--pin", pin, "batch", "--", *argv,
+                         stdin="".join(json.dumps(line) + "\n" for line in lines))
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 7 and results[0]["error"]["exit_code"] == 7
+    assert "tool 'fail' description changed" in results[0]["error"]["message"]
+    assert results[1]["result"]["content"][0]["text"] == "x"
+
+
+# -- Against hostile servers: watch, events, pins, hidden text ---------------------------------
+
+HOSTILE_WATCH = r'''
+import json, sys, time
+mode = sys.argv[1]
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    method, ident = m.get("method"), m.get("id")
+    if method == "server/discover":
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"resources": {"subscribe": True}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "h", "version": "1"}}}})
+    elif method == "subscriptions/listen":
+        if mode == "other-id":
+            send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                  "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 999},
+                             "notifications": m["params"]["notifications"]}})
+        elif mode == "goodbye":
+            send({"jsonrpc": "2.0", "id": ident, "result": {"resultType": "complete"}})
+        elif mode in ("hang-read", "updates"):
+            meta = {"io.modelcontextprotocol/subscriptionId": ident}
+            send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                  "params": {"_meta": meta, "notifications": m["params"]["notifications"]}})
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"_meta": meta, "uri": "x://r"}})
+    elif method == "resources/read":
+        reads = globals().get("reads", 0) + 1
+        globals()["reads"] = reads
+        if mode == "hang-read" and reads > 1:
+            continue
+        send({"jsonrpc": "2.0", "id": ident, "result": {"resultType": "complete", "contents": [
+            {"uri": "x://r", "text": "v%d" % reads}]}})
+    elif method == "tools/call":
+        secret = m["params"]["arguments"].get("s", "")
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+            "level": "error", "logger": "L" + secret, "data": {"s": secret}}})
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32000, "message": "no " + secret,
+                                                        "data": {"s": secret}}})
+    elif ident is not None:
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "no"}})
+'''
+
+
+def _hostile_watch(tmp_path, mode):
+    path = tmp_path / "hostile_watch.py"
+    path.write_text(HOSTILE_WATCH)
+    return [sys.executable, str(path), mode]
+
+
+@pytest.mark.parametrize("mode", ["silent", "other-id"])
+def test_a_listen_never_acknowledged_is_a_timeout_within_max_time(mode, capsys, tmp_path):
+    started = time.monotonic()
+    code, out, err = run(capsys, "--max-time", "1", "watch", "x://r", "--",
+                         *_hostile_watch(tmp_path, mode))
+    assert (code, out) == (124, "")
+    assert "subscriptions/listen was not acknowledged within 1s" in err
+    assert time.monotonic() - started < 8
+
+
+def test_a_listen_the_server_ends_at_once_ends_the_watch(capsys, tmp_path):
+    started = time.monotonic()
+    code, out, err = run(capsys, "--timeout", "20", "watch", "x://r", "--",
+                         *_hostile_watch(tmp_path, "goodbye"))
+    assert (code, out) == (4, "") and "ended subscriptions/listen before acknowledging" in err
+    assert time.monotonic() - started < 8
+
+
+def test_a_read_that_hangs_ends_at_the_watchs_max_time_with_exit_0(capsys, tmp_path):
+    started = time.monotonic()
+    code, out, err = run(capsys, "--timeout", "30", "--max-time", "1", "watch", "x://r", "--",
+                         *_hostile_watch(tmp_path, "hang-read"))
+    assert (code, out) == (0, "v1\n")
+    assert time.monotonic() - started < 8
+
+
+def test_secrets_are_redacted_in_events_and_error_lines_but_not_in_results(capsys, tmp_path):
+    argv = _hostile_watch(tmp_path, "secrets")
+    code, out, err = run(capsys, "--events", "--env", "TOKEN=hunter22", "call", "t",
+                         "s=hunter22", "--no-validate", "--", *argv)
+    assert code == 3 and "hunter22" not in out and "hunter22" not in err
+    events = _event_lines(out)
+    assert events[0]["logger"] == "L***" and events[0]["data"] == {"s": "***"}
+    assert events[-1]["data"] == {"s": "***"} and "no ***" in events[-1]["message"]
+    code, out, err = run(capsys, "--json", "--env", "TOKEN=hunter22", "call", "t",
+                         "s=hunter22", "--", *argv)
+    assert json.loads(out)["error"]["data"] == {"s": "***"} and "hunter22" not in err
+
+
+def test_a_flag_spelling_a_message_is_shown_and_its_text_told():
+    fake_flag = u"\U0001F3F4" + "".join(chr(0xE0000 + ord(c)) for c in "ignoreall") + \
+        u"\U000E007F"
+    assert mcp_invoke._neutralise(fake_flag).startswith(u"\U0001F3F4<U+E0069><U+E0067>")
+    assert mcp_invoke._hidden_text(fake_flag) == '"ignoreall"'
+    england = u"\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F"
+    assert mcp_invoke._neutralise(england) == england
+    assert mcp_invoke._hidden_in({"properties": {u"x\U000E0041": {}}}) == (
+        u"properties.x\U000E0041", '"A"')
+
+
+def test_a_pin_tells_true_from_1_and_cuts_what_it_shows():
+    pinned = mcp_invoke._PINNED[0]
+    old = mcp_invoke._pin_entries(pinned, [{"name": "t", "inputSchema": {"const": 1}}])
+    new = mcp_invoke._pin_entries(pinned, [{"name": "t", "inputSchema": {"const": True}}])
+    assert mcp_invoke._entry_changes(pinned, old, new)[0] == ["tool 't' input schema changed"]
+    gone = mcp_invoke._pin_entries(pinned, [{"name": "t", "title": None}])
+    bare = mcp_invoke._pin_entries(pinned, [{"name": "t"}])
+    assert mcp_invoke._entry_changes(pinned, gone, bare)[0] == ["tool 't' title changed"]
+    diff = mcp_invoke._diff("tool 't'", "x" * 1000000, "\n".join(["y"] * 1000))
+    assert max(len(line) for line in diff) <= mcp_invoke._LINE_CHARS + 3
+    assert len(diff) == mcp_invoke._DIFF_LINES + 1 and diff[-1].endswith(" more lines)")
+
+
+def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
+    pin = tmp_path / "pin.json"
+    pin.write_text('{"server": {}, "instructions": "Evil.", "instructions": "Nice."}')
+    code, out, err = run(capsys, "--pin", str(pin), "check", "--", "/nonexistent/server")
+    assert (code, out) == (2, "") and 'the key "instructions" appears twice' in err
