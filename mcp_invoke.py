@@ -9527,10 +9527,10 @@ _LIST_CAPABILITY = {"tools/list": "tools", "prompts/list": "prompts",
 def _digest(value):
     """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
     import hashlib  # lazy: pinning only
-    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_pin_json(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _canonical(value):
+def _pin_json(value):
     """A value's canonical JSON: what pins compare (Python's == takes 1 for true)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -9671,12 +9671,12 @@ def _pin_changes(pinned, current):
     """How the server differs from its pin: (the changes, as CLI.md names them;
     a unified diff of each changed item, as lines)."""
     changes, diffs = [], []
-    if _canonical(_dict(pinned["server"]).get("name")) != _canonical(
+    if _pin_json(_dict(pinned["server"]).get("name")) != _pin_json(
             current["server"]["name"]):
         changes.append("server name changed")
         diffs += _diff("server name", pinned["server"].get("name"),
                        current["server"]["name"])
-    if _canonical(pinned.get("instructions")) != _canonical(current["instructions"]):
+    if _pin_json(pinned.get("instructions")) != _pin_json(current["instructions"]):
         changes.append("instructions changed")
         diffs += _diff("instructions", pinned.get("instructions"), current["instructions"])
     for pinned_kind in _PINNED:
@@ -9700,8 +9700,8 @@ def _entry_changes(pinned, old, new):
         elif _digest(old[name]["definition"]) != new[name]["sha256"]:
             before, after = old[name]["definition"], new[name]["definition"]
             changes += ["%s %s changed" % (what, label) for field, label in fields
-                        if (field in before, _canonical(before.get(field)))
-                        != (field in after, _canonical(after.get(field)))]
+                        if (field in before, _pin_json(before.get(field)))
+                        != (field in after, _pin_json(after.get(field)))]
             diffs += _diff(what, before, after)
     return changes, diffs
 
@@ -9740,7 +9740,7 @@ def _enforce_pin(client, ctx, path, pinned):
     if changes:
         raise _Refused("pin mismatch: " + "; ".join(changes), detail=diffs)
     old, new = _dict(pinned["server"]).get("version"), current["server"]["version"]
-    if _canonical(old) != _canonical(new):
+    if _pin_json(old) != _pin_json(new):
         ctx.diag.note("server version changed from %s to %s since %s was pinned; the pin "
                       "still holds" % (_show(old), _show(new), path))
     return current
