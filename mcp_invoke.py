@@ -8692,6 +8692,53 @@ def _watched_tools(client, ctx, update, timeout):
     ctx.out.flush()
 
 
+def _cmd_completion(args, ctx):
+    """completion bash|zsh: a completion script for the shell (zsh through its
+    bash completion layer): commands, options, and --server names."""
+    shell = args.args[0]
+    if shell not in ("bash", "zsh"):
+        raise UsageError("completion takes bash or zsh, not %s" % _show(shell))
+    parser = _build_parser()
+    options = sorted(o for action in parser._actions for o in action.option_strings)
+    valued = sorted(_valued(parser))
+    script = _COMPLETION % {"commands": " ".join(_COMMANDS), "options": " ".join(options),
+                           "valued": "|".join(valued)}
+    if shell == "zsh":
+        script = "autoload -U +X bashcompinit && bashcompinit\n" + script
+    ctx.out.write(script)
+    return 0
+
+
+# The bash completion: a command first, options anywhere, a --server name from
+# `mcp_invoke servers`, files for the options that take one; nothing after --.
+_COMPLETION = r"""_mcp_invoke() {
+    local cur prev word i command=""
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    prev="${COMP_WORDS[COMP_CWORD-1]}"
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word="${COMP_WORDS[i]}"
+        [[ "$word" == "--" ]] && return 0
+        if [[ "$word" != -* && -z "$command" ]]; then
+            case "${COMP_WORDS[i-1]}" in %(valued)s) ;; *) command="$word" ;; esac
+        fi
+    done
+    case "$prev" in
+        --server) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" servers 2>/dev/null |
+                               cut -d' ' -f1)" -- "$cur")); return 0 ;;
+        %(valued)s) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    esac
+    if [[ "$cur" == -* ]]; then
+        COMPREPLY=($(compgen -W "%(options)s" -- "$cur"))
+    elif [[ -z "$command" ]]; then
+        COMPREPLY=($(compgen -W "%(commands)s" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}
+complete -F _mcp_invoke mcp_invoke mcp_invoke.py
+"""
+
+
 def _cmd_auth(client, args, ctx):
     """auth login: the client is open, authorized on the way if the server asked."""
     return _auth_status(args, ctx, args.auth_url)
@@ -9057,6 +9104,8 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("watch URI [URI...]", "print each resource, then again each time it changes"),
         ("watch --tools", "print the tool list, then again each time it changes"),
         ("", "(ends at --count N updates, --max-time or Ctrl-C)")])),
+    ("completion", (_cmd_completion, 1, 1, "bash or zsh", 0, [
+        ("completion bash|zsh", "print a completion script for the shell")])),
     ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
         ("replay FILE", "be a stdio MCP server answering from a --trace FILE")])),
     ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [

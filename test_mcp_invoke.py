@@ -15,6 +15,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import stat
 import subprocess
@@ -2146,9 +2147,9 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
-    ([], "no command given; one of: auth, batch, call, check, complete, info, pin, ping, "
-         "prompt, prompts, read, replay, resources, schema, servers, templates, tools, "
-         "watch (see --help)"),
+    ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
+         "pin, ping, prompt, prompts, read, replay, resources, schema, servers, templates, "
+         "tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
@@ -8138,3 +8139,35 @@ def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
     pin.write_text('{"server": {}, "instructions": "Evil.", "instructions": "Nice."}')
     code, out, err = run(capsys, "--pin", str(pin), "check", "--", "/nonexistent/server")
     assert (code, out) == (2, "") and 'the key "instructions" appears twice' in err
+
+
+# -- Shell completion ----------------------------------------------------------------------
+
+
+def _completions(script, words):
+    """What bash completes for ``words`` (the last one being completed)."""
+    probe = ('source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _mcp_invoke; '
+             'printf "%%s\\n" "${COMPREPLY[@]}"' % (
+                 shlex.quote(script), " ".join(shlex.quote(w) for w in words), len(words) - 1))
+    out = subprocess.check_output(["bash", "-c", probe], env=dict(os.environ, PATH=os.path.dirname(
+        sys.executable) + os.pathsep + os.environ.get("PATH", "")))
+    return out.decode().split()
+
+
+@pytest.mark.skipif(not shutil.which("bash"), reason="needs bash")
+def test_completion_completes_commands_options_and_server_names(capsys, tmp_path,
+                                                                monkeypatch):
+    code, out, err = run(capsys, "completion", "bash")
+    assert (code, err) == (0, "") and "complete -F _mcp_invoke mcp_invoke mcp_invoke.py" in out
+    script = str(tmp_path / "completion.bash")
+    with open(script, "w") as f:
+        f.write(out)
+    assert sorted(_completions(script, ["mcp_invoke", "c"])) == ["call", "check", "complete",
+                                                         "completion"]
+    assert sorted(_completions(script, ["mcp_invoke", "--timeout", "5", "pi"])) == ["pin", "ping"]
+    assert _completions(script, ["mcp_invoke", "call", "--time"]) == ["--timeout"]
+    assert _completions(script, ["mcp_invoke", "call", "x", "--", "c"]) == []
+    code, out, err = run(capsys, "completion", "zsh")
+    assert code == 0 and out.startswith("autoload -U +X bashcompinit && bashcompinit\n")
+    code, out, err = run(capsys, "completion", "fish")
+    assert (code, out) == (2, "") and 'completion takes bash or zsh, not "fish"' in err
