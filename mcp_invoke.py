@@ -228,6 +228,8 @@ _NOISE_WARNINGS = 10
 _ENOUGH = {"noise": "server wrote more non-JSON lines to stdout; no longer reporting them"}
 # Server requests held while the probe has not settled the era; more are dropped.
 _DEFERRED_MAX = 64
+# Servers whose era is remembered; those longest unchanged are forgotten first.
+_ERAS_KEPT = 1000
 # Lines of a pin mismatch's diff shown for one item.
 _DIFF_LINES = 200
 # Lines of server stderr quoted in an error message.
@@ -7145,7 +7147,7 @@ def _known_configs(cwd, environ):
     """The files where other clients keep their MCP servers, the project's first
     (in ``cwd``), then the user's (under HOME and XDG_CONFIG_HOME): (path, reader)."""
     home = environ.get("HOME") or os.path.expanduser("~")
-    config = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    config = _xdg(environ, "XDG_CONFIG_HOME", os.path.join(home, ".config"))
     return [
         (os.path.join(cwd, ".mcp.json"), "json"),  # Claude Code, project
         (os.path.join(cwd, ".cursor", "mcp.json"), "json"),
@@ -7162,6 +7164,13 @@ def _known_configs(cwd, environ):
     ]
 
 
+def _xdg(environ, name, default):
+    """An XDG base directory: the variable if it holds an absolute path (the XDG
+    Base Directory spec has relative ones ignored), else ``default``."""
+    value = environ.get(name)
+    return value if value and os.path.isabs(value) else default
+
+
 def _found_servers(cwd, environ, on_warning, only=None):
     """Every server the known config files (or ``only``, --config FILE) hold, in
     order: dicts with name, entry (as written), file and disabled. A known
@@ -7170,9 +7179,12 @@ def _found_servers(cwd, environ, on_warning, only=None):
     found, seen = [], set()
     for path, reader in files:
         real = os.path.realpath(path)
-        if real in seen or not only and not os.path.isfile(path):
+        if real in seen or not only and not os.path.lexists(path):
             continue
         seen.add(real)
+        if not only and not os.path.isfile(path):  # a directory, a FIFO, a symlink loop
+            on_warning("%s is not a regular file; its servers are left out" % path)
+            continue
         try:
             servers = _file_servers(path, reader, cwd)
         except UsageError as e:
@@ -7254,6 +7266,7 @@ class _TomlSubset(object):
 
     def document(self):
         root = table = {}
+        self.declared = set()  # tables given a [header] of their own
         while True:
             self.skip()
             if self.at >= len(self.text):
@@ -7264,15 +7277,25 @@ class _TomlSubset(object):
                 self.at += 1
                 keys = self.keys("]")
                 self.at += 1
+                if tuple(keys) in self.declared:
+                    self.fail("table [%s] defined twice" % ".".join(keys))
+                self.declared.add(tuple(keys))
                 table = self.descend(root, keys)
             else:
-                keys = self.keys("=")
-                self.at += 1
-                self.skip(False)
-                self.descend(table, keys[:-1])[keys[-1]] = self.value()
+                self.assign(table)
             self.skip(False)
             if self.at < len(self.text) and self.text[self.at] not in "\r\n":
                 self.fail("more after a value on its line")
+
+    def assign(self, table):
+        """key = value, into ``table``; a key given twice is an error, as in TOML."""
+        keys = self.keys("=")
+        self.at += 1
+        self.skip(False)
+        table = self.descend(table, keys[:-1])
+        if keys[-1] in table:
+            self.fail("key %s defined twice" % ".".join(keys))
+        table[keys[-1]] = self.value()
 
     def descend(self, table, keys):
         for key in keys:
@@ -7310,23 +7333,24 @@ class _TomlSubset(object):
             return self.sequence("]", self.value)
         if char == "{":
             table = {}
-
-            def pair():
-                keys = self.keys("=")
-                self.at += 1
-                self.skip(False)
-                self.descend(table, keys[:-1])[keys[-1]] = self.value()
-            self.sequence("}", pair, newlines=False)
+            self.sequence("}", lambda: self.assign(table), newlines=False)
             return table
-        match = re.compile(r"true|false|[+-]?[0-9][0-9_]*(\.[0-9_]+)?([eE][+-]?[0-9]+)?"
-                           ).match(self.text, self.at)
-        if not match:
-            self.fail("expected a value")
-        self.at = match.end()
-        word = match.group().replace("_", "")
-        if word in ("true", "false"):
-            return word == "true"
-        return float(word) if match.group(1) or match.group(2) else int(word)
+        for pattern, make in self._SCALARS:
+            match = re.compile(pattern).match(self.text, self.at)
+            if match:
+                self.at = match.end()
+                return make(match.group().replace("_", ""))
+        self.fail("expected a value")
+
+    # Dates and times stay text: only the servers' tables are read, which hold none.
+    _SCALARS = (
+        (r"true|false", lambda word: word == "true"),
+        (r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+         r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2})?)?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?", str),
+        (r"0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+", lambda word: int(word, 0)),
+        (r"[+-]?(?:inf|nan)", float),
+        (r"[+-]?[0-9][0-9_]*(?:\.[0-9_]+)?(?:[eE][+-]?[0-9_]+)?(?![0-9A-Za-z_.:-])",
+         lambda word: float(word) if re.search("[.eE]", word) else int(word)))
 
     def sequence(self, end, item, newlines=True):
         items = []
@@ -7347,7 +7371,7 @@ class _TomlSubset(object):
     def string(self):
         quote = self.text[self.at]
         if self.text.startswith(quote * 3, self.at):
-            self.fail("multi-line strings are not read here")
+            return self.long_string(quote)
         if quote == "'":
             end = self.text.find("'", self.at + 1)
             if end < 0 or "\n" in self.text[self.at:end]:
@@ -7359,6 +7383,24 @@ class _TomlSubset(object):
             self.fail("unterminated string")
         self.at = match.end()
         return re.sub(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", self.unescape, match.group(1))
+
+    def long_string(self, quote):
+        """A multi-line string: a newline right after the opening quotes is dropped;
+        in a basic one, escapes apply and a backslash at a line's end joins lines."""
+        end = self.text.find(quote * 3, self.at + 3)
+        if end < 0:
+            self.fail("unterminated multi-line string")
+        while self.text.startswith(quote, end + 3) and end + 3 - self.at < len(self.text):
+            end += 1  # up to two quotes may end the string itself
+        body, self.at = self.text[self.at + 3:end], end + 3
+        if body.startswith("\r\n"):
+            body = body[2:]
+        elif body.startswith("\n"):
+            body = body[1:]
+        if quote == "'":
+            return body
+        body = re.sub(r"\\[ \t]*\r?\n\s*", "", body)
+        return re.sub(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", self.unescape, body)
 
     def unescape(self, match):
         code = match.group(1)
@@ -8390,18 +8432,16 @@ def _cmd_tools(client, args, ctx):
 
 def _cmd_call(client, args, ctx):
     name = args.args[0]
-    base, pairs = args.arguments
     tool = _find_tool(client, name, ctx)
     ctx.policy.check(tool, name)
-    schema = _dict(tool.get("inputSchema")) if tool else None
-    arguments = dict(base or {})
-    arguments.update(_coerce_arguments(pairs, schema))
-    if schema and not args.no_validate:
-        problem = _schema_problem(arguments, schema, where="argument")
-        if isinstance(problem, _Unchecked):  # the server still checks them
-            ctx.diag.warning("%s; sent unchecked" % problem)
-        elif problem:
-            raise UsageError("%s (--no-validate sends it anyway)" % problem)
+    try:
+        arguments = _call_checked(tool, args, ctx)
+    except UsageError:
+        if not ctx.from_cache:
+            raise
+        ctx.tool_cache.drop()  # the schema may have changed since it was listed
+        tool = _find_tool(client, name, ctx, cached=False)
+        arguments = _call_checked(tool, args, ctx)
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
     ctx.hidden("the result of tool %r" % name, result)
@@ -8419,14 +8459,32 @@ def _cmd_call(client, args, ctx):
     return 0
 
 
+def _call_checked(tool, args, ctx):
+    """call's arguments, typed by the tool's inputSchema and checked against it."""
+    base, pairs = args.arguments
+    schema = _dict(tool.get("inputSchema")) if tool else None
+    arguments = dict(base or {})
+    arguments.update(_coerce_arguments(pairs, schema))
+    if schema and not args.no_validate:
+        problem = _schema_problem(arguments, schema, where="argument")
+        if isinstance(problem, _Unchecked):  # the server still checks them
+            ctx.diag.warning("%s; sent unchecked" % problem)
+        elif problem:
+            raise UsageError("%s (--no-validate sends it anyway)" % problem)
+    return arguments
+
+
 def _find_tool(client, name, ctx, cached=True):
     """The tool's entry from tools/list (under --pin, the listing compared with
     the pin; else perhaps the tool-list cache's), exit 3 with near names if it
     is not there (only names the policy shows); a name the cached list lacks is
     looked for in a new listing. Under a policy, a name listed twice,
     differently, is refused: which entry's annotations hold cannot be known."""
-    policy, cache = ctx.policy, ctx.tool_cache if cached and ctx.pinned is None else None
+    # Under a pin or a policy, what decides is a listing of now.
+    policy, cache = ctx.policy, (ctx.tool_cache if cached and ctx.pinned is None
+                                 and not ctx.policy.active else None)
     tools = None if cache is None else cache.tools(client)
+    ctx.from_cache = tools is not None
     if tools is None:
         try:
             result = ctx.listing(client, "tools/list")
@@ -8593,6 +8651,11 @@ def _cmd_servers(args, ctx):
     """The servers the known config files (or --config FILE) hold; none is started."""
     cwd = _cwd()
     found = _found_servers(cwd, os.environ, ctx.diag.warning, args.config)
+    for name in _server_names(found):
+        if _SEPARATOR in name:
+            ctx.diag.warning("server %r has %r in its name: its tools are reached with "
+                             "--server only, not as server%stool" % (name, _SEPARATOR,
+                                                                   _SEPARATOR))
     if ctx.json:
         return ctx.emit(_found_json(found))
     return ctx.lines(_describe_found(found, cwd, os.environ))
@@ -8958,6 +9021,7 @@ class _Context(object):
         self.hidden_found = 0
         self.pinned = self.pin_path = None  # the --pin file's pin, and its path
         self.tool_cache = None  # a _ToolCache, unless --no-cache
+        self.from_cache = False  # the tool call found came from it
         self.listed = {}  # under --pin: the lists compared with the pin, by method
 
     def listing(self, client, method):
@@ -9866,7 +9930,7 @@ def _server_names(found, enabled=False):
     return names
 
 
-def _cmd_tools_many(args, ctx, server, started):
+def _cmd_tools_many(args, ctx, server):
     """tools --all / --server A,B: every server listed at once, each tool as
     server__tool; a server that fails is a warning (exit 0 if any listed)."""
     if server or args.url:
@@ -9874,10 +9938,17 @@ def _cmd_tools_many(args, ctx, server, started):
             "--all" if args.all_servers else "--server A,B", "--" if server else "--url"))
     if args.all_servers and args.server:
         raise UsageError("--all and --server exclude each other")
+    if args.pin is not None:
+        raise UsageError("--pin FILE pins one server; compare each with --server NAME")
     found = _found_servers(_cwd(), os.environ, ctx.diag.warning, args.config)
     names = (_server_names(found, enabled=True) if args.all_servers else
              [n.strip() for n in args.server.split(",") if n.strip()])
-    outcomes = _listed_at_once(args, ctx, found, names, started)
+    names = [n for i, n in enumerate(names) if n not in names[:i]]
+    if not names:
+        raise UsageError("no servers to list: %s" % (
+            "none is configured (see servers)" if args.all_servers
+            else "--server names none"))
+    outcomes = _listed_at_once(args, ctx, found, names)
     tools, failures = [], []
     for name, outcome in zip(names, outcomes):
         if isinstance(outcome, MCPError):
@@ -9905,46 +9976,62 @@ def _cmd_tools_many(args, ctx, server, started):
     return ctx.entries(tools, _signature)
 
 
-def _listed_at_once(args, ctx, found, names, started):
+def _listed_at_once(args, ctx, found, names):
     """Each named server's tools (or the MCPError it failed with), listed in
     threads of their own, each with the usual timeouts."""
     import threading  # lazy: only for several servers
+    picked = [_pick_server(found, name) for name in names]  # an unknown name: exit 2 first
     entries, secrets = [], []
-    for name in names:
+    for name, server in zip(names, picked):
         try:
-            picked = _pick_server(found, name)
-            entry = _entry_from(picked["file"], {name: picked["entry"]}, name)
+            entry = _entry_from(server["file"], {name: server["entry"]}, name)
             options = _client_options(args, entry, ctx.diag)
+            options["on_warning"] = lambda kind, text, name=name: ctx.diag.client_warning(
+                kind, "server %r: %s" % (name, text))
             secrets += _secrets(options)
-            entries.append(options)
+            entries.append(Client(**options))  # started in its thread
         except MCPError as e:
             entries.append(e)
     ctx.diag.redact = _Redactor(secrets)
     outcomes = [None] * len(names)
 
-    def list_one(i, options):
+    def list_one(i, client):
         try:
-            client = Client(**options)
-            started.append(client)  # main closes it whatever happens
             with client:
                 outcomes[i] = client.list_tools()
         except MCPError as e:
             outcomes[i] = e
         except Exception as e:  # a bug: one server's line, not a dead thread
             outcomes[i] = MCPError("internal error: %s: %s" % (type(e).__name__, e))
-    threads = []
-    for i, options in enumerate(entries):
-        if isinstance(options, MCPError):
-            outcomes[i] = options
-            continue
-        thread = threading.Thread(target=list_one, args=(i, options))
-        thread.daemon = True
-        thread.start()
-        threads.append(thread)
-    for thread in threads:
-        while thread.is_alive():  # in steps: Ctrl-C reaches this thread between them
-            thread.join(0.05)
+    threads, clients = [], [c for c in entries if isinstance(c, Client)]
+    try:  # from the first start: a signal may come while the others are started
+        for i, client in enumerate(entries):
+            if isinstance(client, MCPError):
+                outcomes[i] = client
+                continue
+            thread = threading.Thread(target=list_one, args=(i, client))
+            thread.daemon = True
+            threads.append(thread)
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():  # in steps: Ctrl-C reaches this thread between them
+                thread.join(0.05)
+    except KeyboardInterrupt:
+        _stop_threads(threads, clients)
+        raise
     return outcomes
+
+
+def _stop_threads(threads, clients):
+    """Ctrl-C while servers are listed at once: each server killed (again, for one
+    that started meanwhile) until every thread has closed its client itself
+    (two threads must never wait on one server), SHUTDOWN_GRACE at most."""
+    deadline = time.monotonic() + SHUTDOWN_GRACE
+    while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
+        for client in clients:
+            client._abort()
+        for thread in threads:
+            thread.join(0.02)
 
 
 # ---------------------------------------------------------------------------
@@ -9960,7 +10047,7 @@ class _EraCache(object):
 
     def __init__(self, environ):
         home = environ.get("HOME") or os.path.expanduser("~")
-        directory = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+        directory = _xdg(environ, "XDG_CACHE_HOME", os.path.join(home, ".cache"))
         self.path = os.path.join(directory, "mcp_invoke", "eras.json")
 
     @staticmethod
@@ -9987,7 +10074,10 @@ class _EraCache(object):
         data = self.load()
         if _dict(data.get(key)) == {"era": era, "version": version}:
             return
-        data[key] = {"era": era, "version": version}
+        data.pop(key, None)
+        data[key] = {"era": era, "version": version}  # last: the most recent
+        while len(data) > _ERAS_KEPT:  # the oldest go first
+            data.pop(next(iter(data)))
         _write_private(self.path, data)
 
 
@@ -10054,9 +10144,11 @@ def _write_private(path, value):
     try:
         if not os.path.isdir(directory):
             os.makedirs(directory, 0o700)
+        elif os.stat(directory).st_mode & 0o077:
+            os.chmod(directory, 0o700)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(fd, "w", encoding="utf-8") as f:
-            json.dump(value, f, sort_keys=True)
+            json.dump(value, f)
         os.replace(temporary, path)
     except (IOError, OSError, ValueError):
         try:
@@ -10179,7 +10271,7 @@ def _run(argv, diag, out, started):
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if _many_servers(args):
-        return _cmd_tools_many(args, ctx, server, started)
+        return _cmd_tools_many(args, ctx, server)
     _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)

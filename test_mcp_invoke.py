@@ -7728,6 +7728,8 @@ def test_a_broken_config_file_is_a_warning_and_the_rest_are_listed(capsys, tmp_p
     'a = 1\nb = -2_000\nc = 1.5e3\nd = true\ne = "x\\ty\\u00e9"\nf = \'raw\\n\'\n',
     '[t.u."v w"]\nk = ["a", \'b\',\n  "c",  # comment\n]\n[t.u."v w".env]\nX = "1"\n',
     'inline = { a = 1, b = { c = "d" } }\nempty = []\n[x]\n# only a comment\n',
+    'notes = """\nline one\nline two \\\n   joined"""\nraw = \'\'\'\nC:\\\\x\'\'\'\n'
+    'n = 200_000\nh = 0xff\nf = -1.5e3\n',
 ])
 def test_the_toml_subset_reads_what_tomllib_reads(text):
     document = mcp_invoke._TomlSubset(text, "t").document()
@@ -7742,12 +7744,13 @@ def test_the_toml_subset_reads_what_tomllib_reads(text):
 @pytest.mark.parametrize("text, why", [
     ("a = ", "expected a value"), ('a = "x', "unterminated string"),
     ("a = 1 2", "more after a value on its line"), ("[[a]]", "arrays of tables"),
-    ('a = """x"""', "multi-line strings"), ('a = "\\q"', "unknown escape"),
+    ('a = """x', "unterminated multi-line string"), ('a = "\\q"', "unknown escape"),
+    ("a = 1\na = 2", "key a defined twice"), ("[t]\n[t]", "table [t] defined twice"),
 ])
 def test_the_toml_subset_refuses_the_rest_with_a_line_number(text, why):
     with pytest.raises(mcp_invoke.UsageError) as e:
         mcp_invoke._TomlSubset(text, "c.toml").document()
-    assert str(e.value).startswith("c.toml: not valid TOML (line 1): " + why)
+    assert re.match(r"c\.toml: not valid TOML \(line [12]\): " + re.escape(why), str(e.value))
 
 
 # -- Many servers: tools --all, server__tool, schema ---------------------------------------
@@ -8171,3 +8174,66 @@ def test_completion_completes_commands_options_and_server_names(capsys, tmp_path
     assert code == 0 and out.startswith("autoload -U +X bashcompinit && bashcompinit\n")
     code, out, err = run(capsys, "completion", "fish")
     assert (code, out) == (2, "") and 'completion takes bash or zsh, not "fish"' in err
+
+
+def test_many_servers_refuse_a_pin_an_empty_choice_and_unknown_names(capsys, tmp_path,
+                                                                     monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    pin = tmp_path / "pin.json"
+    pin.write_text("{}")
+    for argv, message in [
+            (["--pin", str(pin), "tools", "--all"], "--pin FILE pins one server"),
+            (["tools", "--server", ","], "no servers to list: --server names none"),
+            (["tools", "--server", "typo,fake"], "no server 'typo' in the config files")]:
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, "") and message in err, argv
+    code, out, err = run(capsys, "tools", "--server", "fake,fake,ann")
+    names = [line.split("(")[0] for line in out.splitlines()]
+    assert code == 0 and names.count("fake__echo") == 1 and "ann__echo" in names
+    os.unlink(str(tmp_path / ".mcp.json"))
+    code, out, err = run(capsys, "tools", "--all")
+    assert (code, out) == (2, "") and "none is configured (see servers)" in err
+
+
+def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_path):
+    with open(str(tmp_path / ".mcp.json"), "w") as f:
+        json.dump({"mcpServers": {name: {"command": sys.executable, "args": [
+            FAKE, "--mode", "hang-init"]} for name in ("a", "b")}}, f)
+    proc = _script(["tools", "--all"], cwd=str(tmp_path),
+                   env=dict(os.environ, HOME=str(tmp_path)))
+    assert wait_for(lambda: len(_fake_servers()) == 2, 10)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err and err.endswith(b"mcp_invoke: interrupted\n")
+
+
+def test_under_a_policy_or_with_a_changed_schema_the_cached_list_is_not_trusted(
+        capsys, tmp_path):
+    state = _state(tmp_path)
+    argv = era_server("modern", state=state)
+    assert run(capsys, "call", "echo", "text=x", "--", *argv)[0] == 0  # kept for its ttlMs
+    trace = tmp_path / "t1"
+    code, out, err = run(capsys, "--deny-tools", "upload", "--trace", str(trace), "call", "echo",
+                         "text=x", "--", *argv)
+    assert code == 0 and _listings(trace) == 1  # the policy judges a listing of now
+    _state(tmp_path, echo_schema={"type": "object", "properties": {"msg": {"type": "string"}},
+                                  "required": ["msg"]})
+    trace = tmp_path / "t2"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "echo", "msg=hi", "--", *argv)
+    assert (code, err) == (0, "") and _listings(trace) == 1
+
+
+def test_a_config_path_that_is_no_file_is_a_warning_and_relative_xdg_is_ignored(
+        capsys, tmp_path, own_home, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    os.mkdir(str(tmp_path / ".mcp.json"))
+    code, out, err = run(capsys, "servers")
+    assert (code, out) == (0, "")
+    assert err == "mcp_invoke: warning: %s is not a regular file; its servers are left out\n" \
+        % os.path.join(str(tmp_path), ".mcp.json")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert run(capsys, "ping", "--", *SERVER)[0] == 0
+    assert not os.path.exists(str(tmp_path / "relative"))
+    assert os.path.exists(os.path.join(own_home, ".cache", "mcp_invoke", "eras.json"))
