@@ -7784,12 +7784,15 @@ def test_tools_all_lists_every_enabled_server_namespaced_and_warns_of_failures(
 
 
 def test_tools_of_servers_that_all_fail_is_the_first_failure(capsys, tmp_path, monkeypatch):
-    _three_servers(str(tmp_path))
+    with open(str(tmp_path / ".mcp.json"), "w") as f:
+        json.dump({"mcpServers": {
+            "dead": {"command": sys.executable, "args": [FAKE, "--mode", "exit-early"]},
+            "gone": {"command": str(tmp_path / "no-such-server")}}}, f)
     monkeypatch.chdir(str(tmp_path))
-    code, out, err = run(capsys, "tools", "--server", "dead,nope")
+    code, out, err = run(capsys, "tools", "--server", "dead,gone")
     assert (code, out) == (5, "")
     lines = err.splitlines()
-    assert lines[0].startswith("mcp_invoke: warning: server 'nope': no server 'nope'")
+    assert lines[0].startswith("mcp_invoke: warning: server 'gone': ")
     assert lines[1].startswith("mcp_invoke: server 'dead': ")
     code, out, err = run(capsys, "tools", "--all", "--", *SERVER)
     assert (code, out) == (2, "") and "takes no --" in err
