@@ -5760,7 +5760,7 @@ _CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
 # and presentation selector).
 _EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
           u"\U0001f000-\U0001faff]")
-_SHOWN_AS_IS = re.compile(
+_SHOWN_AS_IS = (
     u"\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
     u"\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
     u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI))
@@ -5791,7 +5791,7 @@ def _escape_control(match):
 def _visible(text):
     """``text`` with hidden characters as <U+XXXX>, but for the sequences left alone."""
     parts, start = [], 0
-    for kept in _SHOWN_AS_IS.finditer(text):
+    for kept in re.finditer(_SHOWN_AS_IS, text):
         parts.append(_visible_part(text[start:kept.start()]))
         parts.append(kept.group())
         start = kept.end()
@@ -5827,7 +5827,7 @@ def _hidden_text(text):
             break
     else:
         return None
-    shown = _SHOWN_AS_IS.sub("", text)
+    shown = re.sub(_SHOWN_AS_IS, "", text)
     spelled = "".join(chr(ord(c) - 0xE0000) for c in shown
                       if u"\U000e0020" <= c <= u"\U000e007e")
     if spelled:
