@@ -10049,6 +10049,7 @@ class _EraCache(object):
         home = environ.get("HOME") or os.path.expanduser("~")
         directory = _xdg(environ, "XDG_CACHE_HOME", os.path.join(home, ".cache"))
         self.path = os.path.join(directory, "mcp_invoke", "eras.json")
+        self._data = None  # read once a run
 
     @staticmethod
     def key(options):
@@ -10058,12 +10059,14 @@ class _EraCache(object):
                                                                _cwd())])
 
     def load(self):
-        try:
-            with open(self.path, "rb") as f:
-                data = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
-        except (IOError, OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        if self._data is None:
+            try:
+                with open(self.path, "rb") as f:
+                    data = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
+            except (IOError, OSError, ValueError):
+                data = {}
+            self._data = data if isinstance(data, dict) else {}
+        return self._data
 
     def remembered(self, key):
         """The legacy version the server spoke last time, or None."""
@@ -10091,12 +10094,25 @@ class _ToolCache(object):
     tools changed, when a pin fails, and when a name is not in it."""
 
     def __init__(self, eras, key, ttl, options):
-        import hashlib  # lazy: only with the cache
-        name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        self.path = os.path.join(os.path.dirname(eras.path), "tools", name + ".json")
+        self.eras, self.key, self.options = eras, key, options
         self.ttl = ttl or 0.0
-        self.context = None if options.get("oauth") is not None else _digest(
-            [options.get("headers") or {}, options.get("env") or {}])
+        self._path = None
+
+    @property
+    def path(self):
+        """One file per server, named by a hash of its key (made when first needed:
+        most commands never look, and hashlib costs a cold start)."""
+        if self._path is None:
+            name = _digest(self.key)[:32]
+            self._path = os.path.join(os.path.dirname(self.eras.path), "tools", name + ".json")
+        return self._path
+
+    @property
+    def context(self):
+        """The authorization context a "private" list is kept for (never under OAuth)."""
+        if self.options.get("oauth") is not None:
+            return None
+        return _digest([self.options.get("headers") or {}, self.options.get("env") or {}])
 
     def tools(self, client):
         """The tools remembered for this server and version, adopted by the
