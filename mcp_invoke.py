@@ -4813,7 +4813,7 @@ class Client(object):
             raise (ProtocolError("the server ended subscriptions/listen before acknowledging "
                                  "it", "subscriptions/listen") if ended
                    else RequestTimeout("subscriptions/listen was not acknowledged within %gs"
-                                       % round(wait, 3), "subscriptions/listen",
+                                       % round(wait, 1), "subscriptions/listen",
                                        self._transport.last_words, wait))
         declined = [name for name, value in sorted(notifications.items())
                     if value is True and granted.get(name) is not True]
