@@ -8536,10 +8536,10 @@ def _cmd_schema(client, args, ctx):
     if ctx.json:
         return ctx.emit({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
                          "outputSchema": tool.get("outputSchema")})
-    ctx.lines([_signature(tool)])
+    ctx.lines([_signature(tool)])  # then each schema as indented JSON (CLI.md)
     for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
         if key in tool:
-            ctx.out.text("%s:\n%s" % (label, _to_json(tool[key], pretty=True)))
+            ctx.out.text(_to_json(tool[key], pretty=True))
         else:
             ctx.lines(["no %s" % label])
     return 0

@@ -7817,14 +7817,15 @@ def test_call_server__tool_runs_that_servers_tool(capsys, tmp_path, monkeypatch)
 def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypatch):
     code, out, err = run(capsys, "schema", "add", "--", *SERVER)
     assert code == 0
-    assert out.startswith("add(a: integer, b: integer) - Add two integers.\ninput schema:\n{\n")
+    assert out.startswith("add(a: integer, b: integer) - Add two integers.\n{\n")
     assert out.endswith("}\nno output schema\n")
+    assert json.loads(out.split("\n", 1)[1].rsplit("no output", 1)[0])["required"] == ["a", "b"]
     code, out, err = run(capsys, "--json", "schema", "weather", "--", *SERVER)
     schema = json.loads(out)
     assert code == 0 and sorted(schema) == ["inputSchema", "name", "outputSchema"]
     assert schema["outputSchema"]["required"] == ["temperature", "conditions"]
     code, out, err = run(capsys, "schema", "weather", "--", *SERVER)
-    assert "\noutput schema:\n{\n" in out
+    assert out.count("\n{\n") == 2 and "no output schema" not in out
     _three_servers(str(tmp_path))
     monkeypatch.chdir(str(tmp_path))
     code, out, err = run(capsys, "schema", "fake__echo")
