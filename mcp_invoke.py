@@ -4135,6 +4135,23 @@ class _Call(object):
         return "took longer than its time limit of %gs" % self.cap
 
 
+class _Request(object):
+    """One logical request across its rounds (MRTR input, renewed tokens, another
+    version): what is sent again, and what has been tried."""
+
+    __slots__ = ("method", "params", "timeout", "on_progress", "limit", "rounds",
+                 "renewed", "version_retried")
+
+    def __init__(self, method, params, timeout, on_progress=None, limit=None):
+        self.method = method
+        self.params = params
+        self.timeout = timeout
+        self.on_progress = on_progress
+        self.limit = limit
+        self.rounds = 0
+        self.renewed = self.version_retried = False
+
+
 def _check_oauth(oauth, headers):
     """The Client's oauth argument, checked; None when it is not given."""
     if oauth is None:
@@ -4987,57 +5004,71 @@ class Client(object):
         ``call`` is its first round when that is already sent (batch pipelines
         them); ``limit`` (monotonic) one it shares with others (the pages of a list).
         """
-        version_retried, renewed, rounds = False, False, 0
+        request = _Request(method, params, timeout, on_progress, limit)
+        if call is None:
+            call = self._begin(request)
         while True:
-            if call is None:
-                call = self._start(method, params, timeout, on_progress, limit)
-            limit = call.limit  # every round, and answering between them, within one limit
             self._wait([call])
-            done, call = call, None
-            try:
-                result = self._result(done)
-            except AuthError as e:
-                # 2025-11-25 basic/authorization: a refused token, renewed (or a
-                # step-up for more scopes), and the request sent again, in a time
-                # limit of its own: a person may have taken a while.
-                if not self._transport.authorize(e):
-                    raise
-                limit = None
-                continue
-            except _SessionGone:
-                # 2025-11-25 transports, "Session Management": a 404 means the
-                # server ended the session; start a new one, once, and ask again.
-                if renewed or self.era != "legacy" or method == "initialize":
-                    raise
-                renewed = True
-                if self._transport.renew(done.error.session):  # else renewed already
-                    self._handshake(self.protocol_version, self.era_source)
-                continue
-            except ServerError as e:
-                if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
-                    raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
-                                                  e.message), method, e.code, e.data)
-                if e.code != _UNSUPPORTED_VERSION:
-                    raise
-                # 2026-07-28 basic/versioning: retry once with a mutually supported version.
-                if self.pinned_version is None and (self.era != "modern" or version_retried):
-                    raise
-                version = self._other_version(e, self.protocol_version)
-                if not _is_modern(version):
-                    raise
-                self._speak(self.era, version, self.era_source)
-                version_retried = True
-                continue
-            kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
-            if kind == "complete" or self.era != "modern":
-                return result  # resultType means nothing before 2026-07-28
-            if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
-                raise _unusable(method, kind, result)
-            if rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
-                raise ProtocolError("server still asked for input after %d rounds"
-                                    % MAX_INPUT_ROUNDS, method)
-            rounds += 1
-            params = self._retry_params(params, result, done)
+            call = self._next_round(request, call)
+            if not isinstance(call, _Call):
+                return call
+
+    def _begin(self, request):
+        """Send a round of ``request``; its _Call."""
+        return self._start(request.method, request.params, request.timeout,
+                           request.on_progress, request.limit)
+
+    def _next_round(self, request, done):
+        """After round ``done`` of ``request``: the complete result, or the next
+        round's _Call (input given, a token renewed, another version). Raises the
+        request's failure. A session's server (see Sessions) runs many at once."""
+        method = request.method
+        request.limit = done.limit  # every round, and answering between them, within one limit
+        try:
+            result = self._result(done)
+        except AuthError as e:
+            # 2025-11-25 basic/authorization: a refused token, renewed (or a
+            # step-up for more scopes), and the request sent again, in a time
+            # limit of its own: a person may have taken a while.
+            if not self._transport.authorize(e):
+                raise
+            request.limit = None
+            return self._begin(request)
+        except _SessionGone:
+            # 2025-11-25 transports, "Session Management": a 404 means the
+            # server ended the session; start a new one, once, and ask again.
+            if request.renewed or self.era != "legacy" or method == "initialize":
+                raise
+            request.renewed = True
+            if self._transport.renew(done.error.session):  # else renewed already
+                self._handshake(self.protocol_version, self.era_source)
+            return self._begin(request)
+        except ServerError as e:
+            if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
+                raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
+                                              e.message), method, e.code, e.data)
+            if e.code != _UNSUPPORTED_VERSION:
+                raise
+            # 2026-07-28 basic/versioning: retry once with a mutually supported version.
+            if self.pinned_version is None and (self.era != "modern" or request.version_retried):
+                raise
+            version = self._other_version(e, self.protocol_version)
+            if not _is_modern(version):
+                raise
+            self._speak(self.era, version, self.era_source)
+            request.version_retried = True
+            return self._begin(request)
+        kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
+        if kind == "complete" or self.era != "modern":
+            return result  # resultType means nothing before 2026-07-28
+        if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
+            raise _unusable(method, kind, result)
+        if request.rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
+            raise ProtocolError("server still asked for input after %d rounds"
+                                % MAX_INPUT_ROUNDS, method)
+        request.rounds += 1
+        request.params = self._retry_params(request.params, result, done)
+        return self._begin(request)
 
     def _retry_params(self, params, result, call):
         """The original params plus inputResponses and the untouched requestState."""
