@@ -884,6 +884,11 @@ class _Transport(object):
     listen()            open what carries the server's own messages outside
                         any request, if the transport has such a thing to open
                         (the legacy era's GET stream) and has not yet.
+    waker()             a function that another thread may call to make a
+                        waiting ``receive`` return at once (a session's server
+                        hears its clients so); call it before that thread starts.
+    negotiated()        the era and handshake the server already settled (a
+                        session's, as a dict), or None: the Client settles them.
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
@@ -933,6 +938,12 @@ class _Transport(object):
 
     def listen(self):
         pass
+
+    def waker(self):
+        raise NotImplementedError
+
+    def negotiated(self):
+        return None
 
     def authorize(self, error):
         """After an AuthError: True when new credentials are in place and the
@@ -1139,6 +1150,8 @@ class _StdioTransport(_Transport):
         self.received = 0  # bytes read from the server's stdout
         self.unsent_answers = 0  # bytes of answers to the server not yet written
         self._next_check = 0.0  # when to look at the server process next
+        self._wake_fds = None  # see waker
+        self._woken = False
 
     # -- start ---------------------------------------------------------------
 
@@ -1220,9 +1233,10 @@ class _StdioTransport(_Transport):
                     break
                 raise
             timeout = deadline - time.monotonic()
-            if timeout <= 0:
+            if timeout <= 0 or self._woken:
                 break
             self._select(timeout)
+        self._woken = False
         return self._inbox
 
     def _check_open(self):
@@ -1244,8 +1258,28 @@ class _StdioTransport(_Transport):
                 self._flush()
             elif key.data == "out":
                 self._read_stdout(key.fd)
+            elif key.data == "wake":
+                os.read(key.fd, _READ_SIZE)
+                self._woken = True
             else:
                 self._read_stderr(key.fd)
+
+    def waker(self):
+        """A pipe in the loop: a byte written to it ends the wait (no wake is lost,
+        whenever it comes); a full pipe already holds one."""
+        if self._wake_fds is None:
+            self._wake_fds = os.pipe()
+            for fd in self._wake_fds:
+                os.set_blocking(fd, False)
+            self._sel.register(self._wake_fds[0], sys.modules["selectors"].EVENT_READ, "wake")
+        fd = self._wake_fds[1]
+
+        def wake():
+            try:
+                os.write(fd, b"w")
+            except OSError:
+                pass  # full: a wake is pending; closed: nobody waits
+        return wake
 
     def _check_leader(self):
         # A server that failed while something it started still holds its stdout
@@ -1403,6 +1437,9 @@ class _StdioTransport(_Transport):
             self._sel.close()
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             stream.close()
+        for fd in self._wake_fds or ():
+            os.close(fd)
+        self._wake_fds = None
 
     def _gone(self, pgid, grace, leader_only=False):
         """Wait up to ``grace`` seconds for the server (and its group) to end.
@@ -1429,7 +1466,7 @@ class _StdioTransport(_Transport):
         for key, _ in self._sel.select(timeout):
             if key.data == "err":
                 self._read_stderr(key.fd)
-            elif key.data == "out" and not os.read(key.fd, _READ_SIZE):
+            elif not os.read(key.fd, _READ_SIZE):  # stdout, or a wake
                 self._sel.unregister(key.fd)
 
 
@@ -1721,6 +1758,7 @@ class _HttpTransport(_Transport):
         self._threads = []
         self._workers = self._waiting = 0
         self._stalled = 0  # readers waiting for the Client to take what they read
+        self._woken = False  # see waker
         self._small_worker = False
         self._get_wanted = False
         self._get_opening = None  # until when requests wait for the GET stream
@@ -1771,6 +1809,13 @@ class _HttpTransport(_Transport):
         with self._cond:
             self._open_get()
 
+    def waker(self):
+        def wake():
+            with self._cond:
+                self._woken = True
+                self._cond.notify_all()
+        return wake
+
     def _open_get(self):
         if self._get_wanted and self.era == "legacy" and not self.old_sse:
             self._get_wanted = False
@@ -1783,9 +1828,10 @@ class _HttpTransport(_Transport):
                 self._cond.notify_all()
             while not self._inbox and not self._closed and self._ended is None:
                 timeout = deadline - time.monotonic()
-                if timeout <= 0:
+                if timeout <= 0 or self._woken:
                     break
                 self._cond.wait(min(timeout, _MAX_WAIT))
+            self._woken = False
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
             if self._ended is not None and not self._inbox:
@@ -2680,6 +2726,276 @@ class _HttpTransport(_Transport):
         """From a signal handler: shut every connection now (close() joins)."""
         for conn in list(self._conns):
             self._hang_up(conn)
+
+
+# The session transport: a keep-alive session of the command line (see
+# Sessions) holds the server, settled; this reaches it over a Unix socket,
+# one JSON line per message, where the session maps our ids to its own. The
+# session answers the server's questions itself, with its own policies.
+
+# A session's name: a file name, and a word in a shell.
+_SESSION_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z"
+# How long a session may take to greet a client: its socket thread does so at once.
+_SESSION_HELLO = 5.0
+# The longest Unix socket path (sun_path is 104 bytes on macOS and the BSDs).
+_SOCKET_PATH_MAX = 103
+
+
+def _session_dir(environ, create=False):
+    """The directory of sessions' sockets: $XDG_RUNTIME_DIR/mcp_invoke, else
+    mcp_invoke-UID in the temp dir. It must be this user's, and no one else's
+    to write: whoever could write it could stand in for a session."""
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):  # a relative one is ignored (XDG base dirs)
+        path = os.path.join(runtime, "mcp_invoke")
+    else:
+        import tempfile  # lazy: sessions only
+        path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
+    try:
+        if create:
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise UsageError("cannot use the sessions directory %s: %s" % (path, e.strerror or e))
+    import stat  # lazy: sessions only
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise UsageError("the sessions directory %s is not a directory of this user's that "
+                         "only it may write; remove it, or set XDG_RUNTIME_DIR" % path)
+    if create and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def _session_path(name, environ, create=False):
+    """The socket of session ``name``; UsageError for a name that cannot be one."""
+    if not isinstance(name, str) or not re.match(_SESSION_NAME, name):
+        raise UsageError("a session name is up to 64 letters, digits, '.', '_' and '-', "
+                         "starting with a letter or digit, not %s" % _arg(name))
+    path = os.path.join(_session_dir(environ, create), name + ".sock")
+    if len(os.fsencode(path)) > _SOCKET_PATH_MAX:
+        raise UsageError("the socket path %s is too long for a Unix socket; set "
+                         "XDG_RUNTIME_DIR to a shorter directory" % path)
+    return path
+
+
+def _remove_stale(path):
+    """Remove a socket nobody listens on (its session crashed)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass  # gone already, or replaced meanwhile by a session that did start
+
+
+# The status an error travels between a session and its clients with, and back.
+_ERRORS_BY_EXIT = {1: MCPError, 2: UsageError, 4: ProtocolError, 5: ConnectionLost,
+                   6: AuthError, 124: RequestTimeout, 126: LaunchError, 127: CommandNotFound}
+
+
+def _error_data(error):
+    """An MCPError as a session sends it to a client."""
+    data = {"exit": error.exit_code, "message": error.message, "method": error.method,
+            "stderr": error.stderr_tail}
+    if isinstance(error, ProtocolError) and isinstance(error.result, dict):
+        data["result"] = error.result
+    return data
+
+
+def _error_from(data):
+    """The MCPError a session sent, as its client raises it."""
+    data = _dict(data)
+    cls = _ERRORS_BY_EXIT.get(data.get("exit"), ConnectionLost)
+    message = data.get("message")
+    method = data.get("method")
+    error = cls(message if isinstance(message, str) else "the session failed",
+                method if isinstance(method, str) else None)
+    stderr = data.get("stderr")
+    error.stderr_tail = stderr if isinstance(stderr, str) else ""
+    if cls is ProtocolError and isinstance(data.get("result"), dict):
+        error.result = data["result"]
+    return error
+
+
+class _SessionTransport(_Transport):
+    """A keep-alive session's server, over the session's Unix socket.
+
+    The session greets each client with the server as it settled it (era,
+    version, handshake; see ``negotiated``), so nothing is spawned and no
+    handshake is made. Requests go with our ids, answers come back with them;
+    a request the session could not carry comes back as _Failed, and a
+    server that died as the ConnectionLost it died with.
+    """
+
+    noise = "ignored a line from the session that is not JSON: %r"
+
+    def __init__(self, name, max_bytes=DEFAULT_MAX_BYTES, environ=None):
+        self.name = name
+        self.path = _session_path(name, os.environ if environ is None else environ)
+        self._framer = _Framer(max_bytes)
+        self._sock = self._sel = None
+        self._outq = collections.deque()
+        self._out_pos = 0
+        self.held = False
+        self._inbox = collections.deque()
+        self._failure = None
+        self._closed = False
+        self._hello = None
+        self.last_words = ""
+
+    @property
+    def max_bytes(self):
+        return self._framer.max_bytes
+
+    def start(self):
+        import selectors  # lazy: sessions only
+        import socket
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._sock.connect(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise UsageError("no session %s is running (session list shows those that are)"
+                             % self.name)
+        except ConnectionRefusedError:
+            _remove_stale(self.path)
+            raise UsageError("session %s is not running: it ended without removing its "
+                             "socket, which is now removed" % self.name)
+        except OSError as e:
+            raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
+        self._sock.setblocking(False)
+        self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
+                     else selectors.SelectSelector())
+        self._events = (selectors.EVENT_READ, selectors.EVENT_WRITE)
+        self._sel.register(self._sock, selectors.EVENT_READ)
+        deadline = time.monotonic() + _SESSION_HELLO
+        while self._hello is None:
+            self._check_open()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ConnectionLost("session %s did not answer within %gs"
+                                     % (self.name, _SESSION_HELLO))
+            if self._sel.select(left):
+                self._read()
+
+    def negotiated(self):
+        return self._hello
+
+    def describe(self):
+        return "session %s (%s)" % (self.name, _dict(self._hello).get("transport", "?"))
+
+    def env_names(self):
+        return _dict(self._hello).get("env_names")
+
+    def send(self, message, frame, answer=False):
+        self._check_open()
+        self._outq.append(frame)
+        if not self.held:
+            self._flush()
+
+    def flush(self):
+        self.held = False
+        if not self._closed:
+            self._flush()
+
+    def _flush(self):
+        while self._outq:
+            try:
+                n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
+            except BlockingIOError:
+                break
+            except OSError:
+                self._outq.clear()
+                self._failure = self._failure or ConnectionLost(
+                    "session %s closed the connection" % self.name)
+                break
+            self._out_pos += n
+            if self._out_pos == len(self._outq[0]):
+                self._outq.popleft()
+                self._out_pos = 0
+        if not self._closed and self._sel.get_map():
+            read, write = self._events
+            self._sel.modify(self._sock, read | (write if self._outq else 0))
+
+    def _check_open(self):
+        if self._closed:
+            raise ConnectionLost("the connection to session %s is closed" % self.name)
+        if self._failure is not None:
+            raise self._failure
+
+    def receive(self, deadline):
+        if self.held:
+            self.flush()
+        while not self._inbox:
+            self._check_open()
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                break
+            for _, mask in self._sel.select(min(timeout, _QUIET_CHECK)):
+                if mask & self._events[1]:
+                    self._flush()
+                if mask & self._events[0]:
+                    self._read()
+        return self._inbox
+
+    def _read(self):
+        try:
+            data = self._sock.recv(_READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        self.received += len(data)
+        if not data:
+            self._sel.unregister(self._sock)
+            self._failure = self._failure or ConnectionLost("session %s ended" % self.name)
+            return
+        try:
+            messages = self._framer.feed(data)
+        except ProtocolError as e:
+            messages, self._failure = e.messages, e
+        for message in messages:
+            if isinstance(message, dict) and "session" in message and "jsonrpc" not in message:
+                self._said(message)
+            else:
+                self._inbox.append(message)
+
+    def _said(self, envelope):
+        """What the session itself says: its greeting, a request it could not
+        carry, the end of the server."""
+        kind = envelope.get("session")
+        if kind == "hello" and self._hello is None:
+            self._hello = _dict(envelope.get("state"))
+        elif kind == "failed" and _is_id(envelope.get("id")):
+            self._inbox.append(_Failed(envelope["id"], _error_from(envelope.get("error"))))
+        elif kind == "status":  # for session list
+            self._inbox.append(envelope)
+        elif kind == "lost":
+            error = _error_from(envelope.get("error"))
+            self.last_words = error.stderr_tail
+            self._failure = self._failure or error
+
+    def close(self, grace=None):
+        """Send what is queued (a cancellation after Ctrl-C), briefly, and hang up:
+        the session and its server go on."""
+        if self._closed or self._sock is None:
+            return
+        deadline = time.monotonic() + min(_LINGER, SHUTDOWN_GRACE if grace is None else grace)
+        try:
+            while (self._sel is not None and self._outq and self._failure is None
+                   and time.monotonic() < deadline):
+                for _ in self._sel.select(deadline - time.monotonic()):
+                    self._flush()
+        finally:
+            self._closed = True
+            if self._sel is not None:
+                self._sel.close()
+            self._sock.close()
+
+    def abort(self):
+        pass  # no server of ours to kill: close() hangs up, within _LINGER
 
 
 # ---------------------------------------------------------------------------
@@ -4135,6 +4451,11 @@ class _Call(object):
         return "took longer than its time limit of %gs" % self.cap
 
 
+# What open() settles, as a session hands it on to its clients (Client._resume).
+_SETTLED = ("era", "era_source", "protocol_version", "initialize_result", "discover_result",
+            "server_info", "capabilities", "instructions")
+
+
 class _Request(object):
     """One logical request across its rounds (MRTR input, renewed tokens, another
     version): what is sent again, and what has been tried."""
@@ -4242,6 +4563,11 @@ class Client(object):
       cwd: the server's working directory.
       protocol_version: pin this version (and so its era) and skip the
         probe; None (the default) finds the era and version by itself.
+      session: the name of a keep-alive session of the command line
+        (``mcp_invoke session start NAME ...``) to go through instead: its
+        server is already running and settled, and answers the server's
+        questions as that session was told to (so no command, url, env,
+        roots or handlers here). Closing leaves the session running.
       remembered_version: a legacy version the server spoke before (a cache
         of the caller's): the probe is skipped and initialize offers it; a
         server that refuses it is probed as usual (era_source "remembered").
@@ -4284,12 +4610,25 @@ class Client(object):
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
                  url=None, headers=None, cacert=None, insecure=False, oauth=None,
-                 remembered_version=None):
+                 remembered_version=None, session=None):
         # The one place a transport is chosen; it checks its own arguments first.
-        if (command is None) == (url is None):
+        if session is not None:
+            given = [name for name, value in (
+                ("a command", command), ("a url", url), ("env", env), ("inherit_env",
+                                                                      inherit_env),
+                ("cwd", cwd), ("headers", headers), ("cacert", cacert), ("insecure", insecure),
+                ("oauth", oauth), ("on_stderr", on_stderr), ("protocol_version",
+                                                             protocol_version),
+                ("remembered_version", remembered_version), ("roots", roots),
+                ("on_elicit", on_elicit), ("on_sample", on_sample)) if value]
+            if given:
+                raise UsageError("%s: not with a session, which was given its server, and "
+                                 "how to answer it, when it started" % ", ".join(given))
+            self._transport = _SessionTransport(session, max_bytes)
+        elif (command is None) == (url is None):
             raise UsageError("give the Client a server command or a url, not %s"
                              % ("both" if url is not None else "neither"))
-        if url is not None:
+        elif url is not None:
             if env is not None or inherit_env or cwd is not None or on_stderr is not None:
                 raise UsageError("env, inherit_env, cwd and on_stderr are for a server "
                                  "command; a url takes headers, cacert and insecure")
@@ -4343,6 +4682,7 @@ class Client(object):
         self._watched = None  # the resource URIs a watch follows (None: the tool list)
         self._changes = collections.deque()  # what a watch has not yielded yet
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
+        self._relay = None  # a session's: what else the server notifies goes to it
         self.era = None
         self.era_source = None
         self.protocol_version = None
@@ -4372,7 +4712,10 @@ class Client(object):
         self._opened = True
         try:
             self._transport.start()
-            while True:
+            state = self._transport.negotiated()  # a session's: settled already
+            if state is not None:
+                self._resume(state)
+            while state is None:
                 try:
                     self._settle()
                     break
@@ -4400,6 +4743,17 @@ class Client(object):
             self._discover(pinned, "pinned")
         else:
             self._handshake(pinned, "pinned")
+
+    def _resume(self, state):
+        """Take up the era and handshake a session settled (see Sessions)."""
+        for name in _SETTLED:
+            setattr(self, name, state.get(name))
+        self.server_info, self.capabilities = _dict(self.server_info), _dict(self.capabilities)
+        self._speak(self.era, self.protocol_version, self.era_source)
+
+    def _settled_state(self):
+        """The era and handshake as open() settled them, for a session's clients."""
+        return dict((name, getattr(self, name)) for name in _SETTLED)
 
     def _abort(self):
         """Kill the server at once (from a signal handler); ``close`` still reaps it."""
@@ -5456,6 +5810,8 @@ class Client(object):
             pass  # the loop reports the lost connection
 
     def _notified(self, method, params):
+        if self._relay is not None and method != "notifications/progress":
+            self._relay(method, params)  # a session's server: for its clients too
         if method == "notifications/progress":
             token = params.get("progressToken")
             call = self._pending.get(token) if _is_id(token) else None
@@ -8449,6 +8805,718 @@ def _replayed(exchanges, request):
 
 
 # ---------------------------------------------------------------------------
+# Sessions: a server kept alive between runs, behind a Unix socket
+# ---------------------------------------------------------------------------
+#
+# ``session start NAME`` forks a process of its own (a new session, out of
+# the caller's terminal and pipes, writing to NAME.log) that opens one
+# Client and serves its socket: a thread moves bytes on the sockets, the
+# main thread drives the Client and runs every client's requests at once,
+# each client's ids mapped to the Client's. The server's questions are
+# answered with the policies given at start; what else it notifies goes to
+# the clients. Clients are Client(session=NAME), through _SessionTransport.
+
+_IDLE = 1800.0  # seconds a session waits for a request before it ends (--idle)
+_STATUS_WAIT = 2.0  # how long session list and stop wait for a session to answer
+_MAX_PEERS = 256  # clients at once; more are turned away
+# How long a stopped session may take: its server's shutdown (three steps of
+# the grace at most), then its clients hung up.
+_STOP_WAIT = 3 * SHUTDOWN_GRACE + 2.0
+
+
+def _cmd_session(args, ctx, server):
+    """session start NAME ... | session list | session stop NAME|--all."""
+    action = args.args[0]
+    if action == "start":
+        return _session_start(args, ctx, server)
+    given = [flag for flag, value in (("--", server), ("--url", args.url), ("--server",
+                                                                            args.server),
+                                      ("--config", args.config), ("--session", args.session))
+             if value]
+    if given:
+        raise UsageError("session %s takes no server (%s)" % (action, ", ".join(given)))
+    if action == "list":
+        return _session_list(ctx)
+    directory = _session_dir(os.environ)
+    names = ([name for name, _ in _session_statuses(directory, ctx)] if args.all_servers
+             else [args.args[1]])
+    for name in names:
+        _session_stop(name, ctx)
+    return 0
+
+
+def _session_statuses(directory, ctx):
+    """(name, status) of each session running; stale sockets are removed."""
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    statuses = []
+    for entry in entries:
+        name = entry[:-5]
+        if not entry.endswith(".sock") or not re.match(_SESSION_NAME, name):
+            continue
+        try:
+            statuses.append((name, _session_ask(name, {"session": "status"})))
+        except UsageError as e:  # stale, removed
+            ctx.diag.warning(str(e))
+        except MCPError as e:
+            ctx.diag.warning("session %s: %s" % (name, e))
+    return statuses
+
+
+def _session_ask(name, question):
+    """Ask session ``name`` one question; its answer (a dict)."""
+    transport = _SessionTransport(name)
+    transport.start()
+    try:
+        transport.send(question, _encode(question))
+        deadline = time.monotonic() + _STATUS_WAIT
+        while True:
+            inbox = transport.receive(deadline)
+            if not inbox:
+                raise ConnectionLost("session %s did not answer within %gs"
+                                     % (name, _STATUS_WAIT))
+            answer = inbox.popleft()
+            if isinstance(answer, dict) and answer.get("session") == "status":
+                return answer
+    finally:
+        transport.close(0)
+
+
+def _session_list(ctx):
+    now = time.time()
+    sessions = [dict(name=name, pid=status.get("pid"), server=status.get("server"),
+                     started=status.get("started"), calls=status.get("calls"),
+                     idle=status.get("idle"))
+                for name, status in _session_statuses(_session_dir(os.environ), ctx)]
+    if ctx.json:
+        return ctx.emit({"sessions": sessions})
+    return ctx.lines("%s  pid %s  up %s  idle %s  calls %s  %s" % (
+        s["name"], s["pid"], _duration(now - _number(s["started"])),
+        _duration(_number(s["idle"])), s["calls"], s["server"]) for s in sessions)
+
+
+def _number(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def _duration(seconds):
+    """12s, 40m, 3h, 2d: the largest unit that fits."""
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return "%d%s" % (seconds // size, unit)
+    return "%ds" % seconds
+
+
+def _session_stop(name, ctx):
+    """Ask session ``name`` to stop, and wait until it has: its server shut down
+    in the spec's order, its socket removed."""
+    transport = _SessionTransport(name)
+    transport.start()
+    pid = _dict(transport.negotiated()).get("session_pid")
+    try:
+        transport.send({"session": "stop"}, _encode({"session": "stop"}))
+        deadline = time.monotonic() + _STOP_WAIT
+        while time.monotonic() < deadline:
+            transport.receive(deadline).clear()
+    except ConnectionLost:
+        pass  # it hung up: stopped
+    finally:
+        transport.close(0)
+    if os.path.exists(transport.path) and isinstance(pid, int):
+        try:  # it did not stop in time: told again, as a signal (it closes its server)
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        raise RequestTimeout("session %s did not stop within %gs; sent it SIGTERM (pid %d)"
+                             % (name, _STOP_WAIT, pid))
+    ctx.lines(["stopped %s" % name])
+
+
+def _session_start(args, ctx, server):
+    """Start session ``NAME`` in the background: the server runs and is settled
+    before this returns, or the start fails as a direct call would."""
+    name = args.args[1]
+    path = _session_path(name, os.environ, create=True)
+    try:
+        _session_ask(name, {"session": "status"})
+    except UsageError:
+        pass  # none (a stale socket was removed)
+    else:
+        raise UsageError("session %s is already running; stop it first (session stop %s)"
+                         % (name, name))
+    if args.elicit and args.elicit[0] == "interactive":
+        raise UsageError("--elicit interactive needs a terminal, which a session has not; "
+                         "give defaults, answers FILE, decline or cancel")
+    options = _client_options(args, _server_entry(args, server), ctx.diag)
+    ctx.diag.redact = _Redactor(_secrets(options))
+    log = os.path.join(_state_dir(os.environ), name + ".log")
+    trace = _open_trace(args.trace, ctx.diag)
+    options.update(roots=_roots(args.root, ctx.diag), on_elicit=_Elicitor(args.elicit, ctx.diag,
+                                                                          None),
+                   on_sample=_sampler(args.sampling_command, args.timeout), trace=trace)
+    idle = args.idle or _IDLE
+    shown = " ".join(options.get("command") or [options.get("url")])
+    ready = _detach(lambda tell: _session_main(name, path, log, options, idle, shown, tell),
+                    keep=[] if trace is None else [trace.stream.fileno()])
+    if trace is not None:
+        trace.close()  # the session's now
+    pid = _session_ready(ready, name, args)
+    if ctx.json:
+        return ctx.emit({"name": name, "pid": pid, "socket": path, "log": log})
+    return ctx.lines(["started %s (pid %d)" % (name, pid)])
+
+
+def _state_dir(environ):
+    """$XDG_STATE_HOME/mcp_invoke (~/.local/state/...), made 0700 if need be."""
+    path = os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join("~", ".local", "state")),
+                        "mcp_invoke")
+    try:
+        os.makedirs(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise UsageError("cannot make %s: %s" % (path, e.strerror or e))
+    return path
+
+
+def _detach(run, keep=()):
+    """Run ``run(tell)`` in a process of its own: a new session, reparented at
+    once (nobody's zombie), its stdio and every other descriptor but ``keep``
+    released. ``tell`` writes a JSON line to the pipe returned."""
+    read_fd, write_fd = os.pipe()
+    first = os.fork()
+    if first == 0:
+        try:
+            os.close(read_fd)
+            os.setsid()
+            if os.fork() == 0:
+                code = 1
+                try:
+                    _release_fds(set(keep) | {write_fd})
+                    code = run(lambda value: _tell(write_fd, value))
+                except BaseException:
+                    import traceback  # lazy: a bug, into the session's log
+                    traceback.print_exc()
+                finally:
+                    os._exit(code)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    os.waitpid(first, 0)
+    return read_fd
+
+
+def _release_fds(keep):
+    """Close every descriptor above stderr but ``keep``; stdin from /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.close(null)
+    top = max(keep) + 1 if keep else 3
+    os.closerange(3, min(keep) if keep else 3)
+    for fd in range(min(keep) if keep else 3, top):
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    try:
+        limit = os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        limit = 1024
+    os.closerange(top, max(top, min(limit, 65536)))
+
+
+def _tell(fd, value):
+    try:
+        os.write(fd, json.dumps(value).encode("ascii") + b"\n")
+    except OSError:
+        pass  # the starter is gone: nobody to tell
+
+
+def _session_ready(fd, name, args):
+    """What the starting session tells: its pid, then ready or the error it
+    failed with, raised here. Ctrl-C, or a session that says nothing in time,
+    stops it."""
+    import select  # lazy: sessions only
+    words, pid, done = b"", None, None
+    deadline = time.monotonic() + _time_cap(args.timeout, args.max_time) + _STOP_WAIT
+    try:
+        while done is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise RequestTimeout("session %s did not start within %gs"
+                                     % (name, round(deadline - time.monotonic() + left, 1)))
+            data = os.read(fd, _READ_SIZE)
+            if not data:
+                raise ConnectionLost("session %s ended as it started; see its log" % name)
+            words += data
+            *lines, words = words.split(b"\n")
+            for line in lines:
+                said = _dict(json.loads(line.decode("ascii")))
+                pid = said.get("pid", pid)
+                done = said if ("ready" in said or "error" in said) else done
+        if "error" in done:
+            raise _error_from(done["error"])
+        return pid
+    except BaseException:
+        if pid is not None and done is None:
+            _stop_starting(fd, pid)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _stop_starting(fd, pid):
+    """A session that did not get to start: SIGTERM (it closes its server), then
+    SIGKILL if it is not gone when its pipe should have closed."""
+    import select  # lazy: sessions only
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + _STOP_WAIT
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], deadline - time.monotonic())[0] and not os.read(fd, 4096):
+            return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _session_main(name, path, log, options, idle, shown, tell):
+    """The session process: the log as stdout and stderr, the socket bound, the
+    server opened, then served until stopped, idle, or the server ends."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.stdout = sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1,
+                                   closefd=False)
+    diag = _Diagnostics(sys.stderr, verbose=True)
+    diag.redact = _Redactor(_secrets(options))
+    options.update(on_log=diag.log, on_warning=diag.client_warning)
+    if "command" in options:
+        options["on_stderr"] = diag.relay
+    options["on_elicit"].diag = diag
+    if options["trace"] is not None:
+        options["trace"].diag = diag
+    tell({"pid": os.getpid()})
+    server = client = listener = bound = None
+    stopping = []
+
+    def on_signal(signum, frame):
+        if stopping:
+            if client is not None:
+                client._abort()
+            return
+        stopping.append(signum)
+        raise KeyboardInterrupt()
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    try:
+        listener = _session_listener(name, path)
+        bound = os.stat(path).st_ino
+        client = Client(**options)
+        client.open()
+        listener.listen(_MAX_PEERS)
+        server = _SessionServer(name, client, listener, idle, shown)
+        tell({"ready": True})
+        diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
+        why = server.serve()
+    except MCPError as e:
+        tell({"error": _error_data(e)})
+        why = str(e)
+    except KeyboardInterrupt:
+        tell({"error": _error_data(ConnectionLost("session %s was stopped as it started"
+                                                  % name))})
+        why = "stopped by a signal"
+    finally:
+        if listener is not None:
+            _unlink_own(path, bound)
+        if client is not None:
+            client.close()
+        if server is not None:
+            server.hang_up()  # the pump closes the listener
+        elif listener is not None:
+            listener.close()
+    diag.note("session %s ended: %s" % (name, why))
+    return 0
+
+
+def _session_listener(name, path):
+    """The session's socket, bound 0600; UsageError if another session holds it."""
+    import socket  # lazy: sessions only
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mask = os.umask(0o177)
+    try:
+        listener.bind(path)
+    except OSError as e:
+        listener.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UsageError("session %s is already running; stop it first (session stop "
+                             "%s)" % (name, name))
+        raise UsageError("cannot make the socket %s: %s" % (path, e.strerror or e))
+    finally:
+        os.umask(mask)
+    return listener
+
+
+def _unlink_own(path, inode):
+    """Remove the socket if it is still the one this session bound."""
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+class _Peer(object):
+    """A client of a session: its socket, what it sent (framed), what goes to it."""
+
+    def __init__(self, sock, max_bytes):
+        self.sock = sock
+        self.framer = _Framer(max_bytes)
+        self.out = collections.deque()
+        self.out_pos = 0
+        self.queued = 0  # bytes in ``out``
+        self.jobs = {}  # its request ids -> their _Job
+        self.closed = False
+
+
+class _Job(object):
+    """A client's request, run by the session: whose, its id there, the progress
+    token it sent, and the rounds of it so far."""
+
+    __slots__ = ("peer", "ident", "token", "request", "call")
+
+    def __init__(self, peer, ident, token, request):
+        self.peer, self.ident, self.token, self.request = peer, ident, token, request
+        self.call = None
+
+
+class _SessionServer(object):
+    """One Client serving many clients over a listening Unix socket.
+
+    The main thread (``serve``) drives the Client; a thread (``_pump``) accepts,
+    reads and writes the sockets. They hand over through ``inbox`` (what the
+    clients sent; the Client's wait is woken for it) and each peer's ``out``
+    (what goes to it; the pump is poked for it), both under ``lock``.
+    """
+
+    def __init__(self, name, client, listener, idle, shown):
+        import selectors  # lazy: sessions only
+        import threading
+        self.name, self.client, self.listener = name, client, listener
+        self.idle, self.shown = idle, shown
+        self.lock = threading.Lock()
+        self.inbox = collections.deque()  # (peer, message), or (peer, None): it hung up
+        self.peers = set()
+        self.jobs = {}  # the Client's call id -> _Job
+        self.calls = 0
+        self.started = time.time()
+        self.idle_since = time.monotonic()
+        self.ending = None  # why the session ends, once it does
+        self.closing = False  # the pump's last round: flush, hang up, end
+        self.wake = client._transport.waker()
+        self.poke_fds = os.pipe()
+        for fd in self.poke_fds:
+            os.set_blocking(fd, False)
+        self.max_bytes = client._transport.max_bytes
+        state = client._settled_state()
+        state.update(transport=client.transport, env_names=client.env_names,
+                     pid=client.pid, session_pid=os.getpid())
+        self.hello = _encode({"session": "hello", "state": state})
+        client._relay = self._notice
+        self.selectors = selectors
+        self.thread = threading.Thread(target=self._pump, name="mcp_invoke session")
+        self.thread.daemon = True
+        self.thread.start()
+
+    # -- the main thread: the Client ------------------------------------------
+
+    def serve(self):
+        """Run the clients' requests until the session ends; why it did."""
+        client = self.client
+        while True:
+            while self.inbox:
+                self._take(*self.inbox.popleft())
+            if self.ending is not None:
+                return self.ending
+            calls = [job.call for job in self.jobs.values()]
+            until = None if calls else self.idle_since + self.idle
+            if until is not None and time.monotonic() >= until:
+                return "idle for %gs" % self.idle
+            try:
+                client._wait(calls, until=until, first=bool(calls),
+                             stop=lambda: bool(self.inbox))
+            except MCPError as e:  # the server is gone, and nothing was in flight
+                return self._lost(e)
+            for job in [job for job in self.jobs.values() if job.call.done]:
+                self._finish(job)
+
+    def _take(self, peer, message):
+        if message is None:  # it hung up: what it asked is cancelled
+            for job in list(peer.jobs.values()):
+                self._drop(job)
+                if not job.call.done:
+                    self.client._expire(job.call, "the client went away")
+            return
+        if message.get("session") == "stop":
+            self.ending = "stopped (session stop)"
+            return
+        method, params = message.get("method"), message.get("params")
+        if not isinstance(method, str):
+            return  # an answer: the session answers the server itself
+        if "id" not in message:
+            if method == "notifications/cancelled":
+                return self._cancel(peer, _dict(params))
+            try:
+                self.client.notify(method, params)
+            except MCPError:
+                pass  # a lost server is noticed by the wait
+            return
+        self._begin(peer, message["id"], method, params)
+
+    def _begin(self, peer, ident, method, params):
+        if not _is_id(ident) or ident in peer.jobs:
+            return self._to(peer, {"jsonrpc": "2.0", "id": ident if _is_id(ident) else None,
+                                   "error": {"code": -32600, "message": "invalid request id"}})
+        token = None
+        meta = _dict(params).get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and "progressToken" in meta:  # the client's; ours goes
+            meta = dict(meta)
+            token = meta.pop("progressToken")
+            params = dict(params, _meta=meta)
+        job = _Job(peer, ident, token, None)
+        on_progress = None if token is None else (lambda p: self._progress(job, p))
+        # The client keeps its own time: it cancels what it stops waiting for.
+        job.request = _Request(method, params, float("inf"), on_progress)
+        self.calls += 1
+        try:
+            job.call = self.client._begin(job.request)
+        except MCPError as e:
+            return self._failed(job, e)
+        self.jobs[job.call.id] = peer.jobs[ident] = job
+
+    def _cancel(self, peer, params):
+        job = peer.jobs.get(params.get("requestId"))
+        if job is not None and not job.call.done:
+            self._drop(job)
+            reason = params.get("reason")
+            self.client._expire(job.call, reason if isinstance(reason, str) else "cancelled")
+
+    def _drop(self, job):
+        self.jobs.pop(job.call.id, None)
+        job.peer.jobs.pop(job.ident, None)
+        if not self.jobs:
+            self.idle_since = time.monotonic()
+
+    def _finish(self, job):
+        """A round of ``job`` is done: its answer goes to its client, or the next round."""
+        self._drop(job)
+        error = job.call.error
+        try:
+            if isinstance(error, ServerError) and error.code != _UNSUPPORTED_VERSION:
+                raise error  # the server's own, as it said it
+            outcome = self.client._next_round(job.request, job.call)
+        except ServerError as e:
+            error = {"code": e.code, "message": e.message}
+            if e.data is not None:
+                error["data"] = e.data
+            return self._to(job.peer, {"jsonrpc": "2.0", "id": job.ident, "error": error})
+        except MCPError as e:
+            return self._failed(job, e)
+        except Exception as e:  # a handler failed: the request did, not the session
+            return self._failed(job, MCPError("answering the server failed: %s" % e))
+        if isinstance(outcome, _Call):
+            job.call = outcome
+            self.jobs[outcome.id] = job.peer.jobs[job.ident] = job
+        else:
+            self._to(job.peer, {"jsonrpc": "2.0", "id": job.ident, "result": outcome})
+
+    def _failed(self, job, error):
+        self._to(job.peer, {"session": "failed", "id": job.ident, "error": _error_data(error)})
+
+    def _progress(self, job, params):
+        self._to(job.peer, {"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": dict(params, progressToken=job.token)})
+
+    def _notice(self, method, params):
+        """A notification of the server's: to the client whose subscription it
+        is under that client's id, else to every client."""
+        meta = _dict(params.get("_meta"))
+        ident = meta.get(_SUBSCRIPTION_KEY)
+        job = self.jobs.get(ident) if _is_id(ident) else None
+        if job is not None:
+            meta = dict(meta)
+            meta[_SUBSCRIPTION_KEY] = job.ident
+            return self._to(job.peer, {"jsonrpc": "2.0", "method": method,
+                                       "params": dict(params, _meta=meta)})
+        frame = _encode({"jsonrpc": "2.0", "method": method, "params": params})
+        with self.lock:
+            peers = list(self.peers)
+        for peer in peers:
+            self._to(peer, frame)
+
+    def _lost(self, error):
+        """The server is gone: every client is told so, with its last words."""
+        frame = _encode({"session": "lost", "error": _error_data(error)})
+        with self.lock:
+            peers = list(self.peers)
+        for peer in peers:
+            self._to(peer, frame)
+        return "the server ended: %s" % error
+
+    def _to(self, peer, message):
+        try:
+            frame = message if isinstance(message, bytes) else _encode(message)
+        except UsageError as e:
+            frame = _encode({"session": "failed", "id": message.get("id"),
+                             "error": _error_data(e)})
+        with self.lock:
+            if peer.closed:
+                return
+            peer.out.append(frame)
+            peer.queued += len(frame)
+            if peer.queued > 2 * self.max_bytes + _READ_SIZE:
+                peer.closed = True  # it does not read: it is dropped, not waited for
+        self._poke()
+
+    def _poke(self):
+        try:
+            os.write(self.poke_fds[1], b"p")
+        except OSError:
+            pass  # full: a poke is pending
+
+    def status(self):
+        return {"session": "status", "name": self.name, "pid": os.getpid(),
+                "server": self.shown, "started": self.started, "calls": self.calls,
+                "idle": 0 if self.jobs else round(time.monotonic() - self.idle_since, 3)}
+
+    def hang_up(self):
+        """The pump's last round: what is queued goes out (briefly)."""
+        with self.lock:
+            self.closing = True
+        self._poke()
+        self.thread.join(_STOP_WAIT)
+        for fd in self.poke_fds:
+            os.close(fd)
+
+    # -- the pump thread: the sockets -------------------------------------------
+
+    def _pump(self):
+        selectors = self.selectors
+        sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
+               else selectors.SelectSelector())
+        sel.register(self.listener, selectors.EVENT_READ, "listener")
+        sel.register(self.poke_fds[0], selectors.EVENT_READ, "poke")
+        drain_until = None
+        try:
+            while True:
+                with self.lock:
+                    closing = self.closing
+                    waiting = self._arrange(sel)
+                if closing:
+                    drain_until = drain_until or time.monotonic() + _LINGER
+                    if not waiting or time.monotonic() >= drain_until:
+                        return
+                for key, mask in sel.select(_QUIET_CHECK if drain_until is None
+                                            else max(0.0, drain_until - time.monotonic())):
+                    if key.data == "listener":
+                        self._accept(sel)
+                    elif key.data == "poke":
+                        os.read(key.fd, _READ_SIZE)
+                    else:
+                        if mask & selectors.EVENT_WRITE:
+                            self._write(key.data)
+                        if mask & selectors.EVENT_READ and not key.data.closed:
+                            self._read(key.data)
+        finally:  # the clients' sockets close as the process ends: a client that
+            sel.close()  # sees its end (session stop) sees the session gone
+            self.listener.close()
+
+    def _arrange(self, sel):
+        """Each peer watched for what it needs (under the lock); the dropped ones
+        closed. Whether any still has output queued."""
+        waiting = False
+        for peer in list(self.peers):
+            if peer.closed:
+                self.peers.discard(peer)
+                sel.unregister(peer.sock)
+                peer.sock.close()
+                self.inbox.append((peer, None))
+                self.wake()
+                continue
+            events = self.selectors.EVENT_READ | (self.selectors.EVENT_WRITE if peer.out else 0)
+            waiting = waiting or bool(peer.out)
+            if sel.get_key(peer.sock).events != events:
+                sel.modify(peer.sock, events, peer)
+        return waiting
+
+    def _accept(self, sel):
+        try:
+            sock, _ = self.listener.accept()
+        except OSError:
+            return
+        if len(self.peers) >= _MAX_PEERS or self.closing:
+            return sock.close()
+        sock.setblocking(False)
+        peer = _Peer(sock, self.max_bytes)
+        peer.out.append(self.hello)
+        with self.lock:
+            self.peers.add(peer)
+        sel.register(sock, self.selectors.EVENT_READ | self.selectors.EVENT_WRITE, peer)
+
+    def _read(self, peer):
+        try:
+            data = peer.sock.recv(_READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        try:
+            messages = peer.framer.feed(data) if data else None
+        except ProtocolError:
+            messages = None  # a line over the session's --max-bytes: hung up on
+        with self.lock:
+            if messages is None:
+                peer.closed = True
+                return
+            for message in messages:
+                if not isinstance(message, dict):
+                    continue
+                if message.get("session") == "status":
+                    frame = _encode(self.status())
+                    peer.out.append(frame)
+                    peer.queued += len(frame)
+                else:
+                    self.inbox.append((peer, message))
+        self.wake()
+
+    def _write(self, peer):
+        with self.lock:
+            while peer.out:
+                try:
+                    n = peer.sock.send(memoryview(peer.out[0])[peer.out_pos:])
+                except BlockingIOError:
+                    return
+                except OSError:
+                    peer.closed = True
+                    return
+                peer.out_pos += n
+                if peer.out_pos < len(peer.out[0]):
+                    return
+                peer.queued -= len(peer.out.popleft())
+                peer.out_pos = 0
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -9199,6 +10267,11 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("watch URI [URI...]", "print each resource, then again each time it changes"),
         ("watch --tools", "print the tool list, then again each time it changes"),
         ("", "(ends at --count N updates, --max-time or Ctrl-C)")])),
+    ("session", (_cmd_session, 1, 2, "start NAME, list, or stop NAME (or --all)", 0, [
+        ("session start NAME", "start the server in the background, kept alive for"),
+        ("", "--session NAME (--idle SECONDS: 1800)"),
+        ("session list", "the sessions running"),
+        ("session stop NAME|--all", "stop a session and its server")])),
     ("completion", (_cmd_completion, 1, 1, "bash or zsh", 0, [
         ("completion bash|zsh", "print a completion script for the shell")])),
     ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
@@ -9350,7 +10423,13 @@ def _build_parser(out=None):
     add("--pin", metavar="FILE",
         help="compare the server with FILE (made by 'pin FILE') first; exit 7 if it differs")
     add("--all", action="store_true", dest="all_servers",
-        help="tools: the tools of every server in the config files, as server__tool")
+        help="tools: the tools of every server in the config files, as server__tool; "
+             "session stop: every session")
+    add("--session", metavar="NAME",
+        help="go through keep-alive session NAME (see session start): no start, no handshake")
+    add("--idle", type=_positive_float, metavar="SECONDS",
+        help="session start: end the session after this long without a request "
+             "(default %d)" % _IDLE)
     add("--tools", action="store_true", dest="watch_tools",
         help="watch: the tool list, each time it changes")
     add("--count", type=_positive_int, metavar="N", help="watch: stop after N updates")
@@ -9939,7 +11018,8 @@ def _namespaced(args, server, diag):
     if not separator or not prefix or not tool:
         return
     given = [flag for flag, value in (("--", server), ("--url", args.url),
-                                      ("--server", args.server)) if value]
+                                      ("--server", args.server), ("--session", args.session))
+             if value]
     found = _found_servers(_cwd(), os.environ, lambda text: None, args.config)
     names = _server_names(found)
     if given and prefix in names:
@@ -10315,6 +11395,8 @@ def _run(argv, diag, out, started):
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
+    if args.command == "session":
+        return _cmd_session(args, ctx, server)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if _many_servers(args):
@@ -10328,7 +11410,8 @@ def _run(argv, diag, out, started):
         _check_pin_path(args.args[0])
     if args.pin is not None:
         ctx.pinned, ctx.pin_path = _load_pin(args.pin), args.pin
-    options = _client_options(args, _server_entry(args, server), diag)
+    options = (_session_options(args, server, diag) if args.session is not None
+               else _client_options(args, _server_entry(args, server), diag))
     secrets = _secrets(options)
     diag.redact = _Redactor(secrets)
     if options.get("oauth") is not None:  # tokens and secrets, as they are obtained
@@ -10341,15 +11424,17 @@ def _run(argv, diag, out, started):
         args.auth_url = options["url"]
     trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
-    cache = None if args.no_cache or args.protocol_version else _EraCache(os.environ)
+    cache = (None if args.no_cache or args.protocol_version or args.session
+             else _EraCache(os.environ))
     if cache is not None:
         key = cache.key(options)
         options["remembered_version"] = cache.remembered(key)
         ctx.tool_cache = _ToolCache(cache, key, args.cache_ttl, options)
     try:
-        client = Client(roots=_roots(args.root, diag), on_elicit=elicitor,
-                        on_sample=_sampler(args.sampling_command, args.timeout),
-                        trace=trace, **options)
+        if args.session is None:  # a session answers the server as it was told to
+            options.update(roots=_roots(args.root, diag), on_elicit=elicitor,
+                           on_sample=_sampler(args.sampling_command, args.timeout))
+        client = Client(trace=trace, **options)
         started.append(client)  # for main, which stops it whatever happens
         try:
             with client:
@@ -10406,6 +11491,13 @@ def _check_args(args):
     if args.command == "check" and args.pin is None:
         raise UsageError("check needs --pin FILE, the pin to compare the server with (made "
                          "by 'pin FILE')")
+    if args.command == "session":
+        _check_session_args(args)
+    elif args.session is not None and _COMMANDS[args.command].clients == 0:
+        raise UsageError("--session is for the commands that talk to a server, not %s"
+                         % args.command)
+    if args.idle is not None and not (args.command == "session" and args.args[0] == "start"):
+        raise UsageError("--idle is for session start")
     if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):
         raise UsageError("auth takes login, status or logout, not %r" % args.args[0])
     if args.command == "complete":
@@ -10418,6 +11510,20 @@ def _check_args(args):
         if mode not in _ELICIT_MODES or len(args.elicit) != (2 if mode == "answers" else 1):
             raise UsageError("--elicit takes interactive, defaults, answers FILE, decline "
                              "or cancel, not %r" % " ".join(args.elicit))
+
+
+def _check_session_args(args):
+    action, rest = args.args[0], args.args[1:]
+    if action not in ("start", "list", "stop"):
+        raise UsageError("session takes start NAME, list, or stop NAME|--all, not %r" % action)
+    wanted = 0 if action == "list" or action == "stop" and args.all_servers else 1
+    if len(rest) != wanted:
+        raise UsageError("session %s takes %s" % (action, {
+            "start": "a name, then the server: session start NAME -- SERVER_CMD (or --url, "
+                     "--server)", "list": "no arguments",
+            "stop": "a session's name, or --all"}[action]))
+    if rest:
+        _session_path(rest[0], {})  # the name alone is checked here
 
 
 def _isatty(stream):
@@ -10550,6 +11656,25 @@ def _client_options(args, entry, diag):
     options.update(command=entry["command"], env=server_env, inherit_env=args.inherit_env,
                    cwd=args.cwd or entry["cwd"], on_stderr=diag.relay)
     return options
+
+
+def _session_options(args, server, diag):
+    """The Client's keyword arguments for --session NAME: this run's own time
+    and size limits; the server, and how to answer it, are the session's."""
+    given = [flag for flag, value in (
+        ("--", server), ("--url", args.url), ("--server", args.server),
+        ("--config", args.config), ("--env", args.env), ("--inherit-env", args.inherit_env),
+        ("--cwd", args.cwd), ("--header", args.header), ("--bearer-env", args.bearer_env),
+        ("--cacert", args.cacert), ("--insecure", args.insecure),
+        ("--protocol-version", args.protocol_version), ("--root", args.root),
+        ("--elicit", args.elicit), ("--sampling-command", args.sampling_command),
+        ("--log-level", args.log_level)) if value] + _oauth_given(args)
+    if given:
+        raise UsageError("%s: not with --session; session %s was given its server, and how "
+                         "to answer it, when it started" % (", ".join(given), args.session))
+    return dict(session=args.session, timeout=args.timeout, max_bytes=args.max_bytes,
+                max_time=None if args.command == "watch" else args.max_time,
+                on_log=diag.log, on_warning=diag.client_warning, strict=args.strict)
 
 
 # The OAuth options, as the parser names them.

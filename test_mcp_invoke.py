@@ -8241,3 +8241,236 @@ def test_a_config_path_that_is_no_file_is_a_warning_and_relative_xdg_is_ignored(
     assert run(capsys, "ping", "--", *SERVER)[0] == 0
     assert not os.path.exists(str(tmp_path / "relative"))
     assert os.path.exists(os.path.join(own_home, ".cache", "mcp_invoke", "eras.json"))
+
+
+# -- keep-alive sessions ----------------------------------------------------------
+
+
+@pytest.fixture
+def sessions(monkeypatch, tmp_path):
+    """A sessions directory of the test's own (short: a Unix socket path is
+    ~100 bytes at most); every session still running is stopped at the end."""
+    import tempfile
+    runtime = tempfile.mkdtemp(prefix="mi", dir="/tmp")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    yield os.path.join(runtime, "mcp_invoke")
+    for name in os.listdir(os.path.join(runtime, "mcp_invoke")) if os.path.isdir(
+            os.path.join(runtime, "mcp_invoke")) else ():
+        if name.endswith(".sock"):
+            main(["session", "stop", name[:-5]])
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _start(name, *argv, **kw):
+    """session start NAME ARGV... as its own process; (exit code, stdout, stderr)."""
+    proc = _script(["session", "start", name] + list(argv), **kw)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def _session_pid(out):
+    match = re.match(r"started (\S+) \(pid (\d+)\)\n\Z", out)
+    assert match, out
+    return int(match.group(2))
+
+
+def test_a_session_keeps_one_server_across_calls_and_stops_cleanly(sessions, tmp_path, capsys):
+    record = tmp_path / "record"
+    code, out, err = _start("s1", "--", *fake(record=record))
+    assert (code, err) == (0, "")
+    pid = _session_pid(out)
+    assert stat.S_IMODE(os.stat(sessions).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(os.path.join(sessions, "s1.sock")).st_mode) == 0o600
+    for text in ("one", "two"):
+        assert run(capsys, "--session", "s1", "call", "echo", "text=" + text) == (
+            0, text + "\n", "")
+    methods = [line.get("method") for line in records(record)]
+    assert methods.count("initialize") == 1 and methods.count("tools/call") == 2
+    code, out, err = run(capsys, "session", "list")
+    assert code == 0 and re.match(
+        r"s1  pid %d  up \d+s  idle \d+s  calls 4  .*fake_server\.py.*\n\Z" % pid, out), out
+    code, out, err = run(capsys, "--json", "session", "list")
+    listed = json.loads(out)["sessions"]
+    assert [(s["name"], s["pid"], s["calls"]) for s in listed] == [("s1", pid, 4)]
+    assert run(capsys, "session", "stop", "s1") == (0, "stopped s1\n", "")
+    assert not os.path.exists(os.path.join(sessions, "s1.sock"))
+    assert wait_for(lambda: not _alive(pid))
+    assert methods + ["notifications/cancelled"] != [line.get("method")
+                                                     for line in records(record)]
+    assert run(capsys, "session", "list") == (0, "", "")
+
+
+def test_a_session_keeps_the_servers_state_between_calls(sessions, capsys):
+    assert _start("st", "--", *fake("mutate"))[0] == 0
+    assert run(capsys, "--session", "st", "call", "mutate")[:2] == (0, "mutated\n")
+    code, out, err = run(capsys, "--session", "st", "tools")
+    assert code == 0 and "echo(text: string) - Echo the text back.\n" not in out
+    code, out, err = run(capsys, "tools", "--", *fake("mutate"))
+    assert code == 0 and "echo(text: string) - Echo the text back.\n" in out
+
+
+def test_several_clients_at_once_each_get_their_own_answers(sessions):
+    assert _start("many", "--", *fake())[0] == 0
+    procs = [_script(["--session", "many", "call", "echo", "text=client%d" % n])
+             for n in range(6)]
+    slow = _script(["--session", "many", "call", "slow", "steps=3", "delay=0.05"])
+    for n, proc in enumerate(procs):
+        out, err = proc.communicate(timeout=30)
+        assert (proc.returncode, out, err) == (0, b"client%d\n" % n, b"")
+    out, err = slow.communicate(timeout=30)
+    assert (slow.returncode, out) == (0, b"done after 3 steps\n")
+    assert b"[progress] 3/3 step 3" in err  # progress came back to its own client
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_session_answers_the_server_with_its_own_policies(era, sessions, capsys):
+    assert _start("ask", "--elicit", "decline", "--root", "/srv", "--",
+                  *fake(era=era))[0] == 0
+    code, out, err = run(capsys, "--session", "ask", "call", "ask_name")
+    assert (code, out) == (0, "name: decline -\n")
+    code, out, err = run(capsys, "--session", "ask", "call", "ask_roots")
+    assert (code, out) == (0, "roots: file:///srv\n")
+    code, out, err = run(capsys, "--session", "ask", "info")
+    assert "(%s era" % era in out and "transport: session ask (stdio)" in out
+
+
+def test_a_session_refuses_what_belongs_to_its_start(sessions, capsys):
+    assert _start("r", "--", *fake())[0] == 0
+    for extra in (["--url", "http://127.0.0.1:1/mcp"], ["--elicit", "decline"],
+                  ["--root", "/"], ["--protocol-version", "2025-11-25"], ["--env", "A=1"],
+                  ["--", "python3"]):
+        code, out, err = run(capsys, "--session", "r", "ping", *extra)
+        assert code == 2 and "not with --session" in err and "Traceback" not in err, extra
+    code, out, err = run(capsys, "--session", "r", "servers")
+    assert code == 2 and "--session is for the commands" in err
+
+
+def test_a_missing_or_misnamed_session_is_exit_2(sessions, capsys):
+    code, out, err = run(capsys, "--session", "nope", "ping")
+    assert code == 2 and err == ("mcp_invoke: no session nope is running (session list "
+                                 "shows those that are)\n")
+    for name in ("../x", ".x", "a" * 65, ""):
+        code, out, err = run(capsys, "session", "start", name, "--", *fake())
+        assert code == 2 and "a session name is" in err, name
+    assert run(capsys, "session", "stop", "nope")[0] == 2
+    assert run(capsys, "session", "frob")[0] == 2
+    assert run(capsys, "session", "list", "extra")[0] == 2
+    assert run(capsys, "--idle", "5", "ping", "--", *fake())[0] == 2
+
+
+def test_a_stale_socket_is_detected_removed_and_replaced(sessions, capsys):
+    import socket
+    os.makedirs(sessions, 0o700)
+    path = os.path.join(sessions, "old.sock")
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(path)
+    stale.close()  # what a crash leaves: a socket nobody listens on
+    code, out, err = run(capsys, "--session", "old", "ping")
+    assert code == 2 and "session old is not running" in err and "removed" in err
+    assert not os.path.exists(path)
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(path)
+    stale.close()
+    assert _start("old", "--", *fake())[0] == 0
+    assert run(capsys, "--session", "old", "ping")[0] == 0
+
+
+def test_a_second_start_of_a_running_session_is_refused(sessions):
+    assert _start("twice", "--", *fake())[0] == 0
+    code, out, err = _start("twice", "--", *fake())
+    assert code == 2 and "session twice is already running" in err
+
+
+def test_a_dying_server_ends_the_session_and_leaves_nothing(sessions, capsys):
+    code, out, err = _start("dies", "--", *fake("crash-call"))
+    pid = _session_pid(out)
+    code, out, err = run(capsys, "--session", "dies", "call", "echo", "text=x")
+    assert code == 5 and "fatal: boom while calling tool" in err, err
+    assert wait_for(lambda: not _alive(pid))
+    assert not os.path.exists(os.path.join(sessions, "dies.sock"))
+    assert run(capsys, "--session", "dies", "ping")[0] == 2
+
+
+def test_a_failed_start_has_a_direct_calls_exit_status_and_leaves_nothing(sessions, tmp_path):
+    code, out, err = _start("nf", "--", str(tmp_path / "no-such-server"))
+    assert (code, out) == (127, "") and "not found" in err
+    code, out, err = _start("hang", "--timeout", "0.3", "--max-time", "0.5", "--",
+                            *fake("hang-init"))
+    assert (code, out) == (124, "") and "Traceback" not in err
+    assert os.listdir(sessions) == []
+
+
+def test_an_idle_session_ends_by_itself(sessions, capsys):
+    code, out, err = _start("idle", "--idle", "0.3", "--", *fake())
+    pid = _session_pid(out)
+    assert wait_for(lambda: not _alive(pid))
+    assert not os.path.exists(os.path.join(sessions, "idle.sock"))
+    state = os.environ["XDG_STATE_HOME"]
+    with open(os.path.join(state, "mcp_invoke", "idle.log")) as log:
+        assert "session idle ended: idle for 0.3s" in log.read()
+
+
+def test_through_a_session_the_calls_own_timeout_applies_and_the_session_goes_on(
+        sessions, tmp_path, capsys):
+    record = tmp_path / "record"
+    assert _start("t", "--", *fake("hang-call", record=record))[0] == 0
+    code, out, err = run(capsys, "--session", "t", "--timeout", "0.3", "call", "echo", "text=x")
+    assert code == 124 and "timed out after 0.3s" in err
+    assert run(capsys, "--session", "t", "ping")[0] == 0
+    calls = [r for r in records(record) if r.get("method") == "tools/call"]
+    cancelled = [r for r in records(record) if r.get("method") == "notifications/cancelled"]
+    assert [c["params"]["requestId"] for c in cancelled] == [calls[0]["id"]]
+
+
+def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
+    record = tmp_path / "record"
+    assert _start("c", "--", *fake(record=record))[0] == 0
+    proc = _script(["--session", "c", "call", "slow", "steps=20", "delay=0.05"])
+    assert proc.stderr.readline().startswith(b"[progress] 1/20")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and out == b""
+    assert wait_for(lambda: any(r.get("method") == "notifications/cancelled"
+                                for r in records(record)))
+    call = [r for r in records(record) if r.get("method") == "tools/call"][0]
+    cancelled = [r for r in records(record) if r.get("method") == "notifications/cancelled"]
+    assert cancelled[0]["params"]["requestId"] == call["id"]  # the id the server saw
+    done = _script(["--session", "c", "call", "echo", "text=after"])
+    assert done.communicate(timeout=20)[0] == b"after\n"
+
+
+def test_a_session_carries_the_calls_own_max_bytes(sessions, capsys):
+    assert _start("b", "--", *fake())[0] == 0
+    code, out, err = run(capsys, "--session", "b", "--max-bytes", "200", "call", "big")
+    assert code == 4 and "over 200 bytes" in err
+    assert run(capsys, "--session", "b", "ping")[0] == 0
+
+
+def test_the_library_reaches_a_session_and_leaves_it_running(sessions):
+    assert _start("lib", "--", *fake(era="modern"))[0] == 0
+    with mcp_invoke.Client(session="lib", timeout=TIMEOUT) as client:
+        assert client.era == "modern" and client.server_info["name"] == "fake-server"
+        assert client.call_tool("add", {"a": 2, "b": 3})["content"][0]["text"] == "5"
+        assert client.transport == "session lib (stdio)"
+    with mcp_invoke.Client(session="lib", timeout=TIMEOUT) as client:
+        assert [t["name"] for t in client.list_tools()][:2] == ["echo", "add"]
+    with pytest.raises(mcp_invoke.UsageError) as caught:
+        mcp_invoke.Client(["python3"], session="lib")
+    assert "not with a session" in str(caught.value)
+
+
+def test_a_session_over_http(sessions, capsys):
+    with _http("--era", "modern") as url:
+        assert _start("web", "--url", url)[0] == 0
+        assert run(capsys, "--session", "web", "call", "add", "a=1", "b=2") == (0, "3\n", "")
+        code, out, err = run(capsys, "--session", "web", "info")
+        assert "transport: session web (streamable HTTP %s)" % url in out
+        assert run(capsys, "session", "stop", "web") == (0, "stopped web\n", "")
+
+
+def test_session_stop_all_stops_every_session(sessions, capsys):
+    pids = [_session_pid(_start(name, "--", *fake())[1]) for name in ("a", "b")]
+    code, out, err = run(capsys, "session", "stop", "--all")
+    assert (code, out) == (0, "stopped a\nstopped b\n")
+    assert all(wait_for(lambda: not _alive(pid)) for pid in pids)
