@@ -9517,6 +9517,209 @@ class _SessionServer(object):
 
 
 # ---------------------------------------------------------------------------
+# Shell: commands typed against one open server
+# ---------------------------------------------------------------------------
+#
+# ``shell`` opens the server once (or goes through --session NAME) and reads
+# commands the way the command line takes them, each run by the same code a
+# command line runs, each failure its one line. On a terminal: the prompt,
+# readline's editing, completion and history; elsewhere, lines from stdin.
+
+_PROMPT = "mcp> "
+# What a line may not run: they read stdin, start or end things, or need no server.
+_NOT_IN_SHELL = ("shell", "batch", "session", "replay", "servers", "completion", "auth")
+# The options a line may give (the rest are the shell's, given when it started).
+_LINE_OPTIONS = ("--json", "--tools", "--count", "--no-validate")
+_HISTORY_LINES = 1000
+
+
+def _cmd_shell(client, args, ctx):
+    """shell: read a command a line, run it on the open client; Ctrl-C cancels the
+    running request, Ctrl-D (or exit) leaves."""
+    import signal as signals
+    editor = _LineEditor(client, ctx) if _isatty(ctx.stdin) else None
+    previous = signals.getsignal(signals.SIGINT)
+    try:  # Ctrl-C interrupts one command, never the shell
+        signals.signal(signals.SIGINT, signals.default_int_handler)
+    except ValueError:
+        previous = None  # not the main thread
+    try:
+        while True:
+            try:
+                line = editor.read() if editor is not None else ctx.stdin.readline()
+            except KeyboardInterrupt:
+                ctx.out.write("\n")
+                continue
+            except EOFError:
+                line = ""
+            if editor is None and not line:
+                return 0
+            if editor is not None and line is None:
+                ctx.out.write("\n")
+                return 0
+            if line.strip() in ("exit", "quit"):
+                return 0
+            if line.strip():
+                _shell_line(client, args, ctx, line, editor)
+    finally:
+        if previous is not None:
+            signals.signal(signals.SIGINT, previous)
+        if editor is not None:
+            editor.save()
+
+
+def _shell_line(client, args, ctx, line, editor):
+    """Run one line as the command line would; its failure is one line on stderr,
+    and the shell goes on (but for a server that is gone)."""
+    ctx.out.flush()
+    try:
+        line_args = _line_args(args, line)
+        if line_args is None:
+            return ctx.lines(_shell_help())
+        if line_args.command == "call":
+            line_args.arguments = _call_arguments(line_args.args[1:], ctx.stdin)
+        line_ctx = _Context(ctx.out, ctx.diag, ctx.pretty, ctx.stdin, ctx.saver,
+                            line_args.json, ctx.policy)
+        line_ctx.pinned, line_ctx.pin_path = ctx.pinned, ctx.pin_path
+        line_ctx.tool_cache = ctx.tool_cache
+        _run_command(client, line_args, line_ctx, ctx.elicitor)  # its failure: said
+        if editor is not None and line_args.command == "tools":
+            editor.forget()  # listed afresh: completion follows
+    except KeyboardInterrupt:
+        ctx.diag.error("interrupted")
+    except ConnectionLost:
+        raise  # the server is gone: the shell ends with it
+    except MCPError as e:
+        ctx.diag.failed(e)
+    finally:
+        ctx.out.flush()
+
+
+def _line_args(args, line):
+    """A line's command, parsed with the shell's own options; None for help."""
+    import shlex  # lazy: the shell only
+    try:
+        tokens = shlex.split(line)
+    except ValueError as e:
+        raise UsageError("cannot read the line: %s" % e)
+    if tokens in (["help"], ["?"]):
+        return None
+    parser = _build_parser()
+    valued = _valued(parser)
+    ours, _ = _split_argv(tokens, valued)
+    cut = ours.index("--")
+    options, words = ours[:cut], ours[cut + 1:]
+    for option in options:
+        if option.startswith("-") and option.split("=")[0] not in _LINE_OPTIONS:
+            raise UsageError("%s is an option of the shell, given when it starts; a line "
+                             "takes %s" % (option, ", ".join(_LINE_OPTIONS)))
+    if words and words[0] in _NOT_IN_SHELL:
+        raise UsageError("%s is not a command of the shell (help lists those that are)"
+                         % words[0])
+    line_args = parser.parse_args(args.options + options + ["--"] + words)
+    _check_args(line_args)
+    return line_args
+
+
+def _shell_help():
+    return ["commands (as on the command line; help, exit; Ctrl-C cancels, Ctrl-D leaves):"] + [
+        ("  %-26s %s" % (usage, text)).rstrip()
+        for name, command in _COMMANDS.items() if name not in _NOT_IN_SHELL
+        for usage, text in command.help]
+
+
+class _LineEditor(object):
+    """readline on a terminal: the prompt, history in the state directory, and
+    completion of commands, tool and prompt names, argument names and URIs
+    (listed from the server once, when first completed). Without readline,
+    input() with the prompt."""
+
+    def __init__(self, client, ctx):
+        self.client, self.ctx = client, ctx
+        self.known = {}  # what completion listed: method -> items
+        self.history = None
+        try:
+            import readline  # lazy: the shell on a terminal only; absent on some builds
+        except ImportError:
+            self.readline = None
+            return
+        self.readline = readline
+        readline.set_completer_delims(" \t\n")
+        readline.set_completer(self.complete)
+        readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "")
+                                else "tab: complete")
+        try:
+            self.history = os.path.join(_state_dir(os.environ), "history")
+            readline.set_history_length(_HISTORY_LINES)
+            if os.path.exists(self.history):
+                readline.read_history_file(self.history)
+        except (UsageError, OSError) as e:
+            self.ctx.diag.warning("no shell history: %s" % (getattr(e, "strerror", None) or e))
+            self.history = None
+
+    def read(self):
+        """The next line; None at the end (Ctrl-D)."""
+        try:
+            return input(_PROMPT)
+        except EOFError:
+            return None
+
+    def save(self):
+        if self.readline is None or self.history is None:
+            return
+        try:
+            self.readline.write_history_file(self.history)
+            os.chmod(self.history, 0o600)
+        except OSError as e:
+            self.ctx.diag.warning("history not saved: %s" % (e.strerror or e))
+
+    def forget(self):
+        self.known.clear()
+
+    def complete(self, text, state):
+        try:
+            if state == 0:  # a word whole is followed by a space, a name= by its value
+                self.matches = [c if c.endswith("=") else c + " "
+                                for c in self.candidates() if c.startswith(text)]
+            return self.matches[state] if state < len(self.matches) else None
+        except Exception:  # readline swallows what a completer raises; say nothing
+            return None
+
+    def candidates(self):
+        before = self.readline.get_line_buffer()[:self.readline.get_begidx()].split()
+        if not before:
+            return sorted(n for n in _COMMANDS if n not in _NOT_IN_SHELL) + ["exit", "help"]
+        command = before[0]
+        if command in ("call", "schema") and len(before) == 1:
+            return [t.get("name") for t in self.listed("tools/list", "tools")]
+        if command == "call":
+            tool = [t for t in self.listed("tools/list", "tools") if t.get("name") == before[1]]
+            properties = _dict(_dict(tool[0].get("inputSchema")).get("properties")) if tool else {}
+            return [name + "=" for name in properties]
+        if command == "prompt" and len(before) == 1:
+            return [p.get("name") for p in self.listed("prompts/list", "prompts")]
+        if command == "prompt":
+            prompt = [p for p in self.listed("prompts/list", "prompts")
+                      if p.get("name") == before[1]]
+            return [_dict(a).get("name", "") + "=" for a in
+                    (_list(prompt[0].get("arguments")) if prompt else [])]
+        if command in ("read", "watch"):
+            return [r.get("uri") for r in self.listed("resources/list", "resources")]
+        return []
+
+    def listed(self, method, key):
+        if method not in self.known:
+            try:
+                items = self.client.list_all(method)[key]
+            except (MCPError, KeyboardInterrupt):
+                items = []
+            self.known[method] = [item for item in items if isinstance(item, dict)
+                                  and isinstance(item.get(key == "resources" and "uri"
+                                                          or "name"), str)]
+        return self.known[method]
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -10272,6 +10475,9 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("", "--session NAME (--idle SECONDS: 1800)"),
         ("session list", "the sessions running"),
         ("session stop NAME|--all", "stop a session and its server")])),
+    ("shell", (_cmd_shell, 0, 0, "no arguments; it reads commands, one a line", 1, [
+        ("shell", "type commands (tools, call NAME ..., read URI, ...) against one"),
+        ("", "open server or --session NAME; Ctrl-C cancels, Ctrl-D leaves")])),
     ("completion", (_cmd_completion, 1, 1, "bash or zsh", 0, [
         ("completion bash|zsh", "print a completion script for the shell")])),
     ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
@@ -11390,6 +11596,7 @@ def _run(argv, diag, out, started):
         args = parser.parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0
         return e.code or 0
+    args.options = ours[:ours.index("--")]  # the shell's, for each of its lines
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
@@ -11456,6 +11663,7 @@ def _run(argv, diag, out, started):
 
 
 def _run_command(client, args, ctx, elicitor):
+    ctx.elicitor = elicitor  # the shell's lines answer as the shell does
     name = client.server_info.get("name")
     if isinstance(name, str) and name.strip():  # who asks, in every question
         elicitor.server = _flat(_cut(name, _SHOW_CHARS))
@@ -11496,6 +11704,8 @@ def _check_args(args):
     elif args.session is not None and _COMMANDS[args.command].clients == 0:
         raise UsageError("--session is for the commands that talk to a server, not %s"
                          % args.command)
+    if args.command == "shell" and args.events:
+        raise UsageError("--events is for one command, not the shell")
     if args.idle is not None and not (args.command == "session" and args.args[0] == "start"):
         raise UsageError("--idle is for session start")
     if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):

@@ -321,7 +321,7 @@ def test_options_may_follow_the_command():
                            "--oauth-idp-token-endpoint", "--oauth-idp-client-id",
                            "--oauth-idp-id-token", "--oauth-idp-id-token-env", "--oauth-scope",
                            "--oauth-cache", "--allow-tools", "--deny-tools", "--pin", "--count",
-                           "--cache-ttl"}
+                           "--cache-ttl", "--session", "--idle"}
 
 
 # ---------------------------------------------------------------------------
@@ -8474,3 +8474,93 @@ def test_session_stop_all_stops_every_session(sessions, capsys):
     code, out, err = run(capsys, "session", "stop", "--all")
     assert (code, out) == (0, "stopped a\nstopped b\n")
     assert all(wait_for(lambda: not _alive(pid)) for pid in pids)
+
+
+# -- the shell -------------------------------------------------------------------
+
+
+def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(capsys):
+    lines = ("call echo text=hi\n\ncall nope\ncall echo\ncall add a=1 b=2 --json\n"
+             "call echo 'text=two words'\nbatch\ncall echo --timeout 1\ncall fail\n"
+             "read fake://item/1\nhelp\nexit\ncall echo text=never\n")
+    code, out, err = run(capsys, "shell", "--", *fake(), stdin=lines)
+    assert code == 0
+    assert out.startswith('hi\n{"content":[{"type":"text","text":"3"}]}\ntwo words\n')
+    assert "content of item 1\n" in out and "  call NAME [ARGS...]" in out
+    assert "never" not in out and "mcp> " not in out  # no prompt without a terminal
+    assert err.splitlines() == [
+        "mcp_invoke: unknown tool 'nope'; the server has 19 tools (run 'tools' to list them)",
+        "mcp_invoke: missing required argument 'text' (--no-validate sends it anyway)",
+        "mcp_invoke: batch is not a command of the shell (help lists those that are)",
+        "mcp_invoke: --timeout is an option of the shell, given when it starts; a line takes "
+        "--json, --tools, --count, --no-validate",
+        "mcp_invoke: tool 'fail' returned an error"]
+
+
+def test_the_shell_ends_with_a_server_that_dies(capsys):
+    code, out, err = run(capsys, "shell", "--", *fake("crash-call"),
+                         stdin="ping\ncall echo text=x\nping\n")
+    assert code == 5 and "fatal: boom while calling tool" in err
+    assert run(capsys, "--events", "shell", "--", *fake())[0] == 2
+
+
+def test_the_shell_through_a_session_leaves_it_running(sessions, capsys):
+    assert _start("sh", "--", *fake())[0] == 0
+    code, out, err = run(capsys, "shell", "--session", "sh",
+                         stdin="call echo text=a\ncall echo text=b\n")
+    assert (code, out, err) == (0, "a\nb\n", "")
+    code, out, err = run(capsys, "session", "list")
+    assert out.startswith("sh  pid ") and "calls 4" in out
+
+
+def _pty_until(fd, wanted, seen, timeout=10.0):
+    """Read the terminal until ``wanted`` (bytes) shows; everything read so far."""
+    import select
+    deadline = time.monotonic() + timeout
+    while wanted not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, "no %r on the terminal; it showed %r" % (wanted, seen[-400:])
+        if select.select([fd], [], [], left)[0]:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: the other side closed
+                chunk = b""
+            assert chunk, "the shell ended before %r; it showed %r" % (wanted, seen[-400:])
+            seen += chunk
+    return seen
+
+
+def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
+    pytest.importorskip("readline")
+    import pty
+    state = tmp_path / "state"
+    env = dict(os.environ, XDG_STATE_HOME=str(state), TERM="dumb")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the terminal's only process, so Ctrl-C reaches it
+        os.execve(sys.executable, [sys.executable, SCRIPT, "shell", "--"] + fake(), env)
+    try:
+        seen = _pty_until(fd, b"mcp> ", b"")
+        os.write(fd, b"ca\t")
+        seen = _pty_until(fd, b"call ", seen)
+        os.write(fd, b"ec\t")
+        seen = _pty_until(fd, b"call echo ", seen)
+        os.write(fd, b"te\t")
+        seen = _pty_until(fd, b"call echo text=", seen)
+        os.write(fd, b"hi\r")
+        seen = _pty_until(fd, b"\r\nhi\r\nmcp> ", seen)
+        os.write(fd, b"call slow steps=30 delay=0.05\r")
+        seen = _pty_until(fd, b"[progress] 1/30", seen)
+        os.write(fd, b"\x03")  # Ctrl-C: that request, not the shell
+        seen = _pty_until(fd, b"mcp_invoke: interrupted", seen)
+        seen = _pty_until(fd, b"mcp> ", seen[seen.index(b"interrupted"):])
+        os.write(fd, b"ping\r")
+        seen = _pty_until(fd, b"ok (", seen)
+        os.write(fd, b"\x04")  # Ctrl-D: leave
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    history = state / "mcp_invoke" / "history"
+    assert history.read_text().splitlines()[-3:] == [
+        "call echo text=hi", "call slow steps=30 delay=0.05", "ping"]
+    assert stat.S_IMODE(os.stat(str(history)).st_mode) == 0o600
