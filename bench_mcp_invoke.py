@@ -86,6 +86,11 @@ of their rounds):
                   whole event stream, splitting out the event's data and
                   json.loads of it; and the peak RSS growth of one such call
                   in a fresh child process, as a multiple of the payload.
+    sessions      ``python -m mcp_invoke --session NAME call echo`` (.pyc), a
+                  session of the bench server started before: against a cold
+                  ``python -m mcp_invoke call echo -- SERVER``, and against
+                  ``python -c pass`` plus one ``Client.call_tool`` on an open
+                  client (the median over rounds), what it cannot do without.
     HTTP cold     ``python -m mcp_invoke tools --url URL`` (.pyc) and
                   ``mcp_invoke.py tools --url URL`` as a script, against the
                   legacy and the modern server, against MINIMAL_HTTP_CLIENT
@@ -151,6 +156,8 @@ TARGETS = {
     "sse_rate": (">=", 0.80),    # a 100 MB result as an event stream, MB/s
     "sse_rss": ("<=", 2.20),     # its peak RSS growth, as a multiple of the payload
     "http_cold": ("<=", 1.20),   # cold tools --url, as python -m and as a script
+    "session_cold": ("<=", 0.50),  # a call through --session, against a cold call
+    "session_floor": ("<=", 1.50),  # the same, against python -c pass + a library call
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -639,21 +646,21 @@ def _interleaved(tasks, runs):
     return [min(samples) for samples in times]
 
 
-def _run(argv, cwd=HERE, stdin=None):
+def _run(argv, cwd=HERE, stdin=None, env=None):
     """A task that runs ``argv`` to completion and fails loudly if it fails.
 
     ``stdin``: a file to read, else /dev/null; stdout goes to /dev/null.
     """
     def task():
-        _output(argv, cwd, stdin, subprocess.DEVNULL)
+        _output(argv, cwd, stdin, subprocess.DEVNULL, env)
     return task
 
 
-def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE):
+def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE, env=None):
     """What ``argv`` writes to stdout (with the default ``stdout``); fails if it fails."""
     with open(stdin or os.devnull, "rb") as source:
         proc = subprocess.run(argv, stdin=source, stdout=stdout, stderr=subprocess.PIPE,
-                              cwd=cwd)
+                              cwd=cwd, env=env)
     if proc.returncode != 0:
         raise RuntimeError("%s exited with %d: %s"
                            % (_show_argv(argv), proc.returncode,
@@ -1587,6 +1594,44 @@ def format_table(rows):
                      for line in table)
 
 
+def bench_session(counts, notes):
+    """A ``call`` through a keep-alive session, as a whole process (.pyc): against
+    a cold ``call`` of the same tool, and against what it cannot do without,
+    starting Python (``python -c pass``) and one call on an open Client."""
+    import mcp_invoke
+    _write_bytecode()
+    runtime = tempfile.mkdtemp(prefix="mib", dir="/tmp")  # short: a socket path
+    env = dict(os.environ, XDG_RUNTIME_DIR=runtime, XDG_STATE_HOME=runtime,
+               XDG_CACHE_HOME=runtime)
+    module = [sys.executable, "-m", "mcp_invoke"]
+    call = ["call", ECHO[0], "text=%s" % ECHO[1]["text"]]
+    try:
+        _output(module + ["session", "start", "bench", "--"] + _server_argv(), env=env)
+        through, cold = module + ["--session", "bench"] + call, module + call + ["--"]
+        for argv in (through, cold + _server_argv()):
+            if _output(argv, env=env) != b"hi\n":
+                raise RuntimeError("%s did not print the echo" % _show_argv(argv))
+        with mcp_invoke.Client(_server_argv()) as client:
+            _sequential(client, WARM_UP_CALLS)
+            library = _median([_sequential(client, 20) / 20 for _ in range(counts["rounds"])])
+        t = _interleaved((_run(through, env=env), _run(cold + _server_argv(), env=env),
+                          _run([sys.executable, "-c", "pass"])), counts["process_runs"])
+    finally:
+        subprocess.run(module + ["session", "stop", "--all"], env=env, cwd=HERE,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(runtime, ignore_errors=True)
+    floor = t[2] + library
+    notes.append("sessions: fastest of %d runs each; the session call lists the tools, then "
+                 "calls (no tool-list cache through a session); library call %.0f us"
+                 % (counts["process_runs"], library * 1e6))
+    return [
+        _row("call via --session, vs cold call", _ms(t[0]), _ms(t[1]), t[0] / t[1],
+             TARGETS["session_cold"]),
+        _row("call via --session, vs -c pass + call", _ms(t[0]), _ms(floor), t[0] / floor,
+             TARGETS["session_floor"]),
+    ]
+
+
 # ---------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------
@@ -1602,6 +1647,7 @@ FIGURES = (
     ("HTTP calls", bench_http_calls),
     ("HTTP event stream", bench_http_sse),
     ("HTTP startup", bench_http_startup),
+    ("sessions", bench_session),
 )
 
 

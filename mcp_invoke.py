@@ -2844,6 +2844,7 @@ class _SessionTransport(_Transport):
         self._failure = None
         self._closed = False
         self._hello = None
+        self._eof = False
         self.last_words = ""
 
     @property
@@ -2851,9 +2852,11 @@ class _SessionTransport(_Transport):
         return self._framer.max_bytes
 
     def start(self):
-        import selectors  # lazy: sessions only
-        import socket
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # lazy: sessions only. The C modules: what socket.py and selectors add
+        # (enums, a class over poll) costs a call through a session a tenth of its time.
+        import _socket
+        import select
+        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             self._sock.connect(self.path)
         except (FileNotFoundError, NotADirectoryError):
@@ -2866,10 +2869,9 @@ class _SessionTransport(_Transport):
         except OSError as e:
             raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
         self._sock.setblocking(False)
-        self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
-                     else selectors.SelectSelector())
-        self._events = (selectors.EVENT_READ, selectors.EVENT_WRITE)
-        self._sel.register(self._sock, selectors.EVENT_READ)
+        self._sel = select.poll()
+        self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
+        self._sel.register(self._sock.fileno(), self._events[0])
         deadline = time.monotonic() + _SESSION_HELLO
         while self._hello is None:
             self._check_open()
@@ -2877,8 +2879,11 @@ class _SessionTransport(_Transport):
             if left <= 0:
                 raise ConnectionLost("session %s did not answer within %gs"
                                      % (self.name, _SESSION_HELLO))
-            if self._sel.select(left):
+            if self._poll(left):
                 self._read()
+
+    def _poll(self, timeout):
+        return self._sel.poll(max(0, int(timeout * 1000 + 0.999)))
 
     def negotiated(self):
         return self._hello
@@ -2915,9 +2920,9 @@ class _SessionTransport(_Transport):
             if self._out_pos == len(self._outq[0]):
                 self._outq.popleft()
                 self._out_pos = 0
-        if not self._closed and self._sel.get_map():
+        if not self._closed and not self._eof:
             read, write = self._events
-            self._sel.modify(self._sock, read | (write if self._outq else 0))
+            self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
 
     def _check_open(self):
         if self._closed:
@@ -2933,10 +2938,10 @@ class _SessionTransport(_Transport):
             timeout = deadline - time.monotonic()
             if timeout <= 0:
                 break
-            for _, mask in self._sel.select(min(timeout, _QUIET_CHECK)):
+            for _, mask in self._poll(min(timeout, _QUIET_CHECK)):
                 if mask & self._events[1]:
                     self._flush()
-                if mask & self._events[0]:
+                if mask & self._events[0] and not self._eof:
                     self._read()
         return self._inbox
 
@@ -2949,7 +2954,8 @@ class _SessionTransport(_Transport):
             data = b""
         self.received += len(data)
         if not data:
-            self._sel.unregister(self._sock)
+            self._sel.unregister(self._sock.fileno())
+            self._eof = True
             self._failure = self._failure or ConnectionLost("session %s ended" % self.name)
             return
         try:
@@ -2986,12 +2992,10 @@ class _SessionTransport(_Transport):
         try:
             while (self._sel is not None and self._outq and self._failure is None
                    and time.monotonic() < deadline):
-                for _ in self._sel.select(deadline - time.monotonic()):
+                for _ in self._poll(deadline - time.monotonic()):
                     self._flush()
         finally:
             self._closed = True
-            if self._sel is not None:
-                self._sel.close()
             self._sock.close()
 
     def abort(self):
@@ -9547,6 +9551,8 @@ def _cmd_shell(client, args, ctx):
         while True:
             try:
                 line = editor.read() if editor is not None else ctx.stdin.readline()
+            except _Signalled:
+                raise  # SIGTERM, SIGHUP: the shell ends
             except KeyboardInterrupt:
                 ctx.out.write("\n")
                 continue
@@ -9585,6 +9591,8 @@ def _shell_line(client, args, ctx, line, editor):
         _run_command(client, line_args, line_ctx, ctx.elicitor)  # its failure: said
         if editor is not None and line_args.command == "tools":
             editor.forget()  # listed afresh: completion follows
+    except _Signalled:
+        raise
     except KeyboardInterrupt:
         ctx.diag.error("interrupted")
     except ConnectionLost:

@@ -2148,8 +2148,8 @@ def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
-         "pin, ping, prompt, prompts, read, replay, resources, schema, servers, templates, "
-         "tools, watch (see --help)"),
+         "pin, ping, prompt, prompts, read, replay, resources, schema, servers, session, shell, "
+         "templates, tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
@@ -8555,12 +8555,29 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
         seen = _pty_until(fd, b"mcp> ", seen[seen.index(b"interrupted"):])
         os.write(fd, b"ping\r")
         seen = _pty_until(fd, b"ok (", seen)
+        seen = _pty_until(fd, b"mcp> ", seen[seen.index(b"ok ("):])
         os.write(fd, b"\x04")  # Ctrl-D: leave
-        _, status = os.waitpid(pid, 0)
+        ended = []
+        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
+                        ended[-1][0] == pid), "the shell stayed"
+        pid = None
     finally:
         os.close(fd)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert os.WIFEXITED(ended[-1][1]) and os.WEXITSTATUS(ended[-1][1]) == 0
     history = state / "mcp_invoke" / "history"
     assert history.read_text().splitlines()[-3:] == [
         "call echo text=hi", "call slow steps=30 delay=0.05", "ping"]
     assert stat.S_IMODE(os.stat(str(history)).st_mode) == 0o600
+
+
+def test_sigterm_ends_the_shell_and_its_server():
+    proc = _script(["shell", "--"] + fake(), stdin=subprocess.PIPE)
+    proc.stdin.write(b"call echo text=up\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"up\n"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 143 and b"stopped by SIGTERM" in err
