@@ -18,10 +18,12 @@ Command line::
 
 Commands: tools, call NAME [ARGS...], schema TOOL, resources, templates, read URI,
 prompts, prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
-watch URI..., servers, replay FILE, auth.  ``--help`` lists the options; ``--pin FILE``
-compares the server with a pin first, ``--events`` makes stdout JSON Lines.
+watch URI..., servers, session start|list|stop, shell, completion, replay FILE,
+auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
+pin first, ``--events`` makes stdout JSON Lines.
 Without ``--``, a server may come from a config file (``--config FILE --server
-NAME``, or a lone server in ./.mcp.json).
+NAME``, or a lone server in ./.mcp.json), or through a keep-alive session
+(``session start NAME -- SERVER_CMD``, then ``--session NAME`` on any command).
 
 Both protocol eras are spoken: servers of the handshake era (2024-11-05 to
 2025-11-25) and of the stateless 2026-07-28 revision. The client probes with
@@ -41,6 +43,8 @@ Library::
     with mcp_invoke.Client(url="https://mcp.example.com/mcp",
                            headers={"Authorization": "Bearer " + token}) as c:
         print(c.list_tools())
+    with mcp_invoke.Client(session="browser") as c:   # session start browser -- ...
+        print(c.call_tool("browser_snapshot"))
 
 Results are the JSON objects of the MCP specification, as plain dicts. Every
 failure is an ``MCPError``; its class says what went wrong and ``exit_code`` is
@@ -70,7 +74,8 @@ The file, top to bottom (each part opens with a banner):
                      and for HTTP the server-sent events parser and capped bodies
     Transport        _Transport, the interface the Client uses; _StdioTransport,
                      the server process and one selectors loop; _HttpTransport,
-                     Streamable HTTP on http.client and worker threads
+                     Streamable HTTP on http.client and worker threads;
+                     _SessionTransport, a keep-alive session's Unix socket
     OAuth 2.1        discovery, the client's identity, grants, the token cache
     JWT signing      ES256 and RS256 client assertions from a PEM key
     Client           the protocol: eras, requests, batch, answers to the server,
@@ -81,6 +86,8 @@ The file, top to bottom (each part opens with a banner):
     Arguments        key=value typing, signatures, content blocks
     Answering        elicitation and sampling on the command line
     Replay           a stdio server answering from a --trace file
+    Sessions         a server kept alive behind a Unix socket, for many runs
+    Shell            commands typed against one open server
     Commands         one function per command, and the parser
     Trust            the tool policy, pins, and what a batch checks each line against
     Many servers     tools --all, server__tool
@@ -8967,7 +8974,11 @@ def _session_start(args, ctx, server):
                     keep=[] if trace is None else [trace.stream.fileno()])
     if trace is not None:
         trace.close()  # the session's now
-    pid = _session_ready(ready, name, args)
+    try:
+        pid = _session_ready(ready, name, args)
+    except BaseException:
+        _remove_stale(log)  # a failed start leaves nothing behind (its error says why)
+        raise
     if ctx.json:
         return ctx.emit({"name": name, "pid": pid, "socket": path, "log": log})
     return ctx.lines(["started %s (pid %d)" % (name, pid)])

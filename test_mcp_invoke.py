@@ -8581,3 +8581,30 @@ def test_sigterm_ends_the_shell_and_its_server():
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 143 and b"stopped by SIGTERM" in err
+
+
+def test_the_shell_without_readline_prompts_with_input(tmp_path):
+    import pty
+    code = ("import sys, runpy; sys.modules['readline'] = None; sys.argv = %r; "
+            "runpy.run_path(%r, run_name='__main__')"
+            % ([SCRIPT, "shell", "--"] + fake(), SCRIPT))
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), TERM="dumb")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, "-c", code], env)
+    try:
+        seen = _pty_until(fd, b"mcp> ", b"")
+        os.write(fd, b"call echo text=plain\n")
+        seen = _pty_until(fd, b"plain\r\nmcp> ", seen)
+        os.write(fd, b"\x04")
+        ended = []
+        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
+                        ended[-1][0] == pid), "the shell stayed"
+        pid = None
+    finally:
+        os.close(fd)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert os.WIFEXITED(ended[-1][1]) and os.WEXITSTATUS(ended[-1][1]) == 0
+    assert not (tmp_path / "state" / "mcp_invoke" / "history").exists()
