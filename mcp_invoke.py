@@ -8961,6 +8961,14 @@ def _session_start(args, ctx, server):
     if args.elicit and args.elicit[0] == "interactive":
         raise UsageError("--elicit interactive needs a terminal, which a session has not; "
                          "give defaults, answers FILE, decline or cancel")
+    per_call = [flag for flag, value in (
+        ("--pin", args.pin), ("--allow-tools", args.allow_tools), ("--deny-tools",
+                                                                    args.deny_tools),
+        ("--read-only", args.read_only), ("--save-dir", args.save_dir),
+        ("--no-validate", args.no_validate)) if value]
+    if per_call:
+        raise UsageError("%s: for each call through the session (with --session NAME), not "
+                         "for session start" % ", ".join(per_call))
     options = _client_options(args, _server_entry(args, server), ctx.diag)
     ctx.diag.redact = _Redactor(_secrets(options))
     log = os.path.join(_state_dir(os.environ), name + ".log")
@@ -11723,8 +11731,8 @@ def _check_args(args):
     elif args.session is not None and _COMMANDS[args.command].clients == 0:
         raise UsageError("--session is for the commands that talk to a server, not %s"
                          % args.command)
-    if args.command == "shell" and args.events:
-        raise UsageError("--events is for one command, not the shell")
+    if args.command in ("shell", "session") and args.events:
+        raise UsageError("--events is for one command, not %s" % args.command)
     if args.idle is not None and not (args.command == "session" and args.args[0] == "start"):
         raise UsageError("--idle is for session start")
     if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):
@@ -11821,7 +11829,8 @@ def _server_entry(args, server):
     if path is None:
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
                          "server.py, or name one with --config FILE --server NAME"
-                         % args.command)
+                         % " ".join([args.command] + args.args[:2 if args.command == "session"
+                                                                else 0]))
     if _reader_of(path) == "json":
         servers, _ = _config_servers(path)
     else:

@@ -8357,6 +8357,12 @@ def test_a_missing_or_misnamed_session_is_exit_2(sessions, capsys):
     assert run(capsys, "session", "frob")[0] == 2
     assert run(capsys, "session", "list", "extra")[0] == 2
     assert run(capsys, "--idle", "5", "ping", "--", *fake())[0] == 2
+    code, out, err = run(capsys, "session", "start", "s", "--read-only", "--", *fake())
+    assert code == 2 and "--read-only: for each call through the session" in err
+    assert run(capsys, "--events", "session", "list")[0] == 2
+    code, out, err = run(capsys, "session", "start", "s")
+    assert code == 2 and "e.g. mcp_invoke session start s -- python3 server.py" in err
+    assert os.listdir(sessions) == []
 
 
 def test_a_stale_socket_is_detected_removed_and_replaced(sessions, capsys):
