@@ -8830,6 +8830,7 @@ def _replayed(exchanges, request):
 _IDLE = 1800.0  # seconds a session waits for a request before it ends (--idle)
 _STATUS_WAIT = 2.0  # how long session list and stop wait for a session to answer
 _MAX_PEERS = 256  # clients at once; more are turned away
+_LOG_MAX = 16 * 1024 * 1024  # characters a session's log takes before it stops growing
 # How long a stopped session may take: its server's shutdown (three steps of
 # the grace at most), then its clients hung up.
 _STOP_WAIT = 3 * SHUTDOWN_GRACE + 2.0
@@ -9117,8 +9118,8 @@ def _session_main(name, path, log, options, idle, shown, tell):
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    sys.stdout = sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1,
-                                   closefd=False)
+    sys.stdout = sys.stderr = _Log(open(2, "w", encoding="utf-8", errors="replace",
+                                        buffering=1, closefd=False))
     diag = _Diagnostics(sys.stderr, verbose=True)
     diag.redact = _Redactor(_secrets(options))
     options.update(on_log=diag.log, on_warning=diag.client_warning)
@@ -9170,6 +9171,26 @@ def _session_main(name, path, log, options, idle, shown, tell):
             listener.close()
     diag.note("session %s ended: %s" % (name, why))
     return 0
+
+
+class _Log(object):
+    """A session's log: what it and its server say, up to _LOG_MAX characters,
+    then one line that says the rest is left out (a session may run for days)."""
+
+    def __init__(self, stream):
+        self.stream, self.written = stream, 0
+
+    def write(self, text):
+        if self.written < _LOG_MAX:
+            self.written += len(text)
+            self.stream.write(text if self.written < _LOG_MAX else
+                              text + "\n[the log is full: what follows is left out]\n")
+
+    def flush(self):
+        self.stream.flush()
+
+    def isatty(self):
+        return False
 
 
 def _session_listener(name, path):

@@ -8614,3 +8614,11 @@ def test_the_shell_without_readline_prompts_with_input(tmp_path):
             os.waitpid(pid, 0)
     assert os.WIFEXITED(ended[-1][1]) and os.WEXITSTATUS(ended[-1][1]) == 0
     assert not (tmp_path / "state" / "mcp_invoke" / "history").exists()
+
+
+def test_a_session_log_stops_growing_at_its_cap(sessions, capsys):
+    assert _start("loud", "--", *fake("flood-stderr", size=9 * 1024 * 1024))[0] == 0
+    assert run(capsys, "--session", "loud", "ping")[0] == 0  # two answers: 27 MiB said
+    log = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke", "loud.log")
+    assert wait_for(lambda: "[the log is full" in open(log, errors="replace").read())
+    assert os.path.getsize(log) < 17 * 1024 * 1024
