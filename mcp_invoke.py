@@ -10123,7 +10123,8 @@ def _cmd_completion(args, ctx):
 
 
 # The bash completion: a command first, options anywhere, a --server name from
-# `mcp_invoke servers`, files for the options that take one; nothing after --.
+# `mcp_invoke servers`, a --session name from `mcp_invoke session list`, files
+# for the options that take one; nothing after --.
 _COMPLETION = r"""_mcp_invoke() {
     local cur prev word i command=""
     cur="${COMP_WORDS[COMP_CWORD]}"
@@ -10138,12 +10139,16 @@ _COMPLETION = r"""_mcp_invoke() {
     case "$prev" in
         --server) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" servers 2>/dev/null |
                                cut -d' ' -f1)" -- "$cur")); return 0 ;;
+        --session|stop) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" session list \
+                                     2>/dev/null | cut -d' ' -f1)" -- "$cur")); return 0 ;;
         %(valued)s) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "%(options)s" -- "$cur"))
     elif [[ -z "$command" ]]; then
         COMPREPLY=($(compgen -W "%(commands)s" -- "$cur"))
+    elif [[ "$command" == session && "$prev" == session ]]; then
+        COMPREPLY=($(compgen -W "start list stop" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -8174,6 +8174,7 @@ def test_completion_completes_commands_options_and_server_names(capsys, tmp_path
     assert sorted(_completions(script, ["mcp_invoke", "--timeout", "5", "pi"])) == ["pin", "ping"]
     assert _completions(script, ["mcp_invoke", "call", "--time"]) == ["--timeout"]
     assert _completions(script, ["mcp_invoke", "call", "x", "--", "c"]) == []
+    assert _completions(script, ["mcp_invoke", "session", "st"]) == ["start", "stop"]
     code, out, err = run(capsys, "completion", "zsh")
     assert code == 0 and out.startswith("autoload -U +X bashcompinit && bashcompinit\n")
     code, out, err = run(capsys, "completion", "fish")
