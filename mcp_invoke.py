@@ -877,6 +877,10 @@ class _Transport(object):
                         (one request failed, the rest go on). What the caller
                         leaves stays for the next call. Raises the MCPError
                         that ended the connection once the inbox is empty.
+    time_limit(ident, limit)
+                        request ``ident``, about to be sent, may take until
+                        ``limit`` (monotonic) at most: a session passes it on
+                        (what it answers for that request stays within it).
     cancel(ident)       True if the transport itself cancelled the request;
                         False: the Client sends notifications/cancelled.
     settled(era, version)
@@ -923,6 +927,9 @@ class _Transport(object):
         raise NotImplementedError
 
     def flush(self):
+        pass
+
+    def time_limit(self, ident, limit):
         pass
 
     def cancel(self, ident):
@@ -2791,11 +2798,47 @@ def _session_path(name, environ, create=False):
 
 
 def _remove_stale(path):
-    """Remove a socket nobody listens on (its session crashed)."""
+    """Remove the socket at ``path`` if nobody listens on it (its session
+    crashed): checked again under the directory's lock, which a starting
+    session holds from its check to its listen, so a new one is never taken."""
+    with _locked(os.path.dirname(path)):
+        if not _listening(path):
+            _unlink(path)
+
+
+def _unlink(path):
     try:
         os.unlink(path)
     except OSError:
-        pass  # gone already, or replaced meanwhile by a session that did start
+        pass  # gone already
+
+
+def _listening(path):
+    """True if a session listens on the socket at ``path``."""
+    import _socket  # lazy: sessions only
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+class _locked(object):
+    """The sessions directory, locked (flock) while the block runs."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def __enter__(self):
+        import fcntl  # lazy: sessions only
+        self.fd = os.open(self.directory, os.O_RDONLY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # and the lock with it
 
 
 # The status an error travels between a session and its clients with, and back.
@@ -2884,8 +2927,8 @@ class _SessionTransport(_Transport):
             self._check_open()
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ConnectionLost("session %s did not answer within %gs"
-                                     % (self.name, _SESSION_HELLO))
+                raise ConnectionLost("session %s did not answer within %gs (it may still "
+                                     "be starting its server)" % (self.name, _SESSION_HELLO))
             if self._poll(left):
                 self._read()
 
@@ -2906,6 +2949,11 @@ class _SessionTransport(_Transport):
         self._outq.append(frame)
         if not self.held:
             self._flush()
+
+    def time_limit(self, ident, limit):
+        if limit != float("inf"):  # the session answers the server within it, too
+            left = max(0.0, limit - time.monotonic())
+            self._outq.append(_encode({"session": "limit", "id": ident, "seconds": left}))
 
     def flush(self):
         self.held = False
@@ -5534,6 +5582,7 @@ class Client(object):
             message["params"] = params
         self._pending[call.id] = call
         try:
+            self._transport.time_limit(call.id, call.limit)
             self._send(message)
         except MCPError as e:
             del self._pending[call.id]
@@ -8956,6 +9005,9 @@ def _session_start(args, ctx, server):
         _session_ask(name, {"session": "status"})
     except UsageError:
         pass  # none (a stale socket was removed)
+    except MCPError:  # it does not answer yet
+        raise UsageError("session %s is starting, or not answering; see session list"
+                         % name)
     else:
         raise UsageError("session %s is already running; stop it first (session stop %s)"
                          % (name, name))
@@ -8986,7 +9038,7 @@ def _session_start(args, ctx, server):
     try:
         pid = _session_ready(ready, name, args)
     except BaseException:
-        _remove_stale(log)  # a failed start leaves nothing behind (its error says why)
+        _unlink(log)  # a failed start leaves nothing behind (its error says why)
         raise
     if ctx.json:
         return ctx.emit({"name": name, "pid": pid, "socket": path, "log": log})
@@ -9148,7 +9200,6 @@ def _session_main(name, path, log, options, idle, shown, tell):
         bound = os.stat(path).st_ino
         client = Client(**options)
         client.open()
-        listener.listen(_MAX_PEERS)
         server = _SessionServer(name, client, listener, idle, shown)
         tell({"ready": True})
         diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
@@ -9194,20 +9245,25 @@ class _Log(object):
 
 
 def _session_listener(name, path):
-    """The session's socket, bound 0600; UsageError if another session holds it."""
+    """The session's socket, bound 0600 and listening at once, under the
+    directory's lock: of two starts of one name, one gets it; a stale socket
+    is replaced. UsageError if a session listens there."""
     import socket  # lazy: sessions only
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    mask = os.umask(0o177)
-    try:
-        listener.bind(path)
-    except OSError as e:
-        listener.close()
-        if e.errno == errno.EADDRINUSE:
+    with _locked(os.path.dirname(path)):
+        if _listening(path):
             raise UsageError("session %s is already running; stop it first (session stop "
                              "%s)" % (name, name))
-        raise UsageError("cannot make the socket %s: %s" % (path, e.strerror or e))
-    finally:
-        os.umask(mask)
+        _unlink(path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mask = os.umask(0o177)
+        try:
+            listener.bind(path)
+            listener.listen(_MAX_PEERS)
+        except OSError as e:
+            listener.close()
+            raise UsageError("cannot make the socket %s: %s" % (path, e.strerror or e))
+        finally:
+            os.umask(mask)
     return listener
 
 
@@ -9230,6 +9286,7 @@ class _Peer(object):
         self.out_pos = 0
         self.queued = 0  # bytes in ``out``
         self.jobs = {}  # its request ids -> their _Job
+        self.limits = {}  # its request ids -> seconds each may take, until it is sent
         self.closed = False
 
 
@@ -9314,6 +9371,11 @@ class _SessionServer(object):
         if message.get("session") == "stop":
             self.ending = "stopped (session stop)"
             return
+        if message.get("session") == "limit" and _is_id(message.get("id")):
+            seconds = message.get("seconds")
+            if isinstance(seconds, (int, float)) and seconds >= 0 and len(peer.limits) < 4096:
+                peer.limits[message["id"]] = seconds
+            return
         method, params = message.get("method"), message.get("params")
         if not isinstance(method, str):
             return  # an answer: the session answers the server itself
@@ -9339,8 +9401,12 @@ class _SessionServer(object):
             params = dict(params, _meta=meta)
         job = _Job(peer, ident, token, None)
         on_progress = None if token is None else (lambda p: self._progress(job, p))
-        # The client keeps its own time: it cancels what it stops waiting for.
-        job.request = _Request(method, params, float("inf"), on_progress)
+        # The client keeps its own time, and cancels what it stops waiting for;
+        # its time limit, a little later, bounds what is answered for it here.
+        seconds = peer.limits.pop(ident, None)
+        seconds = float("inf") if seconds is None else seconds + _LINGER
+        job.request = _Request(method, params, seconds, on_progress,
+                               time.monotonic() + seconds)
         self.calls += 1
         try:
             job.call = self.client._begin(job.request)
@@ -9359,7 +9425,13 @@ class _SessionServer(object):
         self.jobs.pop(job.call.id, None)
         job.peer.jobs.pop(job.ident, None)
         if not self.jobs:
-            self.idle_since = time.monotonic()
+            now = self.idle_since = time.monotonic()
+            # What the server asks with no request in flight is answered within
+            # the time limit of the last one that was, as a direct call would
+            # have; past it, refused at once (a burst cannot hold the session).
+            client = self.client
+            client._held_limit = min(job.call.limit,
+                                     now + _time_cap(client.timeout, client.max_time))
 
     def _finish(self, job):
         """A round of ``job`` is done: its answer goes to its client, or the next round."""

@@ -8623,3 +8623,24 @@ def test_a_session_log_stops_growing_at_its_cap(sessions, capsys):
     log = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke", "loud.log")
     assert wait_for(lambda: "[the log is full" in open(log, errors="replace").read())
     assert os.path.getsize(log) < 17 * 1024 * 1024
+
+
+def test_starts_of_one_name_at_once_make_one_session(sessions):
+    procs = [_script(["session", "start", "race", "--"] + fake()) for _ in range(4)]
+    results = [(p.wait(timeout=30), p.stdout.read(), p.stderr.read()) for p in procs]
+    started = [r for r in results if r[0] == 0]
+    assert len(started) == 1 and started[0][1].startswith(b"started race (pid ")
+    for code, out, err in results:
+        assert code == 0 or (code == 2 and b"session race is already running" in err), err
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_burst_of_questions_is_answered_within_the_callers_time_limit(era, sessions, capsys):
+    # 15 elicitations whose checks take 2 s each: the caller's --max-time bounds
+    # them in the session as in a direct call, and the session serves on at once.
+    assert _start("burst", "--elicit", "defaults", "--",
+                  *fake("elicit-burst", era=era))[0] == 0
+    code, out, err = run(capsys, "--session", "burst", "--max-time", "1", "call", "echo",
+                         "text=x")
+    assert code == 124
+    assert run(capsys, "--session", "burst", "--timeout", "1.5", "tools")[0] == 0
