@@ -8879,6 +8879,8 @@ def _replayed(exchanges, request):
 _IDLE = 1800.0  # seconds a session waits for a request before it ends (--idle)
 _STATUS_WAIT = 2.0  # how long session list and stop wait for a session to answer
 _MAX_PEERS = 256  # clients at once; more are turned away
+_PEER_INBOX = 1024  # a client's messages waiting for the server, before it is read no more
+_PEER_SLACK = 1024 * 1024  # bytes queued for a client past --max-bytes: it does not read
 _LOG_MAX = 16 * 1024 * 1024  # characters a session's log takes before it stops growing
 # How long a stopped session may take: its server's shutdown (three steps of
 # the grace at most), then its clients hung up.
@@ -9287,6 +9289,7 @@ class _Peer(object):
         self.queued = 0  # bytes in ``out``
         self.jobs = {}  # its request ids -> their _Job
         self.limits = {}  # its request ids -> seconds each may take, until it is sent
+        self.waiting = 0  # its messages in the session's inbox: past _PEER_INBOX, not read
         self.closed = False
 
 
@@ -9362,6 +9365,11 @@ class _SessionServer(object):
                 self._finish(job)
 
     def _take(self, peer, message):
+        with self.lock:
+            peer.waiting -= 1
+            resume = peer.waiting == _PEER_INBOX - 1
+        if resume:  # it may be read again
+            self._poke()
         if message is None:  # it hung up: what it asked is cancelled
             for job in list(peer.jobs.values()):
                 self._drop(job)
@@ -9380,13 +9388,14 @@ class _SessionServer(object):
         if not isinstance(method, str):
             return  # an answer: the session answers the server itself
         if "id" not in message:
+            # The session speaks for itself to the server (initialized, its roots);
+            # of a client's notifications only a cancellation means anything.
             if method == "notifications/cancelled":
-                return self._cancel(peer, _dict(params))
-            try:
-                self.client.notify(method, params)
-            except MCPError:
-                pass  # a lost server is noticed by the wait
+                self._cancel(peer, _dict(params))
             return
+        if method == "initialize":  # basic/lifecycle: once a session, done by it
+            return self._to(peer, {"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": -32600, "message": "the session has initialized the server"}})
         self._begin(peer, message["id"], method, params)
 
     def _begin(self, peer, ident, method, params):
@@ -9500,7 +9509,7 @@ class _SessionServer(object):
                 return
             peer.out.append(frame)
             peer.queued += len(frame)
-            if peer.queued > 2 * self.max_bytes + _READ_SIZE:
+            if peer.queued > self.max_bytes + _PEER_SLACK:
                 peer.closed = True  # it does not read: it is dropped, not waited for
         self._poke()
 
@@ -9564,14 +9573,23 @@ class _SessionServer(object):
         for peer in list(self.peers):
             if peer.closed:
                 self.peers.discard(peer)
-                sel.unregister(peer.sock)
+                if sel.get_map().get(peer.sock) is not None:
+                    sel.unregister(peer.sock)
                 peer.sock.close()
+                peer.waiting += 1
                 self.inbox.append((peer, None))
                 self.wake()
                 continue
-            events = self.selectors.EVENT_READ | (self.selectors.EVENT_WRITE if peer.out else 0)
+            # A client that sends faster than the server is asked waits (is not read).
+            events = ((self.selectors.EVENT_READ if peer.waiting < _PEER_INBOX else 0) |
+                      (self.selectors.EVENT_WRITE if peer.out else 0))
             waiting = waiting or bool(peer.out)
-            if sel.get_key(peer.sock).events != events:
+            registered = sel.get_map().get(peer.sock)
+            if registered is None and events:
+                sel.register(peer.sock, events, peer)
+            elif registered is not None and not events:
+                sel.unregister(peer.sock)
+            elif registered is not None and registered.events != events:
                 sel.modify(peer.sock, events, peer)
         return waiting
 
@@ -9612,6 +9630,7 @@ class _SessionServer(object):
                     peer.out.append(frame)
                     peer.queued += len(frame)
                 else:
+                    peer.waiting += 1
                     self.inbox.append((peer, message))
         self.wake()
 

@@ -8644,3 +8644,53 @@ def test_a_burst_of_questions_is_answered_within_the_callers_time_limit(era, ses
                          "text=x")
     assert code == 124
     assert run(capsys, "--session", "burst", "--timeout", "1.5", "tools")[0] == 0
+
+
+def _raw_session(sessions, name):
+    """A raw connection to session ``name``: (socket, its file, the hello)."""
+    import socket
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(os.path.join(sessions, name + ".sock"))
+    stream = sock.makefile("rwb")
+    return sock, stream, json.loads(stream.readline().decode())
+
+
+def test_a_client_cannot_initialize_again_or_notify_the_server_through_a_session(
+        sessions, tmp_path):
+    record = tmp_path / "record"
+    assert _start("raw", "--", *fake(record=record))[0] == 0
+    sock, stream, hello = _raw_session(sessions, "raw")
+    assert hello["session"] == "hello" and hello["state"]["era"] == "legacy"
+    for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+                    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "method": "notifications/progress",
+                     "params": {"progressToken": 1, "progress": 1}},
+                    {"jsonrpc": "2.0", "id": 2, "result": {}},
+                    {"jsonrpc": "2.0", "id": 3, "method": "ping"}):
+        stream.write(json.dumps(message).encode() + b"\n")
+    stream.flush()
+    answers = [json.loads(stream.readline().decode()) for _ in range(2)]
+    sock.close()
+    assert answers == [
+        {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32600, "message": "the session has initialized the server"}},
+        {"jsonrpc": "2.0", "id": 3, "result": {}}]
+    methods = [r.get("method") for r in records(record)]
+    assert methods == ["server/discover", "initialize", "notifications/initialized", "ping"], methods
+
+
+def test_a_client_that_floods_and_never_reads_holds_up_no_other(sessions, capsys):
+    assert _start("flood", "--", *fake())[0] == 0
+    sock, stream, _ = _raw_session(sessions, "flood")
+    sock.setblocking(False)
+    ping = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n' * 1000
+    sent, deadline = 0, time.monotonic() + 1.0
+    while time.monotonic() < deadline:  # until the session stops reading it
+        try:
+            sent += sock.send(ping)
+        except BlockingIOError:
+            break
+    assert run(capsys, "--session", "flood", "--timeout", "3", "call", "echo",
+               "text=served") == (0, "served\n", "")
+    sock.close()
+    assert run(capsys, "--session", "flood", "ping")[0] == 0
