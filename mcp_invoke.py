@@ -2768,7 +2768,7 @@ def _session_dir(environ, create=False):
     try:
         if create:
             try:
-                os.mkdir(path, 0o700)
+                os.makedirs(path, 0o700)
             except FileExistsError:
                 pass
         info = os.lstat(path)
@@ -2803,7 +2803,19 @@ def _remove_stale(path):
     session holds from its check to its listen, so a new one is never taken."""
     with _locked(os.path.dirname(path)):
         if not _listening(path):
-            _unlink(path)
+            _unlink_socket(path)
+
+
+def _unlink_socket(path):
+    """Remove ``path`` if it is a socket; UsageError if something else is there."""
+    import stat  # lazy: sessions only
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise UsageError("%s is not a socket, so not a session's; remove it yourself" % path)
+    _unlink(path)
 
 
 def _unlink(path):
@@ -2852,6 +2864,8 @@ def _error_data(error):
             "stderr": error.stderr_tail}
     if isinstance(error, ProtocolError) and isinstance(error.result, dict):
         data["result"] = error.result
+    if isinstance(error, ServerError):
+        data.update(code=error.code, data=error.data)
     return data
 
 
@@ -2861,8 +2875,13 @@ def _error_from(data):
     cls = _ERRORS_BY_EXIT.get(data.get("exit"), ConnectionLost)
     message = data.get("message")
     method = data.get("method")
-    error = cls(message if isinstance(message, str) else "the session failed",
-                method if isinstance(method, str) else None)
+    message = message if isinstance(message, str) else "the session failed"
+    method = method if isinstance(method, str) else None
+    if data.get("exit") == ServerError.exit_code:  # a server's error at session start
+        code = data.get("code")
+        return ServerError(message, method, code if isinstance(code, int) else None,
+                           data.get("data"))
+    error = cls(message, method)
     stderr = data.get("stderr")
     error.stderr_tail = stderr if isinstance(stderr, str) else ""
     if cls is ProtocolError and isinstance(data.get("result"), dict):
@@ -2882,8 +2901,9 @@ class _SessionTransport(_Transport):
 
     noise = "ignored a line from the session that is not JSON: %r"
 
-    def __init__(self, name, max_bytes=DEFAULT_MAX_BYTES, environ=None):
+    def __init__(self, name, max_bytes=DEFAULT_MAX_BYTES, environ=None, hello=_SESSION_HELLO):
         self.name = name
+        self.hello_wait = hello  # seconds the session may take to greet
         self.path = _session_path(name, os.environ if environ is None else environ)
         self._framer = _Framer(max_bytes)
         self._sock = self._sel = None
@@ -2922,13 +2942,14 @@ class _SessionTransport(_Transport):
         self._sel = select.poll()
         self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
         self._sel.register(self._sock.fileno(), self._events[0])
-        deadline = time.monotonic() + _SESSION_HELLO
+        deadline = time.monotonic() + self.hello_wait
         while self._hello is None:
             self._check_open()
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ConnectionLost("session %s did not answer within %gs (it may still "
-                                     "be starting its server)" % (self.name, _SESSION_HELLO))
+                raise RequestTimeout("session %s did not answer within %gs (it may still "
+                                     "be starting its server)" % (self.name, self.hello_wait),
+                                     timeout=self.hello_wait)
             if self._poll(left):
                 self._read()
 
@@ -4707,6 +4728,8 @@ class Client(object):
                               shutdown_grace=shutdown_grace, max_time=max_time),
                          dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
                               on_log=on_log, on_warning=on_warning))
+        if session is not None:  # its greeting, within this client's own time
+            self._transport.hello_wait = min(timeout, _time_cap(timeout, max_time))
         self.timeout = timeout
         self.max_time = max_time
         self.pinned_version = protocol_version
@@ -8930,7 +8953,7 @@ def _session_statuses(directory, ctx):
 
 def _session_ask(name, question):
     """Ask session ``name`` one question; its answer (a dict)."""
-    transport = _SessionTransport(name)
+    transport = _SessionTransport(name, hello=_STATUS_WAIT)
     transport.start()
     try:
         transport.send(question, _encode(question))
@@ -8948,16 +8971,15 @@ def _session_ask(name, question):
 
 
 def _session_list(ctx):
-    now = time.time()
     sessions = [dict(name=name, pid=status.get("pid"), server=status.get("server"),
-                     started=status.get("started"), calls=status.get("calls"),
-                     idle=status.get("idle"))
+                     started=status.get("started"), up=status.get("up"),
+                     calls=status.get("calls"), idle=status.get("idle"))
                 for name, status in _session_statuses(_session_dir(os.environ), ctx)]
     if ctx.json:
         return ctx.emit({"sessions": sessions})
     return ctx.lines("%s  pid %s  up %s  idle %s  calls %s  %s" % (
-        s["name"], s["pid"], _duration(now - _number(s["started"])),
-        _duration(_number(s["idle"])), s["calls"], s["server"]) for s in sessions)
+        s["name"], s["pid"], _duration(_number(s["up"])), _duration(_number(s["idle"])),
+        s["calls"], s["server"]) for s in sessions)
 
 
 def _number(value):
@@ -8974,28 +8996,48 @@ def _duration(seconds):
 
 
 def _session_stop(name, ctx):
-    """Ask session ``name`` to stop, and wait until it has: its server shut down
-    in the spec's order, its socket removed."""
-    transport = _SessionTransport(name)
+    """Stop session ``name`` and wait until it has ended: asked, its server is
+    shut down in the spec's order; one that does not end in time gets SIGTERM
+    (it closes its server as it ends), then SIGKILL, with its server's group."""
+    transport = _SessionTransport(name, hello=_STOP_WAIT)
     transport.start()
-    pid = _dict(transport.negotiated()).get("session_pid")
+    state = _dict(transport.negotiated())
     try:
         transport.send({"session": "stop"}, _encode({"session": "stop"}))
-        deadline = time.monotonic() + _STOP_WAIT
+        for signum in (None, signal.SIGTERM, signal.SIGKILL):
+            if signum is not None:
+                ctx.diag.warning("session %s did not stop within %gs; sending it %s"
+                                 % (name, _STOP_WAIT, signal.Signals(signum).name))
+                _signal_session(state, signum)
+            if _hung_up(transport, time.monotonic() + _STOP_WAIT):
+                break
+    finally:
+        transport.close(0)
+    _remove_stale(transport.path)  # what a SIGKILL left
+    ctx.lines(["stopped %s" % name])
+
+
+def _hung_up(transport, deadline):
+    """True once the session's end closes the connection, before ``deadline``."""
+    try:
         while time.monotonic() < deadline:
             transport.receive(deadline).clear()
     except ConnectionLost:
-        pass  # it hung up: stopped
-    finally:
-        transport.close(0)
-    if os.path.exists(transport.path) and isinstance(pid, int):
-        try:  # it did not stop in time: told again, as a signal (it closes its server)
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            pass
-        raise RequestTimeout("session %s did not stop within %gs; sent it SIGTERM (pid %d)"
-                             % (name, _STOP_WAIT, pid))
-    ctx.lines(["stopped %s" % name])
+        return True
+    return False
+
+
+def _signal_session(state, signum):
+    """Send the session process ``signum``; SIGKILL takes its server's group too."""
+    targets = [(os.kill, state.get("session_pid"))]
+    if signum == signal.SIGKILL:
+        targets.append((_killpg, state.get("pid")))
+    for send, pid in targets:
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1:
+            try:
+                send(pid, signum)
+            except OSError:
+                pass
 
 
 def _session_start(args, ctx, server):
@@ -9255,7 +9297,7 @@ def _session_listener(name, path):
         if _listening(path):
             raise UsageError("session %s is already running; stop it first (session stop "
                              "%s)" % (name, name))
-        _unlink(path)
+        _unlink_socket(path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         mask = os.umask(0o177)
         try:
@@ -9324,7 +9366,7 @@ class _SessionServer(object):
         self.jobs = {}  # the Client's call id -> _Job
         self.calls = 0
         self.started = time.time()
-        self.idle_since = time.monotonic()
+        self.up_since = self.idle_since = time.monotonic()
         self.ending = None  # why the session ends, once it does
         self.closing = False  # the pump's last round: flush, hang up, end
         self.wake = client._transport.waker()
@@ -9520,9 +9562,11 @@ class _SessionServer(object):
             pass  # full: a poke is pending
 
     def status(self):
+        now = time.monotonic()
         return {"session": "status", "name": self.name, "pid": os.getpid(),
                 "server": self.shown, "started": self.started, "calls": self.calls,
-                "idle": 0 if self.jobs else round(time.monotonic() - self.idle_since, 3)}
+                "up": round(now - self.up_since, 3),
+                "idle": 0 if self.jobs else round(now - self.idle_since, 3)}
 
     def hang_up(self):
         """The pump's last round: what is queued goes out (briefly)."""
@@ -9678,6 +9722,7 @@ def _cmd_shell(client, args, ctx):
         signals.signal(signals.SIGINT, signals.default_int_handler)
     except ValueError:
         previous = None  # not the main thread
+    status = 0  # the shell's, at its end: its last command's, as sh has it
     try:
         while True:
             try:
@@ -9690,14 +9735,14 @@ def _cmd_shell(client, args, ctx):
             except EOFError:
                 line = ""
             if editor is None and not line:
-                return 0
+                return status
             if editor is not None and line is None:
                 ctx.out.write("\n")
-                return 0
+                return status
             if line.strip() in ("exit", "quit"):
-                return 0
+                return status
             if line.strip():
-                _shell_line(client, args, ctx, line, editor)
+                status = _shell_line(client, args, ctx, line, editor)
     finally:
         if previous is not None:
             signals.signal(signals.SIGINT, previous)
@@ -9719,17 +9764,20 @@ def _shell_line(client, args, ctx, line, editor):
                             line_args.json, ctx.policy)
         line_ctx.pinned, line_ctx.pin_path = ctx.pinned, ctx.pin_path
         line_ctx.tool_cache = ctx.tool_cache
-        _run_command(client, line_args, line_ctx, ctx.elicitor)  # its failure: said
-        if editor is not None and line_args.command == "tools":
+        status = _run_command(client, line_args, line_ctx, ctx.elicitor)  # its failure:
+        if editor is not None and line_args.command == "tools":  # said already
             editor.forget()  # listed afresh: completion follows
+        return status
     except _Signalled:
         raise
     except KeyboardInterrupt:
         ctx.diag.error("interrupted")
+        return _EXIT_INTERRUPTED
     except ConnectionLost:
         raise  # the server is gone: the shell ends with it
     except MCPError as e:
         ctx.diag.failed(e)
+        return e.exit_code
     finally:
         ctx.out.flush()
 
@@ -9745,7 +9793,9 @@ def _line_args(args, line):
         return None
     parser = _build_parser()
     valued = _valued(parser)
-    ours, _ = _split_argv(tokens, valued)
+    ours, server = _split_argv(tokens, valued)
+    if server or "--" in tokens:
+        raise UsageError("a line takes no server (--): the shell's was given when it started")
     cut = ours.index("--")
     options, words = ours[:cut], ours[cut + 1:]
     for option in options:
@@ -9761,10 +9811,15 @@ def _line_args(args, line):
 
 
 def _shell_help():
-    return ["commands (as on the command line; help, exit; Ctrl-C cancels, Ctrl-D leaves):"] + [
-        ("  %-26s %s" % (usage, text)).rstrip()
-        for name, command in _COMMANDS.items() if name not in _NOT_IN_SHELL
-        for usage, text in command.help]
+    lines, shown = ["commands (as on the command line; help, exit; Ctrl-C cancels, Ctrl-D "
+                    "leaves):"], True
+    for name, command in _COMMANDS.items():
+        for usage, text in command.help if name not in _NOT_IN_SHELL else ():
+            shown = "--all" not in usage if usage else shown  # many servers: not here
+            if shown:
+                lines.append(("  %-26s %s" % (usage, text)).rstrip() if len(usage) <= 26
+                             else "  " + usage)
+    return lines
 
 
 class _LineEditor(object):

@@ -8694,3 +8694,50 @@ def test_a_client_that_floods_and_never_reads_holds_up_no_other(sessions, capsys
                "text=served") == (0, "served\n", "")
     sock.close()
     assert run(capsys, "--session", "flood", "ping")[0] == 0
+
+
+def test_a_session_start_refused_by_the_server_exits_as_a_direct_call(sessions, capsys):
+    direct = run(capsys, "info", "--", *fake("error-init"))
+    code, out, err = _start("refused", "--", *fake("error-init"))
+    assert (code, out) == (direct[0], "") == (3, "")
+    assert err == direct[2] and "init failed on purpose" in err
+    assert os.listdir(sessions) == []
+
+
+def test_something_not_a_socket_where_a_session_would_be_is_left_alone(sessions, capsys):
+    os.makedirs(sessions, 0o700)
+    path = os.path.join(sessions, "file.sock")
+    with open(path, "w") as f:
+        f.write("mine")
+    for argv in (["--session", "file", "ping"], ["session", "start", "file", "--"] + fake()):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and "is not a socket, so not a session's" in err, argv
+    assert open(path).read() == "mine"
+
+
+def test_a_scripted_shell_exits_with_its_last_commands_status_and_takes_no_server(capsys):
+    code, out, err = run(capsys, "shell", "--", *fake(),
+                         stdin="call echo text=x -- python3 other.py\ncall fail\n")
+    assert code == 1 and "a line takes no server (--)" in err
+    assert run(capsys, "shell", "--", *fake(), stdin="call fail\nping\n")[0] == 0
+    code, out, err = run(capsys, "shell", "--", *fake(), stdin="help\n")
+    assert "--all" not in out and "  tools " in out
+
+
+def test_session_stop_signals_a_session_that_does_not_end_when_asked(sessions, monkeypatch,
+                                                                      tmp_path, capsys):
+    sampler, running = tmp_path / "sampler.sh", tmp_path / "running"
+    sampler.write_text("#!/bin/sh\ntouch %s\nsleep 30\n" % running)
+    sampler.chmod(0o755)
+    code, out, err = _start("busy", "--sampling-command", str(sampler), "--", *fake())
+    pid = _session_pid(out)
+    caller = _script(["--session", "busy", "--timeout", "60", "call", "ask_sample"])
+    log = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke", "busy.log")
+    assert wait_for(running.exists)  # the session is busy answering the server
+    monkeypatch.setattr(mcp_invoke, "_STOP_WAIT", 0.5)  # asked, it would answer in 30 s
+    code, out, err = run(capsys, "session", "stop", "busy")
+    assert (code, out) == (0, "stopped busy\n")
+    assert "did not stop within 0.5s; sending it SIGTERM" in err
+    assert wait_for(lambda: not _alive(pid))
+    assert caller.wait(timeout=20) == 5
+    assert "session busy ended: stopped by a signal" in open(log).read()
