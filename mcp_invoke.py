@@ -3229,9 +3229,7 @@ class _TokenCache(object):
 
     @staticmethod
     def default_path(environ):
-        state = environ.get("XDG_STATE_HOME") or os.path.join(
-            os.path.expanduser("~"), ".local", "state")
-        return os.path.join(state, "mcp_invoke", "oauth.json")
+        return os.path.join(_state_home(environ), "oauth.json")
 
     def load(self):
         import stat  # lazy: OAuth only
@@ -7641,6 +7639,14 @@ def _xdg(environ, name, default):
     return value if value and os.path.isabs(value) else default
 
 
+def _state_home(environ):
+    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
+    sessions' logs, the shell's history."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
+                        "mcp_invoke")
+
+
 def _found_servers(cwd, environ, on_warning, only=None):
     """Every server the known config files (or ``only``, --config FILE) hold, in
     order: dicts with name, entry (as written), file and disabled. A known
@@ -8923,25 +8929,34 @@ def _cmd_session(args, ctx, server):
         raise UsageError("session %s takes no server (%s)" % (action, ", ".join(given)))
     if action == "list":
         return _session_list(ctx)
-    directory = _session_dir(os.environ)
-    names = ([name for name, _ in _session_statuses(directory, ctx)] if args.all_servers
-             else [args.args[1]])
-    for name in names:
-        _session_stop(name, ctx)
-    return 0
+    if not args.all_servers:
+        return _session_stop(args.args[1], ctx)
+    failed = None
+    for name in _session_names(_session_dir(os.environ)):
+        try:  # each one: one that fails is a warning, the others are stopped all the same
+            _session_stop(name, ctx)
+        except UsageError as e:  # stale, removed
+            ctx.diag.warning(str(e))
+        except MCPError as e:
+            ctx.diag.warning("session %s: %s" % (name, e))
+            failed = failed or e.exit_code
+    return failed or 0
 
 
-def _session_statuses(directory, ctx):
-    """(name, status) of each session running; stale sockets are removed."""
+def _session_names(directory):
+    """The names of the sockets in the sessions directory, sorted."""
     try:
         entries = sorted(os.listdir(directory))
     except OSError:
         return []
+    return [entry[:-5] for entry in entries
+            if entry.endswith(".sock") and re.match(_SESSION_NAME, entry[:-5])]
+
+
+def _session_statuses(directory, ctx):
+    """(name, status) of each session running; stale sockets are removed."""
     statuses = []
-    for entry in entries:
-        name = entry[:-5]
-        if not entry.endswith(".sock") or not re.match(_SESSION_NAME, name):
-            continue
+    for name in _session_names(directory):
         try:
             statuses.append((name, _session_ask(name, {"session": "status"})))
         except UsageError as e:  # stale, removed
@@ -9014,7 +9029,7 @@ def _session_stop(name, ctx):
     finally:
         transport.close(0)
     _remove_stale(transport.path)  # what a SIGKILL left
-    ctx.lines(["stopped %s" % name])
+    return ctx.lines(["stopped %s" % name])
 
 
 def _hung_up(transport, deadline):
@@ -9074,7 +9089,8 @@ def _session_start(args, ctx, server):
                                                                           None),
                    on_sample=_sampler(args.sampling_command, args.timeout), trace=trace)
     idle = args.idle or _IDLE
-    shown = " ".join(options.get("command") or [options.get("url")])
+    shown = (" ".join(options["command"]) if options.get("command")
+             else _shown_url(options["url"]))  # its query may hold a secret
     ready = _detach(lambda tell: _session_main(name, path, log, options, idle, shown, tell),
                     keep=[] if trace is None else [trace.stream.fileno()])
     if trace is not None:
@@ -9090,9 +9106,8 @@ def _session_start(args, ctx, server):
 
 
 def _state_dir(environ):
-    """$XDG_STATE_HOME/mcp_invoke (~/.local/state/...), made 0700 if need be."""
-    path = os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join("~", ".local", "state")),
-                        "mcp_invoke")
+    """The state directory (see _state_home), made 0700 if need be."""
+    path = _state_home(environ)
     try:
         os.makedirs(path, 0o700)
     except FileExistsError:

@@ -8741,3 +8741,22 @@ def test_session_stop_signals_a_session_that_does_not_end_when_asked(sessions, m
     assert wait_for(lambda: not _alive(pid))
     assert caller.wait(timeout=20) == 5
     assert "session busy ended: stopped by a signal" in open(log).read()
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_watch_goes_through_a_session_in_both_eras(era, sessions, capsys):
+    # A 2026-07-28 subscription's notifications carry the listen's id: the
+    # session maps it to the one its client sent.
+    assert _start("w", "--", *fake("ticking", era=era, delay=0.1))[0] == 0
+    code, out, err = run(capsys, "--session", "w", "--count", "1", "watch", "fake://clock")
+    assert code == 0 and re.match(r"tick \d+\ntick \d+\n\Z", out), (out, err)
+    assert "--- fake://clock (update 1)" in err
+
+
+def test_a_sessions_log_is_under_the_home_without_xdg_state_home(sessions, monkeypatch,
+                                                                 own_home, tmp_path):
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")  # ignored: not absolute
+    monkeypatch.chdir(str(tmp_path))
+    assert _start("home", "--", *fake())[0] == 0
+    assert os.path.exists(os.path.join(own_home, ".local", "state", "mcp_invoke", "home.log"))
+    assert not os.path.exists(str(tmp_path / "relative"))
