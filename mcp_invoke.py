@@ -10715,7 +10715,8 @@ def _command_help():
 
 _USAGE = ("mcp_invoke [OPTIONS] COMMAND [ARGS...] -- SERVER_CMD [SERVER_ARGS...]\n"
           "       mcp_invoke [OPTIONS] COMMAND [ARGS...] --url URL\n"
-          "       mcp_invoke [OPTIONS] COMMAND [ARGS...] [--config FILE] [--server NAME]")
+          "       mcp_invoke [OPTIONS] COMMAND [ARGS...] [--config FILE] [--server NAME]\n"
+          "       mcp_invoke [OPTIONS] COMMAND [ARGS...] --session NAME")
 
 _DESCRIPTION = """\
 Call an MCP server over stdio (everything after -- is the server's exact argv)
@@ -10725,7 +10726,8 @@ commands:
 %s
 
 --server NAME runs a server from those files (or from --config FILE); without
--- and --server, ./.mcp.json is used when it holds exactly one server."""
+-- and --server, ./.mcp.json is used when it holds exactly one server.
+--session NAME goes through a server kept running by session start NAME."""
 
 _EPILOG = """\
 exit codes:
