@@ -8643,6 +8643,12 @@ def test_a_burst_of_questions_is_answered_within_the_callers_time_limit(era, ses
     code, out, err = run(capsys, "--session", "burst", "--max-time", "1", "call", "echo",
                          "text=x")
     assert code == 124
+
+    def idle():  # the call is over in the session too
+        out = run(capsys, "--json", "session", "list")[1]
+        return json.loads(out)["sessions"][0]["idle"] > 0
+    assert wait_for(idle)
+    # What the server still asks is refused at once: the next call is served.
     assert run(capsys, "--session", "burst", "--timeout", "5", "tools")[0] == 0  # not 30 s
 
 
