@@ -2808,14 +2808,21 @@ def _remove_stale(path):
 
 def _unlink_socket(path):
     """Remove ``path`` if it is a socket; UsageError if something else is there."""
+    if _not_a_socket(path) is None:
+        _unlink(path)
+
+
+def _not_a_socket(path):
+    """UsageError if ``path`` is there and is not a socket itself (a file, a
+    directory, a symlink); None if it is a socket, False if nothing is there."""
     import stat  # lazy: sessions only
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
+    except (FileNotFoundError, NotADirectoryError):
+        return False
     if not stat.S_ISSOCK(mode):
         raise UsageError("%s is not a socket, so not a session's; remove it yourself" % path)
-    _unlink(path)
+    return None
 
 
 def _unlink(path):
@@ -2926,6 +2933,7 @@ class _SessionTransport(_Transport):
         # (enums, a class over poll) costs a call through a session a tenth of its time.
         import _socket
         import select
+        _not_a_socket(self.path)  # a symlink to another session's is not this one
         self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             self._sock.connect(self.path)
@@ -8949,8 +8957,17 @@ def _session_names(directory):
         entries = sorted(os.listdir(directory))
     except OSError:
         return []
-    return [entry[:-5] for entry in entries
-            if entry.endswith(".sock") and re.match(_SESSION_NAME, entry[:-5])]
+    import stat  # lazy: sessions only
+    names = []
+    for entry in entries:
+        try:
+            mode = os.lstat(os.path.join(directory, entry)).st_mode
+        except OSError:
+            continue
+        if (entry.endswith(".sock") and re.match(_SESSION_NAME, entry[:-5])
+                and stat.S_ISSOCK(mode)):
+            names.append(entry[:-5])
+    return names
 
 
 def _session_statuses(directory, ctx):
@@ -9084,6 +9101,7 @@ def _session_start(args, ctx, server):
     options = _client_options(args, _server_entry(args, server), ctx.diag)
     ctx.diag.redact = _Redactor(_secrets(options))
     log = os.path.join(_state_dir(os.environ), name + ".log")
+    log_fd = _open_log(log)
     trace = _open_trace(args.trace, ctx.diag)
     options.update(roots=_roots(args.root, ctx.diag), on_elicit=_Elicitor(args.elicit, ctx.diag,
                                                                           None),
@@ -9091,10 +9109,11 @@ def _session_start(args, ctx, server):
     idle = args.idle or _IDLE
     shown = (" ".join(options["command"]) if options.get("command")
              else _shown_url(options["url"]))  # its query may hold a secret
-    ready = _detach(lambda tell: _session_main(name, path, log, options, idle, shown, tell),
-                    keep=[] if trace is None else [trace.stream.fileno()])
+    ready = _detach(lambda tell: _session_main(name, path, log_fd, options, idle, shown, tell),
+                    keep=[log_fd] + ([] if trace is None else [trace.stream.fileno()]))
+    os.close(log_fd)  # the session's now, as is the trace
     if trace is not None:
-        trace.close()  # the session's now
+        trace.close()
     try:
         pid = _session_ready(ready, name, args)
     except BaseException:
@@ -9103,6 +9122,29 @@ def _session_start(args, ctx, server):
     if ctx.json:
         return ctx.emit({"name": name, "pid": pid, "socket": path, "log": log})
     return ctx.lines(["started %s (pid %d)" % (name, pid)])
+
+
+def _open_log(path):
+    """A session's log, truncated: never through a symlink, and only in a
+    directory no one else may write (who could, could swap the log for a link)."""
+    import stat  # lazy: sessions only
+    info = os.lstat(os.path.dirname(path))
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise UsageError("%s is not a directory of this user's that only it may write; "
+                         "fix its mode (chmod 700) or set XDG_STATE_HOME"
+                         % os.path.dirname(path))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
+                     | os.O_NONBLOCK, 0o600)  # a FIFO nobody reads fails, not hangs
+        os.set_blocking(fd, True)
+    except OSError as e:
+        raise UsageError("cannot write the session's log %s: %s" % (
+            path, "it is a symlink" if e.errno == errno.ELOOP else e.strerror or e))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError("the session's log %s is not a regular file" % path)
+    os.ftruncate(fd, 0)
+    return fd
 
 
 def _state_dir(environ):
@@ -9222,13 +9264,12 @@ def _stop_starting(fd, pid):
         pass
 
 
-def _session_main(name, path, log, options, idle, shown, tell):
+def _session_main(name, path, log_fd, options, idle, shown, tell):
     """The session process: the log as stdout and stderr, the socket bound, the
     server opened, then served until stopped, idle, or the server ends."""
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.close(log_fd)
     sys.stdout = sys.stderr = _Log(open(2, "w", encoding="utf-8", errors="replace",
                                         buffering=1, closefd=False))
     diag = _Diagnostics(sys.stderr, verbose=True)
@@ -9346,6 +9387,7 @@ class _Peer(object):
         self.queued = 0  # bytes in ``out``
         self.jobs = {}  # its request ids -> their _Job
         self.limits = {}  # its request ids -> seconds each may take, until it is sent
+        self.subscribed = set()  # the resource URIs it subscribed to (legacy era)
         self.waiting = 0  # its messages in the session's inbox: past _PEER_INBOX, not read
         self.closed = False
 
@@ -9379,6 +9421,7 @@ class _SessionServer(object):
         self.inbox = collections.deque()  # (peer, message), or (peer, None): it hung up
         self.peers = set()
         self.jobs = {}  # the Client's call id -> _Job
+        self.subscribed = {}  # resource URI -> clients subscribed to it (legacy era)
         self.calls = 0
         self.started = time.time()
         self.up_since = self.idle_since = time.monotonic()
@@ -9410,7 +9453,9 @@ class _SessionServer(object):
             if self.ending is not None:
                 return self.ending
             calls = [job.call for job in self.jobs.values()]
-            until = None if calls else self.idle_since + self.idle
+            # Idle: nothing in flight, and nobody following a resource.
+            until = (None if calls else time.monotonic() + _MAX_SECONDS if self.subscribed
+                     else self.idle_since + self.idle)
             if until is not None and time.monotonic() >= until:
                 return "idle for %gs" % self.idle
             try:
@@ -9432,6 +9477,8 @@ class _SessionServer(object):
                 self._drop(job)
                 if not job.call.done:
                     self.client._expire(job.call, "the client went away")
+            for uri in list(peer.subscribed):  # what it watched, no longer for it
+                self._unsubscribe(peer, {"uri": uri})
             return
         if message.get("session") == "stop":
             self.ending = "stopped (session stop)"
@@ -9450,9 +9497,17 @@ class _SessionServer(object):
             if method == "notifications/cancelled":
                 self._cancel(peer, _dict(params))
             return
-        if method == "initialize":  # basic/lifecycle: once a session, done by it
+        if method == "initialize" or method.startswith("notifications/"):
+            # basic/lifecycle: initialized once, by the session; a notification
+            # with an id is no request of the client's to pass on
             return self._to(peer, {"jsonrpc": "2.0", "id": message["id"], "error": {
-                "code": -32600, "message": "the session has initialized the server"}})
+                "code": -32600, "message": "the session has initialized the server"
+                if method == "initialize" else "%s is a notification, not a request"
+                % _cut(method, _SHOW_CHARS)}})
+        if method == "resources/unsubscribe" and not self._unsubscribe(peer, params):
+            return self._to(peer, {"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        if method == "resources/subscribe":
+            self._subscribe(peer, params)
         self._begin(peer, message["id"], method, params)
 
     def _begin(self, peer, ident, method, params):
@@ -9479,6 +9534,28 @@ class _SessionServer(object):
         except MCPError as e:
             return self._failed(job, e)
         self.jobs[job.call.id] = peer.jobs[ident] = job
+
+    def _subscribe(self, peer, params):
+        uri = _dict(params).get("uri")
+        if isinstance(uri, str) and uri not in peer.subscribed:
+            peer.subscribed.add(uri)
+            self.subscribed[uri] = self.subscribed.get(uri, 0) + 1
+
+    def _unsubscribe(self, peer, params):
+        """A client's unsubscribe: True if it goes to the server, as the last
+        client following the URI leaves it (2025-11-25 server/resources,
+        "Subscriptions": one subscription per session, shared by its clients)."""
+        uri = _dict(params).get("uri")
+        if not isinstance(uri, str) or uri not in peer.subscribed:
+            return True
+        peer.subscribed.discard(uri)
+        self.subscribed[uri] -= 1
+        if self.subscribed[uri]:
+            return False
+        del self.subscribed[uri]
+        if not self.subscribed:  # followed no more: idle from now
+            self.idle_since = time.monotonic()
+        return True
 
     def _cancel(self, peer, params):
         job = peer.jobs.get(params.get("requestId"))

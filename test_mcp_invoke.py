@@ -8672,14 +8672,19 @@ def test_a_client_cannot_initialize_again_or_notify_the_server_through_a_session
                     {"jsonrpc": "2.0", "method": "notifications/progress",
                      "params": {"progressToken": 1, "progress": 1}},
                     {"jsonrpc": "2.0", "id": 2, "result": {}},
+                    {"jsonrpc": "2.0", "id": 4, "method": "notifications/cancelled",
+                     "params": {"requestId": 1}},
                     {"jsonrpc": "2.0", "id": 3, "method": "ping"}):
         stream.write(json.dumps(message).encode() + b"\n")
     stream.flush()
-    answers = [json.loads(stream.readline().decode()) for _ in range(2)]
+    answers = [json.loads(stream.readline().decode()) for _ in range(3)]
     sock.close()
     assert answers == [
         {"jsonrpc": "2.0", "id": 1, "error": {
             "code": -32600, "message": "the session has initialized the server"}},
+        {"jsonrpc": "2.0", "id": 4, "error": {
+            "code": -32600, "message": "notifications/cancelled is a notification, not a "
+                                       "request"}},
         {"jsonrpc": "2.0", "id": 3, "result": {}}]
     methods = [r.get("method") for r in records(record)]
     assert methods == ["server/discover", "initialize", "notifications/initialized", "ping"], methods
@@ -8766,3 +8771,46 @@ def test_a_sessions_log_is_under_the_home_without_xdg_state_home(sessions, monke
     assert _start("home", "--", *fake())[0] == 0
     assert os.path.exists(os.path.join(own_home, ".local", "state", "mcp_invoke", "home.log"))
     assert not os.path.exists(str(tmp_path / "relative"))
+
+
+def test_legacy_watchers_share_a_subscription_and_keep_the_session_from_idling(sessions,
+                                                                            capsys, tmp_path):
+    record = tmp_path / "record"
+    assert _start("ws", "--idle", "0.3", "--",
+                  *fake("ticking", delay=0.1, record=record))[0] == 0
+    long_watch = _script(["--session", "ws", "--count", "6", "watch", "fake://clock"])
+    assert long_watch.stderr.readline().startswith(b"--- fake://clock")
+    code, out, err = run(capsys, "--session", "ws", "--count", "1", "watch", "fake://clock")
+    assert code == 0 and out.count("tick") == 2
+    out, err = long_watch.communicate(timeout=20)  # on past the other's end, and --idle
+    assert long_watch.returncode == 0 and out.count(b"tick") == 7, err
+    methods = [r.get("method") for r in records(record)]
+    assert methods.count("resources/subscribe") == 2
+    assert methods.count("resources/unsubscribe") == 1  # the last watcher's
+
+
+def test_a_symlink_is_not_a_session(sessions, capsys):
+    assert _start("real", "--", *fake())[0] == 0
+    os.symlink(os.path.join(sessions, "real.sock"), os.path.join(sessions, "alias.sock"))
+    for argv in (["--session", "alias", "ping"], ["session", "stop", "alias"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and "alias.sock is not a socket, so not a session's" in err, argv
+    code, out, err = run(capsys, "session", "list")
+    assert out.startswith("real  pid ") and "alias" not in out
+    os.unlink(os.path.join(sessions, "alias.sock"))
+
+
+def test_a_sessions_log_is_never_written_through_a_symlink_or_in_a_shared_directory(
+        sessions, tmp_path, capsys):
+    state = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke")
+    os.makedirs(state, 0o700)
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    os.symlink(str(victim), os.path.join(state, "v.log"))
+    code, out, err = _start("v", "--", *fake())
+    assert code == 2 and "v.log: it is a symlink" in err
+    assert victim.read_text() == "precious" and os.listdir(sessions) == []
+    os.chmod(state, 0o777)
+    code, out, err = _start("w", "--", *fake())
+    assert code == 2 and "only it may write" in err
+    os.chmod(state, 0o700)
