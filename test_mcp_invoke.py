@@ -8687,7 +8687,8 @@ def test_a_client_cannot_initialize_again_or_notify_the_server_through_a_session
                                        "request"}},
         {"jsonrpc": "2.0", "id": 3, "result": {}}]
     methods = [r.get("method") for r in records(record)]
-    assert methods == ["server/discover", "initialize", "notifications/initialized", "ping"], methods
+    assert methods == ["server/discover", "initialize", "notifications/initialized",
+                       "ping"], methods
 
 
 def test_a_client_that_floods_and_never_reads_holds_up_no_other(sessions, capsys):
