@@ -5446,11 +5446,17 @@ class Client(object):
         ``call`` is its first round when that is already sent (batch pipelines
         them); ``limit`` (monotonic) one it shares with others (the pages of a list).
         """
-        request = _Request(method, params, timeout, on_progress, limit)
+        request = None  # made when a round is not the last: most requests have one
         if call is None:
-            call = self._begin(request)
+            call = self._start(method, params, timeout, on_progress, limit)
         while True:
             self._wait([call])
+            result = call.result
+            if call.error is None and type(result) is dict and (
+                    self.era != "modern" or result.get("resultType", "complete") == "complete"):
+                return result  # as _next_round would, at once
+            if request is None:
+                request = _Request(method, params, timeout, on_progress, limit)
             call = self._next_round(request, call)
             if not isinstance(call, _Call):
                 return call
