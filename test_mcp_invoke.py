@@ -8537,15 +8537,34 @@ def _pty_until(fd, wanted, seen, timeout=10.0):
     return seen
 
 
+@contextlib.contextmanager
+def _on_a_terminal(argv, env):
+    """``argv`` run on a pseudo-terminal of its own, the only process there (so
+    Ctrl-C reaches it); yields its fd and a list that gets its exit status once
+    the block has made it end (it is killed if the block fails)."""
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(argv[0], argv, env)
+    status = []
+    try:
+        yield fd, status
+        ended = []
+        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
+                        ended[-1][0] == pid), "it stayed"
+        status.append(ended[-1][1])
+    finally:
+        os.close(fd)
+        if not status:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
 def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
     pytest.importorskip("readline")
-    import pty
     state = tmp_path / "state"
     env = dict(os.environ, XDG_STATE_HOME=str(state), TERM="dumb")
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the terminal's only process, so Ctrl-C reaches it
-        os.execve(sys.executable, [sys.executable, SCRIPT, "shell", "--"] + fake(), env)
-    try:
+    with _on_a_terminal([sys.executable, SCRIPT, "shell", "--"] + fake(), env) as (fd, status):
         seen = _pty_until(fd, b"mcp> ", b"")
         os.write(fd, b"ca\t")
         seen = _pty_until(fd, b"call ", seen)
@@ -8564,16 +8583,7 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
         seen = _pty_until(fd, b"ok (", seen)
         seen = _pty_until(fd, b"mcp> ", seen[seen.index(b"ok ("):])
         os.write(fd, b"\x04")  # Ctrl-D: leave
-        ended = []
-        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
-                        ended[-1][0] == pid), "the shell stayed"
-        pid = None
-    finally:
-        os.close(fd)
-        if pid is not None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-    assert os.WIFEXITED(ended[-1][1]) and os.WEXITSTATUS(ended[-1][1]) == 0
+    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
     history = state / "mcp_invoke" / "history"
     assert history.read_text().splitlines()[-3:] == [
         "call echo text=hi", "call slow steps=30 delay=0.05", "ping"]
@@ -8591,29 +8601,16 @@ def test_sigterm_ends_the_shell_and_its_server():
 
 
 def test_the_shell_without_readline_prompts_with_input(tmp_path):
-    import pty
     code = ("import sys, runpy; sys.modules['readline'] = None; sys.argv = %r; "
             "runpy.run_path(%r, run_name='__main__')"
             % ([SCRIPT, "shell", "--"] + fake(), SCRIPT))
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), TERM="dumb")
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(sys.executable, [sys.executable, "-c", code], env)
-    try:
+    with _on_a_terminal([sys.executable, "-c", code], env) as (fd, status):
         seen = _pty_until(fd, b"mcp> ", b"")
         os.write(fd, b"call echo text=plain\n")
         seen = _pty_until(fd, b"plain\r\nmcp> ", seen)
         os.write(fd, b"\x04")
-        ended = []
-        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
-                        ended[-1][0] == pid), "the shell stayed"
-        pid = None
-    finally:
-        os.close(fd)
-        if pid is not None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-    assert os.WIFEXITED(ended[-1][1]) and os.WEXITSTATUS(ended[-1][1]) == 0
+    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
     assert not (tmp_path / "state" / "mcp_invoke" / "history").exists()
 
 
