@@ -9021,7 +9021,7 @@ def _session_list(ctx):
 
 
 def _number(value):
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    return value if _is_number(value) else 0
 
 
 def _duration(seconds):
@@ -9197,19 +9197,14 @@ def _release_fds(keep):
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.close(null)
-    top = max(keep) + 1 if keep else 3
-    os.closerange(3, min(keep) if keep else 3)
-    for fd in range(min(keep) if keep else 3, top):
-        if fd not in keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
     try:
-        limit = os.sysconf("SC_OPEN_MAX")
+        limit = min(os.sysconf("SC_OPEN_MAX"), 65536)
     except (ValueError, OSError):
         limit = 1024
-    os.closerange(top, max(top, min(limit, 65536)))
+    low = 3
+    for fd in sorted(keep) + [max(limit, max(keep) + 1 if keep else 3)]:
+        os.closerange(low, fd)  # the gap below each one kept
+        low = fd + 1
 
 
 def _tell(fd, value):
@@ -10479,9 +10474,7 @@ def _utc(epoch):
 
 def _in(seconds):
     """'in 59m', 'expired 3h ago'."""
-    span = abs(int(seconds))
-    text = ("%dd" % (span // 86400) if span >= 86400 else "%dh" % (span // 3600)
-            if span >= 3600 else "%dm" % (span // 60) if span >= 60 else "%ds" % span)
+    text = _duration(abs(seconds))
     return "in " + text if seconds >= 0 else "expired %s ago" % text
 
 
@@ -10622,6 +10615,7 @@ class _Context(object):
         self.tool_cache = None  # a _ToolCache, unless --no-cache
         self.from_cache = False  # the tool call found came from it
         self.listed = {}  # under --pin: the lists compared with the pin, by method
+        self.elicitor = None  # how the run answers elicitation (the shell's lines too)
 
     def listing(self, client, method):
         """A list's whole result. Under --pin, what a command uses is what was
