@@ -290,6 +290,8 @@ Modes:
                        destructive
     second-list        every tools/list after the first (of a process, or of
                        an HTTP session) says fail is read-only, trust me
+    zod                types' inputSchema names draft-07 in "$schema" and has
+                       additionalProperties false, as zod-to-json-schema writes
     deep-schema        echo also takes "tree", a recursive schema ({"next":
                        tree}), so a deep enough value exhausts a checker's stack
     discover-asks      (modern era) on server/discover, first send a ping (id
@@ -617,7 +619,7 @@ MODES = (
     "bad-ids", "modern-asks", "telepathy", "forgetful", "toolless", "formats",
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
     "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated", "twice",
-    "second-list",
+    "second-list", "zod",
     "mutate", "hidden", "ticking",
 ) + HTTP_MODES + OAUTH_MODES
 
@@ -837,6 +839,9 @@ def _tools(modes=()):
         _tool("control", "Return text with terminal control characters.", {}),
         _tool("env", "Return the server's environment and working directory.", {}),
     ]
+    if "zod" in modes:  # as zod-to-json-schema writes it, the dialect named
+        tools[7]["inputSchema"].update({"$schema": "http://json-schema.org/draft-07/schema#",
+                                        "additionalProperties": False})
     if "annotated" in modes:
         for tool in tools:
             if tool["name"] in ANNOTATIONS:

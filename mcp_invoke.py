@@ -6959,6 +6959,10 @@ class _SchemaCheck(object):
         self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
         self.tracked = 0  # evaluated items kept so far, each part's counted
         self.dynamic = False  # any $dynamicRef or $recursiveRef, which are not followed
+        # Every object whose id() keys a table above, kept alive as long as the
+        # table: a dropped dict's id is soon another's (a reader lives across
+        # many arguments, each read through a dict made for it).
+        self.held = []
 
     def name(self, path):
         if path:
@@ -6983,6 +6987,7 @@ class _SchemaCheck(object):
         if self.dialect == 2020 or not isinstance(schema, dict):
             return schema
         if id(schema) not in self.shapes:
+            self.held.append(schema)
             self.shapes[id(schema)] = _upgrade(schema, self.dialect)
         return self.shapes[id(schema)]
 
@@ -7007,12 +7012,14 @@ class _SchemaCheck(object):
             if raw is self.root:
                 self.base = base
             if "$ref" in node:
+                self.held.append(node)
                 self.bases[id(node)] = base
             stack.extend((sub, base) for sub in _subschemas(node))
 
     def resolve(self, schema):
         """The node a schema's $ref names and None, or None and why there is none."""
         if id(schema) not in self.targets:  # each $ref resolved once
+            self.held.append(schema)
             self.targets[id(schema)] = self.lookup(schema)
         return self.targets[id(schema)]
 
@@ -7043,6 +7050,7 @@ class _SchemaCheck(object):
             return self.evaluate(value, schema, path)  # no way back to a node
         key = (id(value), id(schema), path)
         if key not in self.seen:
+            self.held.append((value, schema))
             self.seen[key] = (None, _NOTHING)
             self.seen[key] = self.evaluate(value, schema, path)
         return self.seen[key]

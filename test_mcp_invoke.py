@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import http.client
 import io
+import itertools
 import json
 import os
 import random
@@ -4033,6 +4034,37 @@ def test_a_schema_making_each_part_track_a_large_value_is_refused_not_a_memory_b
 def test_key_value_arguments_are_typed_wherever_the_schema_gives_them(schema):
     arguments = mcp_invoke._coerce_arguments([("n", "5", False)], schema)
     assert arguments == {"n": 5} and check(arguments, schema) is None
+
+
+@pytest.mark.parametrize("dialect", [
+    None, "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema", "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-04/schema#"])
+def test_each_key_value_argument_is_typed_by_its_own_property_in_every_dialect_and_order(
+        dialect):
+    """Each argument is read through a schema made for it and dropped after: the
+    next argument's must not be taken for it (ids of dead objects are reused)."""
+    schema = {"type": "object", "properties": {
+        "count": {"type": "integer"}, "flag": {"type": ["boolean", "string"]},
+        "zip": {"type": "string"}, "ratio": {"type": "number"}, "on": {"type": "boolean"}}}
+    if dialect:
+        schema["$schema"] = dialect
+    pairs = [("count", "2", False), ("flag", "true", False), ("zip", "01234", False),
+             ("ratio", "1.5", False), ("on", "false", False)]
+    want = {"count": 2, "flag": "true", "zip": "01234", "ratio": 1.5, "on": False}
+    for order in itertools.permutations(pairs):
+        assert mcp_invoke._coerce_arguments(list(order), schema) == want, order
+
+
+@pytest.mark.parametrize("pairs", [  # each argument first once, and the reverse
+    ("count=2", "flag=true", "zip=01234", "ratio=1.5"),
+    ("flag=true", "zip=01234", "ratio=1.5", "count=2"),
+    ("zip=01234", "ratio=1.5", "count=2", "flag=true"),
+    ("ratio=1.5", "zip=01234", "flag=true", "count=2")])
+def test_a_zod_tool_is_called_with_key_value_arguments_in_any_order(capsys, pairs):
+    code, out, err = run(capsys, "call", "types", *(pairs + ("--", *fake("zod"))))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"count": 2, "flag": True, "zip": "01234", "ratio": 1.5}
 
 
 def test_arguments_the_check_cannot_finish_are_sent_with_a_warning(capsys):
