@@ -467,7 +467,9 @@ OAuth (--oauth, with --http; not with the modes auth and http-sse):
             error_description: response_type code, the client's
             authorization_code grant, code_challenge with
             code_challenge_method S256, resource http://127.0.0.1:N/mcp
-            (RFC 8707; invalid_target), scope (invalid_scope).  302 to
+            (RFC 8707; invalid_target), scope (invalid_scope, also for a
+            scope a dynamically registered client did not register with, as
+            the MCP Python SDK's server refuses it).  302 to
             redirect_uri?code=C&state=S (state only if sent)
     POST /as/token   form in, JSON out, Cache-Control: no-store.  Client
             authentication by exactly one method, which --oauth-token-auth
@@ -3815,7 +3817,8 @@ class _OAuthServer(object):
             answer.update(client_secret=secret, client_secret_expires_at=0)
         with self.lock:
             self.clients[client_id] = {"secret": secret, "redirect_uris": uris,
-                                       "grant_types": grants, "methods": (method,)}
+                                       "grant_types": grants, "methods": (method,),
+                                       "scopes": self.scopes(scope) or []}
         return answer
 
     def revoke_all(self, call):
@@ -3939,6 +3942,12 @@ class _OAuthServer(object):
         asked = call.param("resource")
         resource = self.check_resource(asked, required=not self.legacy)
         scopes = self.scopes(call.param("scope")) or [DEFAULT_SCOPE]
+        for scope in self.scopes(call.param("scope")) or []:
+            if "scopes" in client and scope not in client["scopes"]:
+                # As the MCP Python SDK's server: a registered client is held
+                # to the scopes it registered with.
+                raise _OAuthError("invalid_scope", "Client was not registered with scope "
+                                  + scope)
         if "oauth-deny" in self.modes:
             raise _OAuthError("access_denied", "The user said no")
         code = _random_hex()

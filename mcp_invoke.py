@@ -3670,10 +3670,11 @@ class _OAuth(object):
 
     # -- the client's identity -----------------------------------------------------------
 
-    def _identity(self, server, grant, redirect):
+    def _identity(self, server, grant, redirect, scopes=()):
         """Who we are to the authorization server, in the spec's order
         (2025-11-25 basic/authorization, "Client Registration Approaches"):
-        pre-registered, a client ID metadata document, dynamic registration."""
+        pre-registered, a client ID metadata document, dynamic registration
+        (with the scopes the authorization request is to ask for)."""
         options, meta = self.options, server["metadata"]
         if options.get("client_id"):
             return self._pre_registered(meta)
@@ -3684,7 +3685,7 @@ class _OAuth(object):
         document = options.get("client_metadata_url")
         if document and meta.get("client_id_metadata_document_supported") is True:
             return {"client_id": document, "method": "none", "kind": "metadata document"}
-        known = self._registered(server["issuer"], redirect)
+        known = self._registered(server["issuer"], redirect, scopes)
         if known is not None:
             return known
         if not isinstance(meta.get("registration_endpoint"), str):
@@ -3694,7 +3695,7 @@ class _OAuth(object):
                                 _shown_url(server["issuer"]),
                                 "the --oauth-client-metadata-url given" if document
                                 else "client ID metadata documents"), status=401)
-        return self._register(server, redirect)
+        return self._register(server, redirect, scopes)
 
     def _pre_registered(self, meta):
         options = self.options
@@ -3712,34 +3713,42 @@ class _OAuth(object):
         return {"client_id": options["client_id"], "secret": secret, "method": method,
                 "kind": "pre-registered"}
 
-    def _registered(self, issuer, redirect):
+    def _registered(self, issuer, redirect, scopes):
         """A registration made earlier in this run or kept from another, if it
-        fits (2026-07-28 client-registration, "Authorization Server Binding")."""
+        fits (2026-07-28 client-registration, "Authorization Server Binding"):
+        its redirect URI, and every scope asked for now, as a server may hold a
+        client to the scopes it registered with (RFC 7591 2, "scope")."""
         known = self.clients.get(issuer)
         if known is None and self.cache is not None:
             known = _dict(self.cache.server(self.url)["clients"].get(issuer))
         known = _dict(known)
         if isinstance(known.get("client_id"), str) and redirect in (
-                known.get("redirect_uris") or []):
+                known.get("redirect_uris") or []) and set(scopes) <= set(
+                    _list(known.get("scopes"))):
             self._secret(known.get("secret"))
             return known
         return None
 
-    def _register(self, server, redirect):
+    def _register(self, server, redirect, scopes):
         """RFC 7591 dynamic client registration, as a native app (2026-07-28
-        client-registration, "Application Type and Redirect URI Constraints")."""
+        client-registration, "Application Type and Redirect URI Constraints"),
+        for the scopes the authorization request asks for."""
         meta = server["metadata"]
         methods = meta.get("token_endpoint_auth_methods_supported")
         methods = methods if isinstance(methods, list) else ["client_secret_basic"]
         asked = next((m for m in ("none", "client_secret_basic", "client_secret_post")
                       if m in methods), "client_secret_basic")
+        # Refresh tokens are used when given, so the grant is asked for unless the
+        # server lists the grants it takes and that is not one (RFC 8414 2).
         grants = ["authorization_code", "refresh_token"]
-        supported = meta.get("scopes_supported")
-        if isinstance(supported, list) and "offline_access" not in supported:
+        supported = meta.get("grant_types_supported")
+        if isinstance(supported, list) and "refresh_token" not in supported:
             grants = ["authorization_code"]
         document = {"client_name": "mcp_invoke", "redirect_uris": [redirect],
                     "grant_types": grants, "response_types": ["code"],
                     "token_endpoint_auth_method": asked, "application_type": "native"}
+        if scopes:
+            document["scope"] = " ".join(scopes)
         status, answer = self._http("registration", "POST", meta["registration_endpoint"],
                                     document=document)[:2]
         if status not in (200, 201) or not isinstance(_dict(answer).get("client_id"), str):
@@ -3751,7 +3760,7 @@ class _OAuth(object):
         if not isinstance(method, str):
             method = "client_secret_basic" if isinstance(secret, str) else "none"
         client = {"client_id": answer["client_id"], "method": method, "kind": "registered",
-                  "redirect_uris": [redirect]}
+                  "redirect_uris": [redirect], "scopes": list(scopes)}
         if isinstance(secret, str):
             client["secret"] = secret
             self._secret(secret)
@@ -3810,7 +3819,7 @@ class _OAuth(object):
         try:
             redirect = _PASTE_REDIRECT if listener is None else (
                 "http://127.0.0.1:%d/callback" % listener.getsockname()[1])
-            client = self._identity(server, "authorization_code", redirect)
+            client = self._identity(server, "authorization_code", redirect, scopes)
             verifier, challenge = _pkce()
             state = secrets.token_urlsafe(24)
             query = [("response_type", "code"), ("client_id", client["client_id"]),
@@ -3925,8 +3934,11 @@ class _OAuth(object):
         form, headers = dict(form), {}
         method = client.get("method")
         if method == "client_secret_basic" and client.get("secret") is not None:
+            # The client_id in the form too (RFC 6749 3.2.1 allows it): some
+            # servers read it only from there.
             headers["Authorization"] = _basic(quote_plus(client["client_id"]),
                                               quote_plus(client["secret"]))
+            form["client_id"] = client["client_id"]
         elif method == "client_secret_post" and client.get("secret") is not None:
             form.update(client_id=client["client_id"], client_secret=client["secret"])
         elif method == "private_key_jwt":

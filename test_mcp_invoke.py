@@ -6082,6 +6082,36 @@ def test_oauth_headless_code_flow_discovers_registers_authorizes_and_sends_the_t
         len(mcp) - 1)
 
 
+@pytest.mark.parametrize("asked", [[], ["--oauth-scope", "tools:write"]],
+                         ids=["chosen", "given"])
+def test_oauth_dynamic_registration_asks_for_the_scopes_authorized_and_refresh_tokens(
+        capsys, tmp_path, oauth_cache, asked):
+    """A server may hold a client to the scopes it registered with: the
+    registration names the same scopes as the authorization request."""
+    with _oauth_server(tmp_path) as (url, record):
+        code, out, err = oauth_run(capsys, oauth_cache, url, "--oauth-headless", *(
+            asked + ["call", "echo", "text=hi"]))
+    assert (code, out, err) == (0, "hi\n", "")
+    registration, authorize = records(record)[2:4]
+    assert authorize["query"]["scope"]
+    assert registration["json"]["scope"] == authorize["query"]["scope"]
+    if asked:
+        assert authorize["query"]["scope"].split()[0] == "tools:write"
+    assert registration["json"]["grant_types"] == ["authorization_code", "refresh_token"]
+
+
+def test_oauth_a_kept_registration_without_a_scope_now_asked_for_is_made_anew(
+        capsys, tmp_path, oauth_cache):
+    with _oauth_server(tmp_path, "--mode", "oauth-scope-hint") as (url, record):
+        assert oauth_run(capsys, oauth_cache, url, "--oauth-headless", "call", "echo",
+                         "text=hi")[0] == 0  # registered for tools:read offline_access
+        for _ in range(2):  # made anew once, then kept
+            assert oauth_run(capsys, oauth_cache, url, "--oauth-headless", "--oauth-scope",
+                             "tools:write", "auth", "login")[0] == 0
+    registrations = [r["json"] for r in records(record) if r["path"] == "/as/register"]
+    assert len(registrations) == 2 and "tools:write" in registrations[1]["scope"].split()
+
+
 def test_oauth_the_sessions_delete_on_exit_carries_the_token(capsys, tmp_path, oauth_cache):
     headers = tmp_path / "headers.jsonl"
     with _oauth_server(tmp_path, "--record-headers", str(headers)) as (url, record):
@@ -6325,8 +6355,7 @@ def test_oauth_asks_for_the_scopes_the_readme_names(modes, options, scope, capsy
     authorize, = [r for r in records(record) if r["path"] == "/as/authorize"]
     assert authorize["query"].get("scope") == scope
     registration, = [r for r in records(record) if r["path"] == "/as/register"]
-    offline = "oauth-no-offline" not in modes
-    assert ("refresh_token" in registration["json"]["grant_types"]) is offline
+    assert registration["json"].get("scope") == scope  # what the client will ask for
     assert _kept(oauth_cache, url)["tokens"][0]["scope"] == (scope or "")
 
 
@@ -6343,7 +6372,10 @@ def test_oauth_step_up_authorizes_again_with_the_union_of_the_scopes(
     assert set(asked[0]) == {"tools:read", "offline_access"}
     assert set(asked[1]) == {"tools:read", "offline_access", "tools:write"}
     assert len(asked[1]) == 3
-    assert _steps(record).count(("POST", "/as/register")) == 1
+    # A server may hold a client to the scopes it registered: the step-up registers anew.
+    registered = [r["json"]["scope"].split() for r in records(record)
+                  if r["path"] == "/as/register"]
+    assert registered == asked
 
 
 def test_oauth_step_up_adds_the_challenges_scope_to_the_oauth_scope_given(
@@ -6393,7 +6425,8 @@ def test_oauth_a_pre_registered_client_authenticates_as_the_as_allows(
     form, headers = token["form"], _lower(token["headers"])
     if method == "client_secret_basic":
         assert headers["authorization"] == _basic_auth("app", "app-s3cret")
-        assert "client_secret" not in form and form.get("client_id") in (None, "app")
+        # The client_id in the form as well: some servers read it only there.
+        assert "client_secret" not in form and form["client_id"] == "app"
     else:
         assert "authorization" not in headers
         assert (form["client_id"], form["client_secret"]) == ("app", "app-s3cret")
