@@ -989,6 +989,42 @@ class _Failed(object):
         self.error = error
 
 
+class _WakePipe(object):
+    """A pipe whose read end sits in a transport's poll: a byte written to it,
+    from any thread, ends the wait. No wake is lost, whenever it comes; a full
+    pipe already holds one. ``close`` first stops further writes, so a late
+    wake never reaches a descriptor number the process has reused."""
+
+    def __init__(self):
+        import _thread  # lazy: the C module, all a lock needs
+        self.fds = os.pipe()
+        for fd in self.fds:
+            os.set_blocking(fd, False)
+        self._open = True
+        self._lock = _thread.allocate_lock()
+
+    def wake(self):
+        with self._lock:
+            if self._open:
+                try:
+                    os.write(self.fds[1], b"w")
+                except OSError:
+                    pass  # full: a wake is pending
+
+    def drain(self):
+        try:
+            os.read(self.fds[0], _READ_SIZE)
+        except OSError:
+            pass
+
+    def close(self):
+        with self._lock:
+            if self._open:
+                self._open = False
+                for fd in self.fds:
+                    os.close(fd)
+
+
 # The stdio transport: the server process, and one selectors loop over its pipes.
 
 def _check_stdio(command, env, inherit_env, cwd):
@@ -1164,7 +1200,7 @@ class _StdioTransport(_Transport):
         self.received = 0  # bytes read from the server's stdout
         self.unsent_answers = 0  # bytes of answers to the server not yet written
         self._next_check = 0.0  # when to look at the server process next
-        self._wake_fds = None  # see waker
+        self._wake = None  # a _WakePipe: see waker
         self._woken = False
 
     # -- start ---------------------------------------------------------------
@@ -1273,27 +1309,17 @@ class _StdioTransport(_Transport):
             elif key.data == "out":
                 self._read_stdout(key.fd)
             elif key.data == "wake":
-                os.read(key.fd, _READ_SIZE)
+                self._wake.drain()
                 self._woken = True
             else:
                 self._read_stderr(key.fd)
 
     def waker(self):
-        """A pipe in the loop: a byte written to it ends the wait (no wake is lost,
-        whenever it comes); a full pipe already holds one."""
-        if self._wake_fds is None:
-            self._wake_fds = os.pipe()
-            for fd in self._wake_fds:
-                os.set_blocking(fd, False)
-            self._sel.register(self._wake_fds[0], sys.modules["selectors"].EVENT_READ, "wake")
-        fd = self._wake_fds[1]
-
-        def wake():
-            try:
-                os.write(fd, b"w")
-            except OSError:
-                pass  # full: a wake is pending; closed: nobody waits
-        return wake
+        """A _WakePipe in the loop."""
+        if self._wake is None:
+            self._wake = _WakePipe()
+            self._sel.register(self._wake.fds[0], sys.modules["selectors"].EVENT_READ, "wake")
+        return self._wake.wake
 
     def _check_leader(self):
         # A server that failed while something it started still holds its stdout
@@ -1451,9 +1477,8 @@ class _StdioTransport(_Transport):
             self._sel.close()
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             stream.close()
-        for fd in self._wake_fds or ():
-            os.close(fd)
-        self._wake_fds = None
+        if self._wake is not None:
+            self._wake.close()
 
     def _gone(self, pgid, grace, leader_only=False):
         """Wait up to ``grace`` seconds for the server (and its group) to end.
@@ -2922,6 +2947,8 @@ class _SessionTransport(_Transport):
         self._closed = False
         self._hello = None
         self._eof = False
+        self._wake = None  # a _WakePipe: see waker
+        self._woken = False
         self.last_words = ""
 
     @property
@@ -2966,6 +2993,13 @@ class _SessionTransport(_Transport):
 
     def negotiated(self):
         return self._hello
+
+    def waker(self):
+        """A _WakePipe in the poll."""
+        if self._wake is None:
+            self._wake = _WakePipe()
+            self._sel.register(self._wake.fds[0], self._events[0])
+        return self._wake.wake
 
     def describe(self):
         return "session %s (%s)" % (self.name, _dict(self._hello).get("transport", "?"))
@@ -3020,13 +3054,18 @@ class _SessionTransport(_Transport):
         while not self._inbox:
             self._check_open()
             timeout = deadline - time.monotonic()
-            if timeout <= 0:
+            if timeout <= 0 or self._woken:
                 break
-            for _, mask in self._poll(min(timeout, _QUIET_CHECK)):
+            for fd, mask in self._poll(min(timeout, _QUIET_CHECK)):
+                if self._wake is not None and fd == self._wake.fds[0]:
+                    self._wake.drain()
+                    self._woken = True
+                    continue
                 if mask & self._events[1]:
                     self._flush()
                 if mask & self._events[0] and not self._eof:
                     self._read()
+        self._woken = False
         return self._inbox
 
     def _read(self):
@@ -3081,6 +3120,8 @@ class _SessionTransport(_Transport):
         finally:
             self._closed = True
             self._sock.close()
+            if self._wake is not None:
+                self._wake.close()
 
     def abort(self):
         pass  # no server of ours to kill: close() hangs up, within _LINGER
@@ -4779,6 +4820,7 @@ class Client(object):
         self._unanswered = set()  # methods a modern server asked for as requests
         self._meta = None
         self._listens = {}  # subscriptions/listen ids -> the filter acknowledged (None: not yet)
+        self._wakes = 0  # how often waker()'s function was called
         self._watched = None  # the resource URIs a watch follows (None: the tool list)
         self._changes = collections.deque()  # what a watch has not yielded yet
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
@@ -5318,33 +5360,66 @@ class Client(object):
         result dict or the MCPError that request ended with; up to
         MAX_IN_FLIGHT requests are in flight at once, and each is finished
         (input_required rounds included) like ``request``; an entry that is
-        not a (method, params) pair ends as UsageError. ``on_wait`` is called
+        not a (method, params) pair ends as UsageError. ``requests`` may also
+        yield None for "none is ready yet" (a program still writing them): the
+        batch goes on with those in flight, and asks for more once the
+        function ``waker()`` returned is called. ``on_wait`` is called
         whenever the batch is about to wait for the server, every outcome so
         far yielded (a caller writing them flushes its output there). A
         generator: nothing is sent until it is iterated, and requests still in
         flight when it is left early are cancelled. Raises only what a
-        callback or handler raises beyond MCPError, and KeyboardInterrupt.
+        callback or handler raises beyond MCPError, the ConnectionLost of a
+        server gone while no request was in flight, and KeyboardInterrupt.
         """
         window = collections.deque()
         requests = iter(requests)
-        exhausted = False
+        exhausted, ready, wakes = False, True, self._wakes
+
+        def woken():
+            return self._wakes != wakes
+
         try:
             while window or not exhausted:
-                if not exhausted and len(window) <= MAX_IN_FLIGHT // 2:
-                    exhausted = self._refill(window, requests, timeout)
+                if not exhausted and (len(window) <= MAX_IN_FLIGHT // 2 if ready
+                                      else woken()):
+                    wakes = self._wakes  # before asking: a wake after it is not lost
+                    exhausted, ready = self._refill(window, requests, timeout)
                 if not window:
-                    break
-                call, method, params, on_progress = window.popleft()
-                if on_wait is not None and isinstance(call, _Call) and not call.done:
-                    on_wait()
+                    if exhausted:
+                        break
+                    if on_wait is not None:
+                        on_wait()
+                    self._wait([], until=time.monotonic() + _MAX_WAIT, stop=woken)
+                    continue
+                call, method, params, on_progress = window[0]
+                if isinstance(call, _Call) and not call.done:
+                    if on_wait is not None:
+                        on_wait()
+                    self._wait([call], stop=None if ready or exhausted else woken)
+                    if not call.done:
+                        continue  # woken: more requests are ready
+                window.popleft()
                 yield self._batch_outcome(call, method, params, timeout, on_progress)
         finally:  # left early (break, an exception): what is still in flight is cancelled
             for call, _, _, _ in window:
                 if isinstance(call, _Call) and not call.done:
                     self._expire(call, "the client stopped waiting")
 
+    def waker(self):
+        """A function that ends the Client's wait for the server early, for one
+        other thread to call: a ``batch`` whose requests had none ready asks
+        for them again. Call it after a request is ready. The Client must be open."""
+        self._ensure_open()
+        wake = self._transport.waker()
+
+        def woken():
+            self._wakes += 1
+            wake()
+        return woken
+
     def _refill(self, window, requests, timeout):
-        """Start requests until the window is full; True when there are no more.
+        """Start requests until the window is full or none is ready; (no more
+        requests, more may be ready now).
 
         Refilled from half full, their frames go out in one write.
         """
@@ -5354,9 +5429,11 @@ class Client(object):
                 try:
                     request = next(requests)
                 except StopIteration:
-                    return True
+                    return True, True
+                if request is None:
+                    return False, False
                 window.append(self._start_or_error(request, timeout))
-            return False
+            return False, True
         finally:
             self._transport.flush()
 
@@ -10501,12 +10578,13 @@ def _in(seconds):
 def _cmd_batch(client, args, ctx):
     """JSON Lines in, one outcome line out per request, in input order.
 
-    Lines stream through: a bad line is printed as soon as every line before
-    it is, so memory holds what is in flight, not an object per input line.
+    Lines stream through both ways: each is sent as soon as it is read, while
+    the lines before it are in flight, and printed as soon as it and every
+    line before it are done, so a program may write a line and wait for its
+    answer before it writes the next. Memory holds what is in flight.
     """
     if args.args:
         raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
-    text = _read_text(ctx.stdin, "surrogateescape")  # a line that is not UTF-8 is one bad line
     waiting = collections.deque()  # entries read whose line is not printed yet
     status = 0
 
@@ -10533,9 +10611,13 @@ def _cmd_batch(client, args, ctx):
             ctx.events.result(outcome, ident=(ident,))
 
     guard = _BatchGuard(client, ctx)
+    feed = _LineFeed.of(ctx.stdin)
 
     def requests():
-        for ident, method, params, problem in _batch_entries(_lines(text)):
+        for ident, method, params, problem in _batch_entries(feed.lines()):
+            if method is None and problem is None:
+                yield None  # no line is ready yet
+                continue
             if problem is None:
                 problem = guard.problem(method, params)
             if problem is not None and not waiting:
@@ -10547,11 +10629,17 @@ def _cmd_batch(client, args, ctx):
 
     # Lines go out when the next one is not ready yet: a reader sees each
     # result as soon as the server gives it, without a flush per line.
-    for outcome in client.batch(requests(), on_wait=ctx.out.flush):
-        ident, _, method = waiting.popleft()
-        emit(ident, outcome, method)
-        while waiting and waiting[0][1] is not None:  # bad lines up to the next request
-            emit(*waiting.popleft()[:2])
+    feed.follow(client.waker())
+    try:
+        for outcome in client.batch(requests(), on_wait=ctx.out.flush):
+            ident, _, method = waiting.popleft()
+            emit(ident, outcome, method)
+            while waiting and waiting[0][1] is not None:  # bad lines up to the next request
+                emit(*waiting.popleft()[:2])
+    finally:
+        feed.follow(None)
+    if guard.finish():  # a change no later line was checked against
+        status = status or _Refused.exit_code
     return status
 
 
@@ -10563,7 +10651,7 @@ def _line_progress(ctx, ident):
 
 
 def _lines(text):
-    """``text`` split on "\\n" only, a line at a time: splitlines() would also break
+    """``text`` split on "\n" only, a line at a time: splitlines() would also break
     a line at a U+2028 inside a string."""
     start = 0
     while start <= len(text):
@@ -10573,13 +10661,131 @@ def _lines(text):
         start = end + 1
 
 
+# The most lines of standard input read ahead of the batch sending them.
+_FEED_AHEAD = 4 * MAX_IN_FLIGHT
+
+
+class _LineFeed(object):
+    """Standard input, line by line, as a program writes it: a thread reads the
+    descriptor and hands over each whole line, so ``batch`` sends a line as
+    soon as it comes and waits on the server and its input at once. Bytes
+    that are not UTF-8 are kept as U+DC80..U+DCFF for the caller to find; a
+    line over the input limit is handed over as _TOO_LONG. The thread reads
+    _FEED_AHEAD lines ahead at most, and stops handing lines over (and
+    calling the wake) once ``follow(None)``."""
+
+    def __init__(self, fd):
+        import threading  # lazy: batch only
+        self._fd = fd
+        self._cond = threading.Condition()
+        self._queue = collections.deque()
+        self._ended = False
+        self._wake = None
+        self._stopped = False
+        thread = threading.Thread(target=self._read, name="mcp_invoke stdin")
+        thread.daemon = True  # blocked on a read nobody answers: it goes with the process
+        thread.start()
+
+    @classmethod
+    def of(cls, stream):
+        """A feed of ``stream``'s descriptor, or of its text where it has none
+        (a caller's StringIO), read whole as before."""
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return _TextFeed(_read_text(stream, "surrogateescape"))
+        return cls(fd)
+
+    def follow(self, wake):
+        """Call ``wake()`` whenever lines are ready (None: stop, and hand no more over)."""
+        with self._cond:
+            self._wake = wake
+            self._stopped = wake is None
+            self._cond.notify_all()
+            if wake is not None and (self._queue or self._ended):
+                wake()
+
+    def lines(self):
+        """Each line, or None when none is ready yet, until the input ends."""
+        while True:
+            with self._cond:
+                if self._queue:
+                    line = self._queue.popleft()
+                    self._cond.notify_all()
+                elif self._ended:
+                    return
+                else:
+                    line = None
+            yield line if line in (None, _TOO_LONG) else line.decode("utf-8", "surrogateescape")
+
+    def _read(self):
+        pending, cut = bytearray(), False  # the line so far; over the limit
+        while True:
+            try:
+                chunk = os.read(self._fd, _READ_SIZE)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            pieces = chunk.split(b"\n")
+            whole = []
+            for piece in pieces[:-1]:
+                cut = cut or len(pending) + len(piece) > _INPUT_LIMIT
+                whole.append(_TOO_LONG if cut else bytes(pending + piece))
+                pending, cut = bytearray(), False
+            cut = cut or len(pending) + len(pieces[-1]) > _INPUT_LIMIT
+            pending = bytearray() if cut else pending + pieces[-1]
+            if whole and not self._hand(whole):
+                return
+        self._hand([_TOO_LONG] if cut else [bytes(pending)] if pending else [], True)
+
+    def _hand(self, lines, ended=False):
+        with self._cond:
+            while len(self._queue) >= _FEED_AHEAD and not self._stopped:
+                self._cond.wait()
+            if self._stopped:
+                return False
+            self._queue.extend(lines)
+            self._ended = ended
+            if self._wake is not None:
+                self._wake()
+            return True
+
+
+class _TextFeed(object):
+    """_LineFeed's interface over text already read whole."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def follow(self, wake):
+        pass
+
+    def lines(self):
+        return _lines(self._text)
+
+
+# A line of standard input over the input limit, handed over in its place.
+_TOO_LONG = object()
+
+
 # What surrogateescape makes of bytes that are not UTF-8; no valid UTF-8 decodes to these.
 _ESCAPED_BYTES = u"[\udc80-\udcff]"
 
 
 def _batch_entries(stream):
-    """(id, method, params, problem) per non-blank input line; numbers count every line."""
-    for number, line in enumerate(stream, 1):
+    """(id, method, params, problem) per non-blank input line; numbers count every
+    line. A None in ``stream`` (no line ready yet) comes out as (None,) * 4."""
+    number = 0
+    for line in stream:
+        if line is None:
+            yield None, None, None, None
+            continue
+        number += 1
+        if line is _TOO_LONG:
+            yield number, None, None, UsageError("line %d is over the input limit of %d "
+                                                 "bytes" % (number, _INPUT_LIMIT))
+            continue
         if not line.strip():
             continue
         if re.search(_ESCAPED_BYTES, line):
@@ -11180,6 +11386,13 @@ class _BatchGuard(object):
         if self.ctx.policy.active:
             return _policy_problem(self.ctx.policy, self.tools, method, params)
         return None
+
+    def finish(self):
+        """After the last line: a change no line was checked against is reported
+        all the same. True when the batch stands refused (under --pin)."""
+        if self.client.list_changed and self.refused is None:
+            self._relist()
+        return self.refused is not None
 
     def _relist(self):
         changed = set(self.client.list_changed)

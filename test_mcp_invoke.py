@@ -7419,6 +7419,122 @@ def test_a_change_mid_batch_without_a_pin_is_a_warning_naming_the_tool(capsys):
                    "'echo' description changed\n")
 
 
+class _Coprocess(object):
+    """`batch` driven as a program drives it: a line written, its answer read,
+    then the next. A read that finds nothing in ``patience`` seconds fails the
+    test (the client deadlocked) rather than hanging it."""
+
+    def __init__(self, args, patience=60, **kw):
+        self.proc = _script(["batch"] + args, stdin=subprocess.PIPE, **kw)
+        self.patience = patience
+        self.out = b""
+
+    def ask(self, method, params, ident=None):
+        line = {"method": method, "params": params}
+        if ident is not None:
+            line["id"] = ident
+        self.proc.stdin.write((json.dumps(line) + "\n").encode())
+        self.proc.stdin.flush()
+        return self.answer()
+
+    def answer(self):
+        import select
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.out:
+            ready, _, _ = select.select([fd], [], [], self.patience)
+            if not ready:
+                self.kill()
+            assert ready, "no answer line within %ds: the batch waits for more input" % (
+                self.patience)
+            chunk = os.read(fd, 65536)
+            assert chunk, "stdout closed before the answer: %r" % self.out
+            self.out += chunk
+        line, _, self.out = self.out.partition(b"\n")
+        return json.loads(line.decode())
+
+    def kill(self):
+        """The client, then the servers it started (in their own process groups)."""
+        self.proc.kill()
+        self.proc.wait()
+        for pid in _fake_servers():
+            os.kill(pid, signal.SIGKILL)
+
+    def end(self):
+        """Close stdin; (exit code, the rest of stdout, stderr)."""
+        self.proc.stdin.close()
+        self.proc.stdin = None  # for communicate(), which would flush it
+        out, err = self.proc.communicate(timeout=self.patience)
+        return self.proc.returncode, (self.out + out).decode(), err.decode()
+
+
+def _echo(text):
+    return {"name": "echo", "arguments": {"text": text}}
+
+
+@pytest.mark.parametrize("where", ["stdio", "http", "session"])
+def test_batch_as_a_coprocess_answers_each_line_before_the_next_is_written(
+        where, sessions, tmp_path):
+    with contextlib.ExitStack() as stack:
+        if where == "stdio":
+            args = ["--"] + fake()
+        elif where == "http":
+            args = ["--no-oauth-cache", "--url", stack.enter_context(_http())]
+        else:
+            assert _start("co", "--", *fake())[0] == 0
+            args = ["--session", "co"]
+        co = _Coprocess(args)
+        for n in range(3):
+            assert co.ask("tools/call", _echo("line %d" % n)) == {"id": n + 1, "result": {
+                "content": [{"type": "text", "text": "line %d" % n}]}}
+        assert co.ask("ping", None, "p") == {"id": "p", "result": {}}
+        assert co.end() == (0, "", "")
+
+
+def test_batch_as_a_coprocess_reports_bad_lines_at_once_and_takes_a_last_line_without_newline():
+    co = _Coprocess(["--"] + fake())
+    co.proc.stdin.write(b"{oops\n")
+    co.proc.stdin.flush()
+    assert co.answer()["error"]["exit_code"] == 2
+    assert co.ask("tools/call", _echo("x"))["result"]["content"][0]["text"] == "x"
+    co.proc.stdin.write(json.dumps({"method": "ping", "params": {}}).encode())
+    code, out, err = co.end()
+    assert (code, json.loads(out), err) == (2, {"id": 3, "result": {}}, "")
+
+
+def test_a_change_mid_batch_is_acted_on_when_the_next_lines_come_later(tmp_path, capsys):
+    """Line 1 changes a tool; lines 2 and 3 are written only once its answer is
+    read: they are checked against a new listing."""
+    pin = str(tmp_path / "pin.json")
+    assert run(capsys, "pin", pin, "--", *fake("mutate"))[0] == 0
+    for pinned in (True, False):
+        co = _Coprocess((["--pin", pin] if pinned else []) + ["--"] + fake("mutate"))
+        assert co.ask("tools/call", {"name": "mutate", "arguments": {}})["result"]
+        co.proc.stdin.write(("".join(json.dumps({"method": "tools/call", "params": _echo(t)})
+                                     + "\n" for t in "ab")).encode())
+        code, out, err = co.end()
+        lines = [json.loads(line) for line in out.splitlines()]
+        assert [line["id"] for line in lines] == [2, 3]
+        if pinned:
+            assert code == 7 and all(line["error"]["exit_code"] == 7 for line in lines)
+            assert "the server changed during the batch; the lines not yet sent are refused" in err
+        else:
+            assert code == 0 and all("result" in line for line in lines)
+            assert err == ("mcp_invoke: warning: the server changed its tools during the "
+                           "batch: tool 'echo' description changed\n")
+
+
+def test_a_change_on_the_last_line_of_a_batch_is_reported_too(tmp_path, capsys):
+    pin = str(tmp_path / "pin.json")
+    assert run(capsys, "pin", pin, "--", *fake("mutate"))[0] == 0
+    line = json.dumps({"method": "tools/call", "params": {"name": "mutate", "arguments": {}}})
+    code, out, err = run(capsys, "--pin", pin, "batch", "--", *fake("mutate"), stdin=line)
+    assert code == 7 and json.loads(out)["result"]["content"][0]["text"] == "mutated"
+    assert "the server changed during the batch" in err and "description changed" in err
+    code, out, err = run(capsys, "batch", "--", *fake("mutate"), stdin=line)
+    assert code == 0 and err == ("mcp_invoke: warning: the server changed its tools during "
+                                 "the batch: tool 'echo' description changed\n")
+
+
 # -- Trust: hidden text ----------------------------------------------------------------
 
 
