@@ -339,6 +339,17 @@ Modes:
                        or stdio client); modern, to each subscription, the
                        first if it listed fake://clock and the second if it
                        asked for toolsListChanged.  See Subscriptions above
+    echo-secrets       tools/call repeats what the client gave the server: on
+                       stdio "API_KEY=" and that variable's value; over HTTP
+                       the POST's request target as received (path and raw
+                       query) and the values of its Authorization and X-*
+                       headers.  The text goes out as a log (level error,
+                       logger "echo", data {"seen": TEXT}) and to stderr,
+                       then as the call's error -32000, message "seen TEXT",
+                       data {"seen": TEXT}
+    odd-names          two more tools, named "a\u202etxt.exe" (a right-to-left
+                       override) and "a\u009b31mred" (a C1 CSI), each
+                       {"type":"object"}, answering "odd"
 
 HTTP modes (with --http only):
 
@@ -414,6 +425,10 @@ HTTP modes (with --http only):
                        their answers go on the stream; a POST to /mcp gets 405
     hang-initialized   (legacy era) never answer the POST of
                        notifications/initialized; the connection is held
+    unicode-ids        (legacy era) every SSE event id starts with U+4E2D,
+                       sent in UTF-8 (\u4e2ds1-1, ...); with sse-retry, the
+                       priming event's id is one.  A Last-Event-ID header is
+                       read as UTF-8, as the WHATWG EventSource sends it
 
 error-500, wrong-type, not-json, drop-stream, stall-body, comments-only and
 reset answer tools/call in either era once the HTTP request has passed its
@@ -595,7 +610,7 @@ HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
               "not-json", "no-length", "chunked", "flood", "expire-session",
               "expire-always", "drop-stream", "stall-body", "comments-only",
               "reset", "redirect", "redirect-away", "redirect-loop", "get-ask",
-              "param-headers", "http-sse", "hang-initialized")
+              "param-headers", "http-sse", "hang-initialized", "unicode-ids")
 
 # Modes of the authorization server and the protected resource (--oauth).
 OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
@@ -622,7 +637,7 @@ MODES = (
     "punycode-url", "remote-ref", "ping-first", "odd-discover", "odd-page",
     "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated", "twice",
     "second-list", "zod",
-    "mutate", "hidden", "ticking",
+    "mutate", "hidden", "ticking", "echo-secrets", "odd-names",
 ) + HTTP_MODES + OAUTH_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -782,6 +797,9 @@ HIDDEN_TOOLS = [
     _tool("bidi", "Reads files \u202e(txt.exe)\u202c safely.", {}),
     _bare_tool("hidden_result", "Return text with invisible characters."),
 ]
+# The odd-names mode's tools: names a terminal must not be given raw.
+ODD_TOOLS = [_bare_tool("a\u202etxt.exe", "Named with a right-to-left override."),
+             _bare_tool("a\u009b31mred", "Named with a C1 control sequence introducer.")]
 HIDDEN_RESULT = ("flag: \U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E"
                  "\U000E0067\U000E007F family: \U0001F468\u200d\U0001F469"
                  "\u200d\U0001F467 smuggled:" + _tags("rm -rf") + " rtl: \u202eabc")
@@ -1463,6 +1481,8 @@ class _Server(object):
             tools.append(_bare_tool("mutate", "Change echo's description."))
         if "hidden" in self.modes:
             tools += [dict(t) for t in HIDDEN_TOOLS]
+        if "odd-names" in self.modes:
+            tools += [dict(t) for t in ODD_TOOLS]
         state = self.state
         if isinstance(state.get("add_tool"), str):
             tools.append(_bare_tool(state["add_tool"], "Added later."))
@@ -1529,6 +1549,11 @@ class _Server(object):
                                                  "id": "%d-%s" % (i, "x" * 1000)}))
         if "server-requests" in self.modes:
             return _text(self.ask_client())
+        if "echo-secrets" in self.modes:
+            seen = self.seen()
+            self.log("error", {"seen": seen}, logger="echo")
+            _write_stderr(("seen " + seen + "\n").encode("utf-8"))
+            raise _RpcError(-32000, "seen " + seen, {"seen": seen})
         for mode in sorted(BURSTS):
             if mode in self.modes:
                 return self.burst(mode)
@@ -1561,6 +1586,8 @@ class _Server(object):
         meta = params.get("_meta")
         if name == self.state.get("add_tool"):
             return _text("added")
+        if name in [t["name"] for t in ODD_TOOLS]:
+            return _text("odd")
         if name in ASK_KEYS:
             return self.ask_tool(name)
         return getattr(self, "tool_" + name)(arguments,
@@ -1657,6 +1684,10 @@ class _Server(object):
     def tool_env(self, args, meta):
         return _text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()},
                                 sort_keys=True))
+
+    def seen(self):
+        """echo-secrets: what the client gave the server, repeated."""
+        return "API_KEY=" + os.environ.get("API_KEY", "")
 
     def ask_tool(self, name):
         """Gather the tool's inputs from the client; one line per input."""
@@ -2251,7 +2282,11 @@ NAMED_METHODS = {"tools/call": "name", "prompts/get": "name",
 HEADERLESS_VERSIONS = ("2024-11-05", "2025-03-26")
 
 # Event ids of resumable streams: s<stream>-<event>, both counted from 1.
-EVENT_ID = re.compile(r"^s([0-9]+)-([0-9]+)$")
+EVENT_ID = re.compile("^\u4e2d?s([0-9]+)-([0-9]+)$")
+
+# What unicode-ids puts before every event id: not Latin-1, so not a str
+# that http.client can write in a header as it is.
+ODD_ID_PREFIX = "\u4e2d".encode("utf-8")
 
 # How often a waiting stream checks whether its client has gone.
 PEER_POLL = 0.5
@@ -2292,8 +2327,9 @@ WELCOME_PAGE = (b"<!DOCTYPE html>\n<html><head><title>Welcome</title></head>\n"
 class _Stream(object):
     """One SSE stream of a session, kept so Last-Event-ID can resume it."""
 
-    def __init__(self, number, wfile, resumable, standalone=False):
+    def __init__(self, number, wfile, resumable, standalone=False, prefix=b""):
         self.number = number
+        self.prefix = prefix  # before each event id (unicode-ids)
         self.wfile = wfile  # None while no connection carries it
         self.resumable = resumable
         self.standalone = standalone  # opened by GET, not by a POST
@@ -2305,7 +2341,7 @@ class _Stream(object):
         self.events.append(data)
         lines = []
         if self.resumable:
-            lines.append(b"id: s%d-%d" % (self.number, len(self.events)))
+            lines.append(b"id: %ss%d-%d" % (self.prefix, self.number, len(self.events)))
         if retry is not None:
             lines.append(b"retry: %d" % retry)
         if data is None:
@@ -2327,8 +2363,8 @@ class _Stream(object):
         """Send the events after number `after` again (priming ones skipped)."""
         for number, data in enumerate(self.events[after:], after + 1):
             if data is not None:
-                self.write(b"id: s%d-%d\nevent: message\ndata: %s\n\n"
-                           % (self.number, number, data))
+                self.write(b"id: %ss%d-%d\nevent: message\ndata: %s\n\n"
+                           % (self.prefix, self.number, number, data))
 
 
 class _HttpServer(_Server):
@@ -2406,6 +2442,13 @@ class _HttpServer(_Server):
                 self.cond.wait(left)
             return self.get_stream
 
+    def seen(self):
+        """echo-secrets: the request target and the credentials' headers."""
+        handler = self.exchange.handler
+        values = [value for name, value in handler.headers.items()
+                  if name.lower() == "authorization" or name.lower().startswith("x-")]
+        return " ".join([handler.path] + values)
+
     def tool_big(self, args, meta):
         """flood: --size bytes of answer, made as they are written."""
         if "flood" not in self.modes:
@@ -2420,7 +2463,8 @@ class _HttpServer(_Server):
         """A stream numbered within the session (resumable if there is one)."""
         with self.cond:
             stream = _Stream(len(self.streams) + 1, wfile,
-                             self.session_id is not None, standalone)
+                             self.session_id is not None, standalone,
+                             ODD_ID_PREFIX if "unicode-ids" in self.modes else b"")
             self.streams.append(stream)
             return stream
 
@@ -3147,6 +3191,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         last = self.headers.get("Last-Event-ID")
         if last is not None:
+            try:  # http.server reads headers as Latin-1; EventSource sends UTF-8
+                last = last.encode("latin-1").decode("utf-8")
+            except UnicodeError:
+                return self.reject(400, INVALID_REQUEST,
+                                   "Bad Request: Last-Event-ID is not UTF-8")
             return self.resume(server, last)
         with server.cond:
             if server.get_stream is not None:

@@ -8993,3 +8993,177 @@ def test_a_sessions_log_is_never_written_through_a_symlink_or_in_a_shared_direct
     code, out, err = _start("w", "--", *fake())
     assert code == 2 and "only it may write" in err
     os.chmod(state, 0o700)
+
+
+# ---------------------------------------------------------------------------
+# Promises kept: sessions and secrets
+# ---------------------------------------------------------------------------
+
+def test_an_env_secret_given_to_session_start_is_redacted_for_every_session_client(
+        sessions, capsys):
+    """What --env gives the server at session start is as secret to each
+    --session client as to a direct call: the server's echo of it shows as
+    *** on stderr, in the --json error and in --events, never in clear."""
+    secret = "s3ss10n-api-key-value"
+    assert _start("sec", "--env", "API_KEY=" + secret, "--", *fake("echo-secrets"))[0] == 0
+    for mode in ([], ["--json"], ["--events"]):
+        code, out, err = run(capsys, *(mode + ["--session", "sec", "call", "echo", "text=x"]))
+        assert secret not in out + err, (mode, out, err)
+        assert code == 3 and "API_KEY=***" in out + err, (mode, out, err)
+
+
+def test_header_bearer_and_query_secrets_of_an_http_session_are_redacted_for_its_clients(
+        sessions, capsys, monkeypatch):
+    """An HTTP session keeps its --header values, its --bearer-env token and
+    its URL's query values as secret as a direct call does: a server that
+    echoes its request target and headers shows *** to every client."""
+    secrets = ["qu3ry-secret-value", "h34der-secret-value", "b34rer-token-value"]
+    monkeypatch.setenv("MCP_TOKEN", secrets[2])
+    with _http("--mode", "echo-secrets") as url:
+        assert _start("hs", "--url", url + "?token=" + secrets[0], "--header",
+                      "X-Api-Key: " + secrets[1], "--bearer-env", "MCP_TOKEN")[0] == 0
+        try:
+            for mode in ([], ["--json"], ["--events"]):
+                code, out, err = run(capsys, *(mode + ["--session", "hs", "call", "echo",
+                                                       "text=x"]))
+                assert [s for s in secrets if s in out + err] == [], (mode, out, err)
+                assert code == 3 and "/mcp?token=***" in out + err, (mode, out, err)
+        finally:
+            assert run(capsys, "session", "stop", "hs")[0] == 0
+
+
+def test_a_flooding_session_client_is_read_no_further_than_its_bound(sessions, capsys):
+    """A client that writes 150,000 tools/call lines and reads nothing is read
+    only as far as what it may have in flight, so the session neither grows
+    with the flood nor makes another client wait behind it.
+
+    The bound: started with --max-bytes 1000000, the session may hold for a
+    client that does not read its queued answers (--max-bytes plus 1 MiB, after
+    which it is hung up on) and a bounded number of small requests in flight,
+    each well under a kilobyte as sent: a few MiB. 32 MiB over the session's
+    own peak before the flood is many times that; reading the flood without
+    limit takes over 200 MiB. The other client's --timeout is generous: a
+    bounded backlog takes a small fraction of it, the whole flood longer."""
+    code, out, err = _start("fl", "--max-bytes", "1000000", "--", *fake())
+    pid = _session_pid(out)
+
+    def peak():
+        with open("/proc/%d/status" % pid) as status:
+            return [int(line.split()[1]) * 1024 for line in status
+                    if line.startswith("VmHWM:")][0]
+    before = peak()
+    sock, stream, _ = _raw_session(sessions, "fl")
+    line = (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo",'
+            b'"arguments":{"text":"x"}}}\n')
+    flood = memoryview(b"".join(line % n for n in range(150000)))
+    sent = [0]
+
+    def write():  # blocking: it waits wherever the session stops reading
+        try:
+            while sent[0] < len(flood):
+                sent[0] += sock.send(flood[sent[0]:sent[0] + 65536])
+        except OSError:
+            pass  # hung up on, or shut down below
+    import socket
+    import threading
+    flooder = threading.Thread(target=write)
+    flooder.start()
+    try:
+        assert wait_for(lambda: sent[0] > 0)  # the flood is under way
+        call = run(capsys, "--session", "fl", "--timeout", "10", "call", "echo",
+                   "text=served")
+        grown = peak() - before
+        assert grown < 32 * 1024 * 1024, "the session grew by %d MiB" % (grown >> 20)
+        assert call == (0, "served\n", "")
+    finally:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)  # a send the session holds up ends
+        except OSError:
+            pass  # the session hung up on it already
+        flooder.join()
+        stream.close()
+        sock.close()
+    assert run(capsys, "--session", "fl", "--timeout", "10", "ping")[0] == 0
+
+
+def test_a_full_session_says_so_in_one_line_and_session_stop_still_works(sessions, capsys):
+    """A session with as many clients as it takes turns the next one away with
+    one plain line saying it is full (exit 5, as for a connection the other
+    side refused), not as if it had ended; session stop, which the user needs
+    most then, is never turned away."""
+    code, out, err = _start("crowd", "--", *fake())
+    pid = _session_pid(out)
+    idle = []
+    try:
+        for _ in range(mcp_invoke._MAX_PEERS):
+            idle.append(_raw_session(sessions, "crowd")[:2])  # greeted: in, and counted
+        ping = run(capsys, "--session", "crowd", "ping")
+        stop = run(capsys, "session", "stop", "crowd")
+        code, out, err = ping
+        assert (code, out) == (5, "") and err.count("\n") == 1, (ping, stop)
+        assert err.startswith("mcp_invoke: ") and "full" in err and "ended" not in err, (
+            ping, stop)
+        assert stop == (0, "stopped crowd\n", ""), (ping, stop)
+        assert wait_for(lambda: not _alive(pid))
+    finally:
+        for sock, stream in idle:
+            stream.close()
+            sock.close()
+
+
+def test_a_url_query_secret_is_redacted_in_the_raw_form_the_server_echoes(capsys):
+    """A query value is a secret in every form it takes: as written in the URL
+    (a + for a space, %xx escapes) as well as decoded. A server that echoes its
+    request target shows *** on stderr, in --json and in --events."""
+    with _http("--mode", "echo-secrets") as url:
+        target = url + "?token=Zm9v+YmFy/cXV4==&sig=c2ln%2Bc2Vj%3D"
+        for mode in ([], ["--json"], ["--events"]):
+            code, out, err = run(capsys, *(mode + ["--url", target, "call", "echo", "text=x"]))
+            shown = out + err
+            assert "YmFy" not in shown and "c2Vj" not in shown, (mode, out, err)
+            assert code == 3 and "/mcp?token=***" in shown, (mode, out, err)
+
+
+def test_shell_completion_lists_tool_names_neutralised_as_every_listing_does(tmp_path):
+    """call a<Tab><Tab> lists the server's tool names as tools lists them: a
+    right-to-left override as <U+202E>, a C1 control escaped; neither reaches
+    the terminal raw."""
+    pytest.importorskip("readline")
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), TERM="dumb")
+    odd = [u"a\u202etxt.exe", u"a\u009b31mred"]
+    with _on_a_terminal([sys.executable, SCRIPT, "shell", "--"] + fake("odd-names"),
+                        env) as (fd, status):
+        seen = _pty_until(fd, b"mcp> ", b"")
+        os.write(fd, b"call a")
+        seen = _pty_until(fd, b"mcp> call a", seen)
+        os.write(fd, b"\t\t")
+        listing = _pty_until(fd, b"mcp> call a", _pty_until(fd, b"ask_url", b""))
+        os.write(fd, b"\x15\x04")  # the line dropped, then Ctrl-D: leave
+    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
+    raw = [c for c in u"\u202e\u009b" if c.encode("utf-8") in listing]
+    assert raw == [], listing
+    for name in odd:
+        assert mcp_invoke._neutralise(name).encode("utf-8") in listing, listing
+
+
+def test_a_stream_closed_after_a_non_latin1_event_id_is_resumed_with_that_id_in_utf8(
+        capsys):
+    """An SSE event id is any text without NUL, CR or LF; a stream closed
+    before its answer is resumed with it as Last-Event-ID. Our choice: send
+    it encoded as UTF-8, as the SSE standard (WHATWG HTML, "Server-sent
+    events": the header's value is the last event ID string encoded as UTF-8)
+    has EventSource do, and as the 2025-11-25 transports page cites it. Every
+    id the parser keeps can be carried so, and a server that hands out such an
+    id can read it back; the call completes as any resumed one does."""
+    with _http("--mode", "sse-retry", "--mode", "unicode-ids") as url:
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=resumed")
+        assert (code, out, err) == (0, "resumed\n", ""), err
+
+
+def test_completion_refuses_events_as_session_and_shell_do(capsys):
+    """completion prints a script, not one command's result: --events is exit 2,
+    with the same line session and shell give, and no script on stdout."""
+    code, out, err = run(capsys, "--events", "completion", "bash")
+    assert (code, err) == (2, "mcp_invoke: --events is for one command, not completion\n")
+    assert _event_lines(out) == [{"event": "error", "exit": 2, "message": "--events is for "
+                                  "one command, not completion", "stderr_tail": ""}]
