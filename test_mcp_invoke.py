@@ -9167,3 +9167,260 @@ def test_completion_refuses_events_as_session_and_shell_do(capsys):
     assert (code, err) == (2, "mcp_invoke: --events is for one command, not completion\n")
     assert _event_lines(out) == [{"event": "error", "exit": 2, "message": "--events is for "
                                   "one command, not completion", "stderr_tail": ""}]
+# -- Promises kept: hostile input and the spec audit ----------------------------------------
+
+
+# Every character Unicode's DerivedCoreProperties marks Default_Ignorable_Code_Point
+# that the hidden mode leaves out, and U+FFF9-FFFB (interlinear annotation): the
+# characters of fake_server.py's invisible mode, one tool each.
+IGNORABLE = ([0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
+              0x180F, 0x2065] + list(range(0x206A, 0x2070))
+             + [0x3164, 0xFFA0, 0xFFF0, 0xFFF8, 0xFFF9, 0xFFFA, 0xFFFB]
+             + list(range(0x1BCA0, 0x1BCA4)) + list(range(0x1D173, 0x1D17B))
+             + [0xE0080, 0xE01F0, 0xE0FFF])
+
+
+def test_every_default_ignorable_character_and_stray_variation_selector_is_shown(capsys):
+    """A description may hide text in any character Unicode says to render as
+    nothing (Default_Ignorable_Code_Point, and U+FFF9-FFFB), or in variation
+    selectors 1-16 after a letter, one per nibble. `tools` shows each as
+    <U+XXXX> and warns of the tool; a variation selector in a valid emoji
+    presentation sequence (U+2764 U+FE0F, a red heart) prints as it is, unwarned."""
+    code, out, err = run(capsys, "tools", "--", *fake("invisible"))
+    assert code == 0, err
+    shown = dict(line.split("() - ", 1) for line in out.splitlines() if "() - " in line)
+    smuggled = "".join("<U+FE%02X>" % nibble for byte in bytearray(b"rm -rf ~")
+                       for nibble in (byte >> 4, byte & 15))
+    assert shown["smuggle"] == "Formats text" + smuggled
+    assert "mcp_invoke: warning: hidden text in the description of tool 'smuggle': " in err
+    for code_point in IGNORABLE:
+        name = "ignorable_%04X" % code_point
+        assert shown[name] == "a<U+%04X>b" % code_point, name
+    assert shown["heart"] == u"Made with \u2764\ufe0f here."
+    # The first few are warned of one by one, then once for the rest.
+    warned = [line for line in err.splitlines() if "hidden text in the description" in line]
+    assert len(warned) == mcp_invoke._NOISE_WARNINGS, err
+    for line, code_point in zip(warned[1:], IGNORABLE):
+        assert line == ("mcp_invoke: warning: hidden text in the description of tool "
+                        "'ignorable_%04X': U+%04X" % (code_point, code_point))
+    assert err.endswith("mcp_invoke: warning: more items hold hidden text; no longer "
+                        "reporting them\n")
+    for code_point in IGNORABLE:  # what the warning would say of each
+        assert mcp_invoke._hidden_text(u"a%sb" % chr(code_point)) == "U+%04X" % code_point
+    assert mcp_invoke._hidden_text(u"Made with \u2764\ufe0f here.") is None
+
+
+DEEP_TOML = '[mcp_servers.deep]\ncommand = "x"\nargs = ' + "[" * 5000 + "]" * 5000 + "\n"
+PAST_UNICODE_TOML = '[mcp_servers.odd]\ncommand = "\\U0011FFFF"\n'
+
+
+@pytest.mark.parametrize("reader, toml", [
+    ("tomllib", DEEP_TOML), ("subset", DEEP_TOML), ("subset", PAST_UNICODE_TOML),
+], ids=["tomllib-nested-5000-deep", "subset-nested-5000-deep", "subset-escape-past-U+10FFFF"])
+def test_a_hostile_codex_toml_is_a_warning_naming_it_and_the_rest_are_listed(
+        reader, toml, capsys, tmp_path, own_home, monkeypatch):
+    """A ~/.codex/config.toml that no reader can take (arrays nested 5,000 deep,
+    an escape past U+10FFFF) is a file that cannot be read: one warning naming
+    it, and the project's .mcp.json is listed, exit 0. "subset" is the reader
+    of the Pythons before 3.11, which have no tomllib."""
+    if reader == "subset":
+        monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib fails
+    codex = os.path.join(own_home, ".codex", "config.toml")
+    os.makedirs(os.path.dirname(codex))
+    with open(codex, "w") as f:
+        f.write(toml)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "good": {"command": "good", "args": ["--serve"]}}}))
+    monkeypatch.chdir(str(project))
+    code, out, err = run(capsys, "servers")
+    assert (code, out.split()) == (0, ["good", "stdio", "good", "--serve", "(.mcp.json)"]), err
+    assert err.startswith("mcp_invoke: warning: ") and codex in err, err
+    assert err.endswith("; its servers are left out\n") and err.count("\n") == 1, err
+
+
+# Library calls given an argument of the wrong kind, each a UsageError before
+# the server starts: the first progress (call_tool), the first request
+# (batch), the first wait (watch's until) or one subscription per character
+# (watch given one string) is too late to find out.
+WRONG_KIND_CALLS = [
+    ("on_progress", lambda c: c.call_tool("slow", {"steps": 2, "delay": 0}, on_progress=5)),
+    ("requests", lambda c: list(c.batch(5))),
+    ("until", lambda c: next(c.watch(["fake://clock"], until=float("nan")))),
+    ("until", lambda c: next(c.watch(["fake://clock"], until="x"))),
+    ("uris", lambda c: next(c.watch("fake://clock"))),
+]
+
+
+@pytest.mark.parametrize("name, call", WRONG_KIND_CALLS,
+                         ids=["on_progress=5", "batch(5)", "until=nan", "until='x'",
+                              "watch('fake://clock')"])
+def test_library_call_arguments_of_the_wrong_kind_are_usage_errors_before_the_server_starts(
+        name, call, tmp_path):
+    record = tmp_path / "record"
+    client = mcp_invoke.Client(fake("ticking", record=record), timeout=TIMEOUT)
+    try:
+        with pytest.raises(mcp_invoke.UsageError) as info:
+            call(client)
+        assert name in str(info.value)
+        assert client.pid is None  # not started
+    finally:
+        client.close()
+    assert records(record) == []
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(timeout=-1), "timeout"),
+    (dict(url="http://127.0.0.1:9/mcp", oauth={"cache": 5}), "cache"),
+], ids=["timeout=-1", "oauth-cache=5"])
+def test_client_arguments_of_the_wrong_kind_are_usage_errors_before_anything_starts(
+        kw, name, tmp_path):
+    """A negative timeout is no time limit at all (it was taken, to fail as "a
+    time limit of -10s"), and an oauth token cache is a path (5 failed as a
+    TypeError, exit 5, at the first 401). Neither starts a server."""
+    started = tmp_path / "started"  # what the server would write if it ran
+    if "url" not in kw:
+        kw["command"] = [sys.executable, "-S", "-c", "open(%r, 'w').close()" % str(started)]
+    client = None
+    try:
+        with pytest.raises(mcp_invoke.UsageError) as info:
+            client = mcp_invoke.Client(shutdown_grace=0.2, **kw)
+        assert name in str(info.value)
+    finally:
+        if client is not None:
+            client.close()
+    assert not started.exists()
+
+
+def test_an_integral_number_for_an_integer_argument_is_written_42_in_its_header(capsys,
+                                                                                 tmp_path):
+    """2026-07-28 streamable-http, "Value Encoding": an integer argument written
+    42.0 meets its integer schema, so it gets its Mcp-Param header like 42, in
+    decimal: 42. Left out, the server answers HeaderMismatch (-32020)."""
+    seen = tmp_path / "headers.jsonl"
+    with _http("--era", "modern", "--mode", "param-headers", "--record-headers",
+               str(seen)) as url:
+        code, out, err = run(capsys, "--url", url, "call", "locate", "region=eu",
+                             'zone={"id": 42.0}')
+    assert code == 0 and "-32020" not in err, err
+    assert out.startswith("region=eu zone=42")
+    call = [h for m, _, h in _headers_seen(seen) if h.get("mcp-method") == "tools/call"]
+    assert [h.get("mcp-param-zone") for h in call] == ["42"]
+
+
+def test_a_header_mismatch_lists_the_tools_again_and_retries_the_call_once(tmp_path):
+    """2026-07-28 streamable-http, "Client Behavior": a call refused with
+    HeaderMismatch (-32020) because the tool list the client holds is stale
+    (here one adopted from a caller's cache, without locate's x-mcp-header)
+    lists the tools again, then sends the call once more, with the headers."""
+    record = tmp_path / "record"
+    with _http("--era", "modern", "--mode", "param-headers", "--record", str(record)) as url:
+        with mcp_invoke.Client(url=url, timeout=TIMEOUT) as c:
+            c.adopt_tools([{"name": "locate", "inputSchema": {
+                "type": "object", "properties": {"region": {"type": "string"}}}}])
+            result = c.call_tool("locate", {"region": "eu"})
+    assert result["content"][0]["text"] == "region=eu zone=-"
+    methods = [r["method"] for r in records(record) if "method" in r]
+    assert methods[methods.index("tools/call"):] == ["tools/call", "tools/list",
+                                                     "tools/call"]
+
+
+def test_a_header_mismatch_drops_the_remembered_tool_list(capsys, tmp_path):
+    """The CLI's remembered tool list, from before the server annotated locate's
+    region with x-mcp-header: the call it guides is refused (-32020), so the
+    list is dropped, the tools listed again, and the call sent once more; the
+    next run's call is sent once."""
+    state = _state(tmp_path, locate_plain=True)
+    record = tmp_path / "record"
+    with _http("--era", "modern", "--mode", "param-headers", "--state", state, "--record",
+               str(record)) as url:
+        def call():
+            before = len(records(record))
+            code, out, err = run(capsys, "--url", url, "call", "locate", "region=eu")
+            assert (code, out) == (0, "region=eu zone=-\n"), err
+            return [m.get("method") for m in records(record)[before:]]
+        assert call().count("tools/list") == 1  # listed, and remembered
+        _state(tmp_path, locate_plain=False)  # now it wants Mcp-Param-Region
+        methods = call()
+        assert methods[methods.index("tools/call"):] == ["tools/call", "tools/list",
+                                                         "tools/call"]
+        assert call().count("tools/call") == 1
+
+
+def test_a_paged_tool_list_is_kept_no_longer_than_its_shortest_lived_page(capsys, tmp_path):
+    """server/utilities/caching: each page's ttlMs holds for its tools. The
+    first page says 0 (do not keep), the others 600000: the merged list is not
+    kept, and the next run lists again (it was kept for the last page's ttl)."""
+    argv = era_server("modern", "page-ttls")
+    listed = []
+    for i in (1, 2):
+        trace = tmp_path / ("t%d" % i)
+        code, out, err = run(capsys, "--trace", str(trace), "call", "echo", "text=x", "--",
+                             *argv)
+        assert (code, out, err) == (0, "x\n", "")
+        listed.append(_listings(trace))
+    assert listed[0] > 1 and listed[1] == listed[0]
+
+
+def test_a_paged_tool_list_is_kept_under_its_most_private_pages_scope(capsys, tmp_path):
+    """server/utilities/caching: the first page is "private", the others
+    "public": the merged list is private, used again only with the same
+    environment and headers (it was kept as public, the last page's scope)."""
+    argv = era_server("modern", "page-scopes")
+    listed = []
+    for i, options in ((1, []), (2, []), (3, ["--env", "OTHER=1"])):
+        trace = tmp_path / ("t%d" % i)
+        code, out, err = run(capsys, *(options + ["--trace", str(trace), "call", "echo",
+                                                  "text=x", "--"] + argv))
+        assert (code, out, err) == (0, "x\n", "")
+        listed.append(_listings(trace))
+    assert listed[0] > 1 and listed[1] == 0  # kept, for the same environment
+    assert listed[2] == listed[0]  # another environment: listed afresh
+
+
+@pytest.mark.parametrize("modes, grants", [
+    (["oauth-no-offline"], ["authorization_code", "refresh_token"]),
+    (["oauth-no-refresh"], ["authorization_code"]),
+])
+def test_dynamic_registration_asks_for_refresh_tokens_where_the_server_grants_them(
+        modes, grants, capsys, tmp_path, oauth_cache):
+    """The client uses refresh tokens, so it registers for the refresh_token
+    grant whether or not the scopes offer offline_access (a scope, not a
+    grant), unless the authorization server's grant_types_supported leaves it
+    out (RFC 8414; fake_server.py then refuses the registration)."""
+    args = [arg for mode in modes for arg in ("--mode", mode)]
+    with _oauth_server(tmp_path, *args) as (url, record):
+        code, out, err = oauth_run(capsys, oauth_cache, url, "--oauth-headless", "call",
+                                   "echo", "text=hi")
+    assert (code, out, err) == (0, "hi\n", "")
+    registration, = [r for r in records(record) if r["path"] == "/as/register"]
+    assert registration["json"]["grant_types"] == grants
+
+
+def test_http_falls_back_to_http_sse_after_a_plain_400_to_initialize(capsys):
+    """Both revisions' "Backwards Compatibility": initialize POSTed and refused
+    with 400, 404 or 405, with no modern error in the body, may be a server of
+    the 2024-11-05 HTTP+SSE transport: the client GETs the URL to see."""
+    with _http("--mode", "http-sse", "--mode", "old-sse-400") as url:
+        code, out, err = run(capsys, "--url", url, "info")
+        assert code == 0 and "transport: HTTP+SSE (2024-11-05) %s" % url in out, err
+        code, out, err = run(capsys, "--url", url, "call", "echo", "text=old")
+    assert (code, out, err) == (0, "old\n", "")
+
+
+def test_a_tool_found_in_a_new_listing_is_remembered_with_that_listing(capsys, tmp_path):
+    """A name the remembered list lacks is looked for in a new listing, and that
+    listing is the one remembered: the next call of the new tool lists nothing
+    (it listed once more, the remembered list having been dropped)."""
+    argv = era_server("modern", state=_state(tmp_path))
+    listed = []
+    for i, (call, answer) in enumerate([(["echo", "text=x"], "x\n"), (["later"], "added\n"),
+                                        (["later"], "added\n")]):
+        if i == 1:
+            _state(tmp_path, add_tool="later")
+        trace = tmp_path / ("t%d" % i)
+        code, out, err = run(capsys, *(["--trace", str(trace), "call"] + call + ["--"] + argv))
+        assert (code, out, err) == (0, answer, "")
+        listed.append(_listings(trace))
+    assert listed == [1, 1, 0]
