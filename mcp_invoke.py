@@ -163,6 +163,7 @@ LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
 # Errors only a modern server sends; one in answer to the probe means modern:
 # HeaderMismatch, MissingRequiredClientCapability, UnsupportedProtocolVersion.
 _MODERN_ERRORS = (-32020, -32021, -32022)
+_HEADER_MISMATCH = -32020
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 # Protocol versions are dates (basic/versioning); later ones are modern.
 # Regular expressions here stay strings: re compiles each on first use and
@@ -2026,7 +2027,7 @@ class _HttpTransport(_Transport):
                 if response is not None:
                     self._take(response, post)
             except ProtocolError as e:
-                if not (post.method == "initialize" and e.status in (404, 405)
+                if not (post.method == "initialize" and e.status in (400, 404, 405)
                         and not self.old_sse and self._old_transport(post)):
                     raise
                 response = self._open("POST", self._headers_for(post), post)
@@ -2105,6 +2106,8 @@ class _HttpTransport(_Transport):
                 text = "true" if value else "false"
             elif isinstance(value, (int, str)):
                 text = str(value)
+            elif isinstance(value, float) and value.is_integer():
+                text = "%d" % value  # 42.0 meets an integer schema: written 42
             else:
                 continue  # absent, or of a type the annotation does not take
             headers.append(("Mcp-Param-" + header, _header_value(text)))
@@ -2613,7 +2616,8 @@ class _HttpTransport(_Transport):
 
     def _old_transport(self, post):
         """2025-11-25 transports, "Backwards Compatibility": initialize refused
-        with 404 or 405 may mean the older HTTP+SSE transport. GET the URL; a
+        with 400, 404 or 405 (no JSON-RPC answer in the body) may mean the older
+        HTTP+SSE transport. GET the URL; a
         stream whose first event is ``endpoint`` names where to POST (on the
         same origin), and carries every answer from then on. False if not."""
         self._drop(post)
@@ -4600,7 +4604,7 @@ class _Request(object):
     version): what is sent again, and what has been tried."""
 
     __slots__ = ("method", "params", "timeout", "on_progress", "limit", "rounds",
-                 "renewed", "version_retried")
+                 "renewed", "version_retried", "relisted")
 
     def __init__(self, method, params, timeout, on_progress=None, limit=None):
         self.method = method
@@ -4609,7 +4613,7 @@ class _Request(object):
         self.on_progress = on_progress
         self.limit = limit
         self.rounds = 0
-        self.renewed = self.version_retried = False
+        self.renewed = self.version_retried = self.relisted = False
 
 
 def _check_oauth(oauth, headers):
@@ -5151,8 +5155,10 @@ class Client(object):
 
         ``method`` is tools/list, prompts/list, resources/list or
         resources/templates/list. The result holds every page's items under
-        the list's key and the last page's other fields (resultType, ttlMs,
-        cacheScope, _meta), without nextCursor. Raises what ``request`` does,
+        the list's key and the last page's other fields (resultType, _meta),
+        without nextCursor; its ttlMs and cacheScope are those of the whole:
+        the shortest-lived page's, and "private" if any page is. Raises what
+        ``request`` does,
         and ProtocolError for pages that loop, never end, or together exceed
         max_bytes.
         """
@@ -5466,7 +5472,7 @@ class Client(object):
         # server/utilities/pagination: follow nextCursor; a repeated cursor is a loop.
         # The pages make one answer, held to one message's size and one request's time.
         self._ensure_open()  # the handshake is not the list's: its limit starts after
-        items, seen, params = [], set(), {}
+        items, seen, params, freshness = [], set(), {}, []
         timeout = self.timeout if timeout is None else timeout
         cap = _time_cap(timeout, self.max_time)
         limit, start = time.monotonic() + cap, self._transport.received
@@ -5501,9 +5507,10 @@ class Client(object):
                                     "--max-bytes to allow it)"
                                     % (method, self._transport.max_bytes), method)
             items.extend(page)
+            freshness.append(result)
             cursor = result.get("nextCursor")
             if cursor is None:
-                result = dict(result)
+                result = _freshness(freshness, dict(result))
                 result.pop("nextCursor", None)  # null: the last page
                 result[key] = items
                 return result
@@ -5584,6 +5591,14 @@ class Client(object):
             if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
                 raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
                                               e.message), method, e.code, e.data)
+            if e.code == _HEADER_MISMATCH and method == "tools/call" and not request.relisted:
+                # 2026-07-28 streamable-http, "Client Behavior": the headers came
+                # from a tool list the server has changed since; list anew, and
+                # send the call once more. Whoever remembers the tools is told.
+                request.relisted = True
+                self.list_all("tools/list", request.timeout)
+                self.list_changed.add("tools")
+                return self._begin(request)
             if e.code != _UNSUPPORTED_VERSION:
                 raise
             # 2026-07-28 basic/versioning: retry once with a mutually supported version.
@@ -6130,6 +6145,21 @@ def _unusable(method, kind, result):
                              "and resources/read may" % method, method, result=result)
     return ProtocolError("%s answered resultType %s, which this client does not recognise"
                          % (method, _show(kind)), method, result=result)
+
+
+def _freshness(pages, merged):
+    """``merged`` (the last page) with the ttlMs and cacheScope of all the
+    ``pages`` together (2026-07-28 server/utilities/caching): the shortest
+    ttlMs (none if a page gives none), and "private" if any page is."""
+    if len(pages) > 1:
+        ttls = [page.get("ttlMs") for page in pages]
+        if all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in ttls):
+            merged["ttlMs"] = min(ttls)
+        else:
+            merged.pop("ttlMs", None)
+        if any(page.get("cacheScope") == "private" for page in pages):
+            merged["cacheScope"] = "private"
+    return merged
 
 
 def _pages(items, last, key):
@@ -10164,12 +10194,13 @@ def _find_tool(client, name, ctx, cached=True):
     """The tool's entry from tools/list (under --pin, the listing compared with
     the pin; else perhaps the tool-list cache's), exit 3 with near names if it
     is not there (only names the policy shows); a name the cached list lacks is
-    looked for in a new listing. Under a policy, a name listed twice,
-    differently, is refused: which entry's annotations hold cannot be known."""
+    looked for in a new listing (``cached`` False), which is then the one
+    remembered. Under a policy, a name listed twice, differently, is refused:
+    which entry's annotations hold cannot be known."""
     # Under a pin or a policy, what decides is a listing of now.
-    policy, cache = ctx.policy, (ctx.tool_cache if cached and ctx.pinned is None
+    policy, cache = ctx.policy, (ctx.tool_cache if ctx.pinned is None
                                  and not ctx.policy.active else None)
-    tools = None if cache is None else cache.tools(client)
+    tools = None if cache is None or not cached else cache.tools(client)
     ctx.from_cache = tools is not None
     if tools is None:
         try:
@@ -12230,7 +12261,7 @@ def _check_args(args):
     elif args.session is not None and _COMMANDS[args.command].clients == 0:
         raise UsageError("--session is for the commands that talk to a server, not %s"
                          % args.command)
-    if args.command in ("shell", "session") and args.events:
+    if args.command in ("shell", "session", "completion") and args.events:
         raise UsageError("--events is for one command, not %s" % args.command)
     if args.idle is not None and not (args.command == "session" and args.args[0] == "start"):
         raise UsageError("--idle is for session start")
