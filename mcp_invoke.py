@@ -4631,6 +4631,15 @@ def _check_oauth(oauth, headers):
     if oauth.get("signing_alg") not in (None, "ES256", "RS256"):
         raise UsageError("oauth signing_alg is ES256 or RS256, not %s"
                          % _arg(oauth.get("signing_alg")))
+    for key, value in sorted(oauth.items()):
+        if value is None or key in ("grant", "signing_alg", "headless", "listen", "login"):
+            continue
+        if key.startswith("on_") and not callable(value):
+            raise UsageError("oauth %s is a function, not %s" % (key, _arg(value)))
+        if not key.startswith("on_") and not isinstance(value, str) and not (
+                key == "cache" and (value is False or hasattr(value, "__fspath__"))):
+            raise UsageError("oauth %s is a string%s, not %s" % (
+                key, " (a path)" if key in ("cache", "private_key_file") else "", _arg(value)))
     return dict(oauth)
 
 
@@ -4643,7 +4652,9 @@ def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, secon
     """
     for name, value in sorted(seconds.items()):
         if value is not None or name != "max_time":
-            _seconds(value, name)
+            if _seconds(value, name) < 0:  # a request's may be 0 or less: at once
+                raise UsageError("%s is a number of seconds, 0 or more, not %s"
+                                 % (name, _arg(value)))
     if (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float))
             or not max_bytes >= 1):
         raise UsageError("max_bytes is a positive number of bytes, not %s" % _arg(max_bytes))
@@ -5256,7 +5267,12 @@ class Client(object):
         resources.subscribe (uris) or tools.listChanged (tools), or declines
         what is asked, and what ``request`` raises.
         """
+        if isinstance(uris, (str, bytes)) or not hasattr(uris, "__iter__"):
+            raise UsageError("uris is a list of URIs, not %s" % _arg(uris))
         uris = list(uris)
+        if until is not None and (isinstance(until, bool) or not isinstance(
+                until, (int, float)) or until != until):
+            raise UsageError("until is a time.monotonic() value, not %s" % _arg(until))
         self._ensure_open()
         for capability, wanted in (("resources.subscribe", uris), ("tools.listChanged", tools)):
             top, _, flag = capability.partition(".")
@@ -5378,7 +5394,11 @@ class Client(object):
         server gone while no request was in flight, and KeyboardInterrupt.
         """
         window = collections.deque()
-        requests = iter(requests)
+        try:
+            requests = iter(requests)
+        except TypeError:
+            raise UsageError("requests is an iterable of (method, params), not %s"
+                             % _arg(requests))
         exhausted, ready, wakes = False, True, self._wakes
 
         def woken():
@@ -5692,6 +5712,8 @@ class Client(object):
             raise UsageError("%s params must be an object, and their _meta one too" % method)
         if timeout is not None:
             _seconds(timeout, "timeout")
+        if on_progress is not None and not callable(on_progress):
+            raise UsageError("on_progress is a function, not %s" % _arg(on_progress))
         self._ensure_open()
         if method == "tools/call" and self._transport.needs_tools():
             try:  # the headers a tool's arguments go in come from its listing
