@@ -1626,6 +1626,13 @@ def _shown_url(url):
     return _flat(_cut(shown, _SHOW_CHARS * 2) + ("?..." if parts.query else ""))
 
 
+def _last_event_id(last_id):
+    """The Last-Event-ID header resuming a stream: the id as UTF-8, as the SSE
+    standard has EventSource send it (WHATWG HTML, "Server-sent events"); an
+    id holds no NUL, CR or LF, so any one a server gave can go back."""
+    return ("Last-Event-ID", last_id.encode("utf-8"))
+
+
 def _header_value(text):
     """A value mirrored into a header: as is when plain ASCII, else in the Base64
     sentinel form (2026-07-28 transports/streamable-http, "Value Encoding")."""
@@ -2535,7 +2542,7 @@ class _HttpTransport(_Transport):
             self._drop(post)
             if not self._pause(parser.retry, post):
                 return
-            headers = [("Accept", "text/event-stream"), ("Last-Event-ID", parser.last_id)]
+            headers = [("Accept", "text/event-stream"), _last_event_id(parser.last_id)]
             response = self._open("GET", headers + self._session_headers(), post)
             if response is None:
                 return
@@ -2688,7 +2695,7 @@ class _HttpTransport(_Transport):
         while tries < _GET_TRIES and not self._closed:
             headers = [("Accept", "text/event-stream")] + self._session_headers()
             if parser.last_id is not None:
-                headers.append(("Last-Event-ID", parser.last_id))
+                headers.append(_last_event_id(parser.last_id))
             try:
                 try:
                     response = self._open("GET", headers, post)
@@ -10115,8 +10122,10 @@ class _LineEditor(object):
     def complete(self, text, state):
         try:
             if state == 0:  # a word whole is followed by a space, a name= by its value
+                # Server text reaches the terminal as every listing shows it.
+                shown = [_neutralise(c) for c in self.candidates() if isinstance(c, str)]
                 self.matches = [c if c.endswith("=") else c + " "
-                                for c in self.candidates() if c.startswith(text)]
+                                for c in shown if c.startswith(text)]
             return self.matches[state] if state < len(self.matches) else None
         except Exception:  # readline swallows what a completer raises; say nothing
             return None
