@@ -6370,13 +6370,19 @@ def _root(path):
 # ---------------------------------------------------------------------------
 
 # Hidden text: characters that change what a person sees without showing
-# themselves, used to smuggle instructions past a reader: tag characters
-# (U+E0000-E007F, which spell ASCII), bidirectional marks, embeddings,
-# overrides and isolates, zero-width characters, and variation selectors
-# 17-256. Shown as <U+XXXX> for a person; --json keeps them.
-_HIDDEN_RANGES = ((0x061c, 0x061c), (0x180e, 0x180e), (0x200b, 0x200f), (0x202a, 0x202e),
-                  (0x2060, 0x2064), (0x2066, 0x2069), (0xfeff, 0xfeff), (0xe0000, 0xe007f),
-                  (0xe0100, 0xe01ef))
+# themselves, used to smuggle instructions past a reader: every
+# Default_Ignorable_Code_Point of Unicode's DerivedCoreProperties (tag
+# characters U+E0000-E007F, which spell ASCII; bidirectional marks,
+# embeddings, overrides and isolates; zero-width characters; the soft hyphen,
+# Hangul fillers, Mongolian and Khmer invisibles, musical format characters;
+# variation selectors, each of which can carry a nibble), and the
+# interlinear annotation marks U+FFF9-FFFB. Shown as <U+XXXX> for a person
+# but where _SHOWN_AS_IS leaves them; --json keeps them.
+_HIDDEN_RANGES = ((0x00ad, 0x00ad), (0x034f, 0x034f), (0x061c, 0x061c), (0x115f, 0x1160),
+                  (0x17b4, 0x17b5), (0x180b, 0x180f), (0x200b, 0x200f), (0x202a, 0x202e),
+                  (0x2060, 0x206f), (0x3164, 0x3164), (0xfe00, 0xfe0f), (0xfeff, 0xfeff),
+                  (0xffa0, 0xffa0), (0xfff0, 0xfffb), (0x1bca0, 0x1bca3),
+                  (0x1d173, 0x1d17a), (0xe0000, 0xe0fff))
 _HIDDEN_CLASS = u"".join(u"%s-%s" % (chr(low), chr(high)) for low, high in _HIDDEN_RANGES)
 _HIDDEN = u"[%s]" % _HIDDEN_CLASS
 # Terminal control characters a server could use to rewrite the user's screen:
@@ -6386,14 +6392,16 @@ _CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
 # What is left alone (CLI.md "Hidden text"): an emoji tag sequence, that is a
 # subdivision flag (U+1F3F4, tag letters, U+E007F) of the three that Unicode
 # recommends (England, Scotland, Wales: any other spelling would carry a
-# message), and a zero-width joiner between two emoji (with their modifiers
-# and presentation selector).
+# message), a zero-width joiner between two emoji (with their modifiers
+# and presentation selector), and one presentation selector (U+FE0E text,
+# U+FE0F emoji) after an emoji or in a keycap: a second one would carry a message.
 _EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
           u"\U0001f000-\U0001faff]")
 _SHOWN_AS_IS = (
     u"\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
     u"\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
-    u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI))
+    u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI)
+    + u"|%s[\ufe0e\ufe0f](?![\ufe00-\ufe0f])|[0-9#*]\ufe0f\u20e3" % _EMOJI)
 # In --json output, JSON escapes C0 itself; these it would leave raw.
 _JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 # The same two sets within ASCII, as bytes: output is checked on its encoded
