@@ -7893,10 +7893,12 @@ def _toml(text, source):
     try:
         import tomllib  # lazy: only for ~/.codex/config.toml
     except ImportError:
-        return _TomlSubset(text, source).document()
+        tomllib = None
     try:
-        return tomllib.loads(text)
-    except ValueError as e:
+        return tomllib.loads(text) if tomllib else _TomlSubset(text, source).document()
+    except RecursionError:
+        raise UsageError("%s: not valid TOML: nested too deeply" % source)
+    except ValueError as e:  # a \U escape past U+10FFFF, in the subset, too
         raise UsageError("%s: not valid TOML: %s" % (source, e))
 
 
