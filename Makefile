@@ -8,12 +8,15 @@
 #   make conformance  the official MCP client conformance suite (npm package
 #                 @modelcontextprotocol/conformance) against mcp_invoke.py --url;
 #                 installs Node 22 and the suite into .cache once, not in CI
+#   make interop  mcp_invoke.py, command line and library, against real MCP servers
+#                 from npm and PyPI (interop_mcp_invoke.py); installs them into
+#                 .cache once, not in CI; INTEROP_ONLY=TEXT runs the cases named so
 #   make clean    remove caches
 
 PYTHON ?= python3
 
 SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py \
-	conformance_client.py
+	conformance_client.py interop_mcp_invoke.py
 DESIGN_CARD = ../shared/tools/check_design_card.py
 
 # Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.
@@ -33,7 +36,7 @@ PYTHONS = $(shell \
 	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
 	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
 
-.PHONY: test compat bench check schema-suite conformance clean
+.PHONY: test compat bench check schema-suite conformance interop clean
 
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
@@ -153,6 +156,44 @@ conformance: $(CONFORMANCE_JS)
 	if [ -n "$$failed" ]; then echo "conformance: FAILED:$$failed"; exit 1; fi; \
 	echo "conformance: all $(words $(CONFORMANCE_SCENARIOS)) scenarios passed"
 
+# The servers: npm packages (Node 22, as for conformance) and, in a venv of
+# $(INTEROP_PYTHON) (3.11+, as fastmcp needs), the Python SDK and fastmcp, whose
+# own servers are interop/*.py. Everything is pinned; npm's --before and pip's
+# --uploaded-prior-to (pip 26 in the venv) hold the dependency ranges to what
+# was published by then, so the servers do not change under us. Each install
+# is skipped when present: a version bump gets a new directory.
+
+INTEROP_BEFORE ?= 2026-12-01
+INTEROP_SERVERS_VERSION ?= 2026.8.31
+INTEROP_SDK_VERSION ?= 1.32.2
+INTEROP_MCP_VERSION ?= 2.3.0
+INTEROP_FASTMCP_VERSION ?= 4.2.3
+INTEROP_PIP_VERSION ?= 26.0.1
+INTEROP_PYTHON ?= python3
+INTEROP_ONLY ?=
+INTEROP_NPM_DIR = .cache/interop-npm-$(INTEROP_SERVERS_VERSION)-sdk-$(INTEROP_SDK_VERSION)
+INTEROP_VENV = .cache/interop-venv-mcp-$(INTEROP_MCP_VERSION)-fastmcp-$(INTEROP_FASTMCP_VERSION)
+INTEROP_NPM_PKGS = $(foreach s,everything filesystem memory sequential-thinking,\
+	@modelcontextprotocol/server-$(s)@$(INTEROP_SERVERS_VERSION)) \
+	@modelcontextprotocol/sdk@$(INTEROP_SDK_VERSION)
+INTEROP_PIP = $(INTEROP_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check
+
+$(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json:
+	npm install --prefix $(INTEROP_NPM_DIR) $(NPM_QUIET) --before=$(INTEROP_BEFORE) \
+	  $(INTEROP_NPM_PKGS)
+
+$(INTEROP_VENV)/bin/fastmcp:
+	rm -rf $(INTEROP_VENV)
+	$(INTEROP_PYTHON) -m venv $(INTEROP_VENV)
+	$(INTEROP_PIP) "pip==$(INTEROP_PIP_VERSION)"
+	$(INTEROP_PIP) --uploaded-prior-to $(INTEROP_BEFORE)T00:00:00Z \
+	  "mcp==$(INTEROP_MCP_VERSION)" "fastmcp==$(INTEROP_FASTMCP_VERSION)"
+
+interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json \
+		$(INTEROP_VENV)/bin/fastmcp
+	@$(FIND_NODE22); \
+	INTEROP_NODE="$$node" INTEROP_NPM=$(INTEROP_NPM_DIR) INTEROP_VENV=$(INTEROP_VENV) \
+	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
 
 clean:
 	rm -rf .cache __pycache__ .pytest_cache
