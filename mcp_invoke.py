@@ -7005,7 +7005,7 @@ def _secrets(options):
     found += [oauth.get("client_secret"), oauth.get("idp_id_token")]
     url = options.get("url")
     if url:
-        from urllib.parse import parse_qsl, unquote, urlsplit  # lazy: HTTP only
+        from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit  # lazy: HTTP
         parts = urlsplit(url)
         proxy = urlsplit(_proxy_for(parts.scheme, parts.hostname or "", os.environ) or "")
         for where in (parts, proxy):  # user:password@, sent as Basic credentials
@@ -7013,6 +7013,10 @@ def _secrets(options):
                 basic = _basic(unquote(where.username), unquote(where.password or ""))
                 found += [unquote(where.password or ""), where.password or "", basic,
                           basic.partition(" ")[2]]
+        for piece in re.split("[&;]", parts.query):  # each value as sent, and decoded
+            value = piece.partition("=")[2]
+            found += [value, unquote(value), unquote(value.replace("+", " ")),
+                      quote(unquote(value), safe=""), quote_plus(unquote(value))]
         found += [value for _, value in parse_qsl(parts.query)]
     return [secret for secret in found if isinstance(secret, str) and len(secret) >= 4]
 
@@ -9442,6 +9446,8 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
     diag = _Diagnostics(sys.stderr, verbose=True)
     diag.redact = _Redactor(_secrets(options))
     options.update(on_log=diag.log, on_warning=diag.client_warning)
+    if options.get("oauth") is not None:  # tokens learnt here are this process's secrets
+        options["oauth"]["on_secret"] = diag.redact.add
     if "command" in options:
         options["on_stderr"] = diag.relay
     options["on_elicit"].diag = diag
@@ -9467,7 +9473,7 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
         bound = os.stat(path).st_ino
         client = Client(**options)
         client.open()
-        server = _SessionServer(name, client, listener, idle, shown)
+        server = _SessionServer(name, client, listener, idle, shown, diag.redact)
         tell({"ready": True})
         diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
         why = server.serve()
@@ -9579,10 +9585,11 @@ class _SessionServer(object):
     (what goes to it; the pump is poked for it), both under ``lock``.
     """
 
-    def __init__(self, name, client, listener, idle, shown):
+    def __init__(self, name, client, listener, idle, shown, redact=None):
         import selectors  # lazy: sessions only
         import threading
         self.name, self.client, self.listener = name, client, listener
+        self.redact = redact  # the session's secrets, kept from its clients as from a terminal
         self.idle, self.shown = idle, shown
         self.lock = threading.Lock()
         self.inbox = collections.deque()  # (peer, message), or (peer, None): it hung up
@@ -9784,15 +9791,22 @@ class _SessionServer(object):
             meta[_SUBSCRIPTION_KEY] = job.ident
             return self._to(job.peer, {"jsonrpc": "2.0", "method": method,
                                        "params": dict(params, _meta=meta)})
-        frame = _encode({"jsonrpc": "2.0", "method": method, "params": params})
+        frame = _encode(self._public({"jsonrpc": "2.0", "method": method, "params": params}))
         with self.lock:
             peers = list(self.peers)
         for peer in peers:
             self._to(peer, frame)
 
+    def _public(self, message):
+        """``message`` with the session's secrets redacted, as a direct call's
+        stderr, errors and events show them; a result is the caller's data."""
+        if self.redact is None or "result" in message and "jsonrpc" in message:
+            return message
+        return _redacted(message, self.redact)
+
     def _lost(self, error):
         """The server is gone: every client is told so, with its last words."""
-        frame = _encode({"session": "lost", "error": _error_data(error)})
+        frame = _encode(self._public({"session": "lost", "error": _error_data(error)}))
         with self.lock:
             peers = list(self.peers)
         for peer in peers:
@@ -9801,7 +9815,7 @@ class _SessionServer(object):
 
     def _to(self, peer, message):
         try:
-            frame = message if isinstance(message, bytes) else _encode(message)
+            frame = message if isinstance(message, bytes) else _encode(self._public(message))
         except UsageError as e:
             frame = _encode({"session": "failed", "id": message.get("id"),
                              "error": _error_data(e)})
