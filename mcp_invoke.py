@@ -9091,8 +9091,15 @@ def _replayed(exchanges, request):
 
 _IDLE = 1800.0  # seconds a session waits for a request before it ends (--idle)
 _STATUS_WAIT = 2.0  # how long session list and stop wait for a session to answer
-_MAX_PEERS = 256  # clients at once; more are turned away
-_PEER_INBOX = 1024  # a client's messages waiting for the server, before it is read no more
+_MAX_PEERS = 256  # clients at once; more are told the session is full
+# Connections past _MAX_PEERS that are greeted all the same, for what only
+# speaks to the session (session stop, session list); past these, closed.
+_CONTROL_PEERS = 16
+# A client's messages waiting for the server or in flight there, before it is
+# read no more; and all clients' together: a client that floods the session
+# holds it to this much, and the others are still served.
+_PEER_INBOX = 1024
+_SESSION_BACKLOG = 4 * _PEER_INBOX
 _PEER_SLACK = 1024 * 1024  # bytes queued for a client past --max-bytes: it does not read
 _LOG_MAX = 16 * 1024 * 1024  # characters a session's log takes before it stops growing
 # How long a stopped session may take: its server's shutdown (three steps of
@@ -9561,8 +9568,9 @@ class _Peer(object):
         self.jobs = {}  # its request ids -> their _Job
         self.limits = {}  # its request ids -> seconds each may take, until it is sent
         self.subscribed = set()  # the resource URIs it subscribed to (legacy era)
-        self.waiting = 0  # its messages in the session's inbox: past _PEER_INBOX, not read
+        self.waiting = 0  # its messages in the session's inbox (see _PEER_INBOX)
         self.closed = False
+        self.control = False  # past _MAX_PEERS: the session speaks with it, no more
 
 
 class _Job(object):
@@ -9643,9 +9651,7 @@ class _SessionServer(object):
     def _take(self, peer, message):
         with self.lock:
             peer.waiting -= 1
-            resume = peer.waiting == _PEER_INBOX - 1
-        if resume:  # it may be read again
-            self._poke()
+            self._resume(peer)
         if message is None:  # it hung up: what it asked is cancelled
             for job in list(peer.jobs.values()):
                 self._drop(job)
@@ -9665,6 +9671,10 @@ class _SessionServer(object):
         method, params = message.get("method"), message.get("params")
         if not isinstance(method, str):
             return  # an answer: the session answers the server itself
+        if peer.control and "id" in message:
+            return self._to(peer, {"session": "failed", "id": message["id"], "error": _error_data(
+                ConnectionLost("session %s is full: it serves %d clients at once; try again "
+                               "when one has finished" % (self.name, _MAX_PEERS), method))})
         if "id" not in message:
             # The session speaks for itself to the server (initialized, its roots);
             # of a client's notifications only a cancellation means anything.
@@ -9741,6 +9751,8 @@ class _SessionServer(object):
     def _drop(self, job):
         self.jobs.pop(job.call.id, None)
         job.peer.jobs.pop(job.ident, None)
+        with self.lock:
+            self._resume(job.peer)
         if not self.jobs:
             now = self.idle_since = time.monotonic()
             # What the server asks with no request in flight is answered within
@@ -9897,8 +9909,8 @@ class _SessionServer(object):
                 self.inbox.append((peer, None))
                 self.wake()
                 continue
-            # A client that sends faster than the server is asked waits (is not read).
-            events = ((self.selectors.EVENT_READ if peer.waiting < _PEER_INBOX else 0) |
+            # A client that sends faster than the server answers waits (is not read).
+            events = ((self.selectors.EVENT_READ if self._readable(peer) else 0) |
                       (self.selectors.EVENT_WRITE if peer.out else 0))
             waiting = waiting or bool(peer.out)
             registered = sel.get_map().get(peer.sock)
@@ -9910,15 +9922,29 @@ class _SessionServer(object):
                 sel.modify(peer.sock, events, peer)
         return waiting
 
+    def _resume(self, peer):
+        """After one of ``peer``'s messages is taken or answered (under the lock):
+        a client held back at a bound may be read again."""
+        if (peer.waiting + len(peer.jobs) == _PEER_INBOX - 1
+                or len(self.inbox) + len(self.jobs) == _SESSION_BACKLOG - 1):
+            self._poke()
+
+    def _readable(self, peer):
+        """Whether ``peer`` may be read (under the lock): what it has waiting or in
+        flight, and what all have, are within their bounds."""
+        return (peer.waiting + len(peer.jobs) < _PEER_INBOX
+                and len(self.inbox) + len(self.jobs) < _SESSION_BACKLOG)
+
     def _accept(self, sel):
         try:
             sock, _ = self.listener.accept()
         except OSError:
             return
-        if len(self.peers) >= _MAX_PEERS or self.closing:
+        if len(self.peers) >= _MAX_PEERS + _CONTROL_PEERS or self.closing:
             return sock.close()
         sock.setblocking(False)
         peer = _Peer(sock, self.max_bytes)
+        peer.control = len(self.peers) >= _MAX_PEERS
         peer.out.append(self.hello)
         with self.lock:
             self.peers.add(peer)
