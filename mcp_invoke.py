@@ -10823,7 +10823,8 @@ class _LineFeed(object):
             with self._cond:
                 if self._queue:
                     line = self._queue.popleft()
-                    self._cond.notify_all()
+                    if len(self._queue) == _FEED_AHEAD // 2:  # the reader may go on
+                        self._cond.notify_all()
                 elif self._ended:
                     return
                 else:

@@ -7501,6 +7501,17 @@ def test_batch_as_a_coprocess_reports_bad_lines_at_once_and_takes_a_last_line_wi
     assert (code, json.loads(out), err) == (2, {"id": 3, "result": {}}, "")
 
 
+def test_batch_reads_more_lines_than_it_reads_ahead_from_a_pipe_in_order():
+    count = 600  # more than twice the lines read ahead, many times the window
+    lines = "".join(json.dumps({"method": "tools/call", "params": _echo(str(n))}) + "\n"
+                    for n in range(count)).encode()
+    proc = _script(["batch", "--"] + fake(), stdin=subprocess.PIPE)
+    out, err = proc.communicate(lines, timeout=120)
+    answers = [json.loads(line) for line in out.decode().splitlines()]
+    assert (proc.returncode, err) == (0, b"")
+    assert [a["result"]["content"][0]["text"] for a in answers] == [str(n) for n in range(count)]
+
+
 def test_a_change_mid_batch_is_acted_on_when_the_next_lines_come_later(tmp_path, capsys):
     """Line 1 changes a tool; lines 2 and 3 are written only once its answer is
     read: they are checked against a new listing."""
