@@ -1,7 +1,7 @@
 """Tests for mcp_invoke, driven against fake_server.py (real processes, no network).
 
 Every process a test starts must be gone when it ends: the autouse fixture
-checks that no fake_server.py process outlives a test.
+checks that no fake_server.py process this run started outlives a test.
 """
 
 import base64
@@ -33,9 +33,16 @@ from mcp_invoke import main
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "fake_server.py")
 SCRIPT = os.path.join(HERE, "mcp_invoke.py")
+# Every fake server this run starts carries RUN_ID in its argv (the server
+# ignores it), so the teardown finds this run's servers and leaves those of
+# another run beside it alone. An argument, not an environment variable: the
+# client hands a server only the variables it allows; and sessions double-fork,
+# so parentage does not tell either.
+RUN_ID = "mcp-invoke-test-%d-%s" % (os.getpid(), os.urandom(8).hex())
+FAKE_ARGS = [FAKE, "--run-id", RUN_ID]
 # -S: no site module. The servers need only the standard library, and some
 # machines' site hooks cost more than a server's whole start.
-SERVER = [sys.executable, "-S", FAKE]
+SERVER = [sys.executable, "-S"] + FAKE_ARGS
 
 
 def fake(*modes, **options):
@@ -58,6 +65,8 @@ def _alive(pid):
 
 
 def _fake_servers():
+    """Live processes whose command line carries RUN_ID: this run's fake servers,
+    and the clients and sessions whose argv names one."""
     if not os.path.isdir("/proc"):
         return []
     found = []
@@ -69,7 +78,7 @@ def _fake_servers():
                 cmdline = f.read()
         except (IOError, OSError):
             continue
-        if FAKE.encode() in cmdline and _alive(int(name)):
+        if RUN_ID.encode() in cmdline and _alive(int(name)):
             found.append(int(name))
     return found
 
@@ -91,7 +100,7 @@ def no_process_survives():
     left = _fake_servers()
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert left == [], "fake_server.py processes outlived the test"
+    assert left == [], "fake_server.py processes of this run outlived the test"
 
 
 def run(capsys, *argv, **kw):
@@ -2375,7 +2384,7 @@ def test_stdout_closed_early_is_not_a_traceback():
 def test_readme_demo_command_runs_as_written():
     out = subprocess.check_output(
         [sys.executable, SCRIPT, "call", "web_search", '{"query": "x"}', "--",
-         sys.executable, FAKE], stderr=subprocess.STDOUT, cwd=HERE)
+         sys.executable] + FAKE_ARGS, stderr=subprocess.STDOUT, cwd=HERE)
     assert json.loads(out.decode())["base_resp"]["status_code"] == 0
 
 
@@ -2407,7 +2416,9 @@ def test_readme_examples_print_what_the_readme_shows(tmp_path):
     assert len(examples) >= 10
     python = shlex.quote(sys.executable) + " "
     # All at once, so the suite stays fast; each as on a first run (its own era cache).
-    procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python)], cwd=HERE,
+    marked = "fake_server.py --run-id %s" % RUN_ID
+    procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python).replace(
+                 "fake_server.py", marked)], cwd=HERE,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(i))))
              for i, (command, _) in enumerate(examples)]
@@ -2523,20 +2534,21 @@ def _config(tmp_path, servers, key="mcpServers", name=".mcp.json"):
 
 def test_a_lone_server_in_dot_mcp_json_is_used_without_a_command(capsys, tmp_path,
                                                                   monkeypatch):
-    _config(tmp_path, {"fake": {"command": sys.executable, "args": [FAKE],
+    _config(tmp_path, {"fake": {"command": sys.executable, "args": FAKE_ARGS,
                                 "env": {"GREETING": "${MCP_TEST_GREETING:-hi}"}}})
     monkeypatch.chdir(str(tmp_path))
     monkeypatch.setenv("MCP_TEST_GREETING", "hello")
     code, out, _ = run(capsys, "call", "env")
     assert code == 0 and json.loads(out)["env"]["GREETING"] == "hello"
     code, out, _ = run(capsys, "servers")
-    assert code == 0 and out == "fake  stdio  %s %s  (.mcp.json)\n" % (sys.executable, FAKE)
+    assert code == 0 and out == "fake  stdio  %s  (.mcp.json)\n" % " ".join(
+        [sys.executable] + FAKE_ARGS)
 
 
 def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_path,
                                                                  monkeypatch):
     path = _config(tmp_path, {
-        "one": {"command": sys.executable, "args": [FAKE]},
+        "one": {"command": sys.executable, "args": FAKE_ARGS},
         "web": {"type": "http", "url": "https://example.com/mcp"},
     }, key="servers", name="mcp.json")
     code, out, _ = run(capsys, "--config", path, "--server", "one", "ping")
@@ -3311,9 +3323,8 @@ def test_a_huge_timeout_is_fine(capsys):
 
 def test_closed_stdout_and_stderr_are_not_tracebacks():
     closed = subprocess.run(
-        "%s %s ping -- %s %s >&-; echo $?; %s %s call nope -- %s %s 2>&-; echo $?" % (
-            sys.executable, SCRIPT, sys.executable, FAKE,
-            sys.executable, SCRIPT, sys.executable, FAKE),
+        "%s %s ping -- %s >&-; echo $?; %s %s call nope -- %s 2>&-; echo $?" % (
+            sys.executable, SCRIPT, " ".join(SERVER), sys.executable, SCRIPT, " ".join(SERVER)),
         shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert closed.stdout.split() == [b"0", b"3"] and closed.stderr == b""
 
@@ -3330,12 +3341,12 @@ def test_a_short_timeout_does_not_cancel_the_probe_before_the_handshake(tmp_path
 
 @pytest.mark.parametrize("entry, field", [
     ({"env": {"A=B": "x"}}, "env"),
-    ({"args": [FAKE, "a\0b"]}, "args"),
+    ({"args": FAKE_ARGS + ["a\0b"]}, "args"),
     ({"env": {"A": "x\0y"}}, "env"),
 ], ids=["env-name-with-equals", "nul-in-args", "nul-in-env-value"])
 def test_config_values_a_process_cannot_be_given_exit_2_naming_the_field(capsys, tmp_path,
                                                                         entry, field):
-    server = {"command": sys.executable, "args": [FAKE]}
+    server = {"command": sys.executable, "args": FAKE_ARGS}
     server.update(entry)
     path = _config(tmp_path, {"s": server})
     code, out, err = run(capsys, "--config", path, "--server", "s", "ping")
@@ -4521,7 +4532,7 @@ TIMEOUT = 5
 @contextlib.contextmanager
 def _server(*args):
     """Run fake_server.py --http 0 ARGS; yield (process, port)."""
-    proc = subprocess.Popen([sys.executable, FAKE, "--http", "0"] + list(args),
+    proc = subprocess.Popen([sys.executable] + FAKE_ARGS + ["--http", "0"] + list(args),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -4659,7 +4670,7 @@ def test_http_exits_143_on_sigterm():
 
 def test_http_refuses_stdio_only_modes_and_http_modes_need_http():
     for argv in (["--http", "0", "--mode", "bytewise"], ["--mode", "sse"]):
-        proc = subprocess.Popen([sys.executable, FAKE] + argv,
+        proc = subprocess.Popen([sys.executable] + FAKE_ARGS + argv,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         out, err = proc.communicate(timeout=TIMEOUT)
@@ -5119,8 +5130,8 @@ def test_http_connection_refused_is_5_naming_the_address(capsys):
      "${NO_SUCH_VARIABLE_HERE}, which is not set"),
     (["--url", "http://127.0.0.1:1/mcp", "--bearer-env", "NO_SUCH_VARIABLE_HERE"],
      "--bearer-env NO_SUCH_VARIABLE_HERE: the variable is not set or empty"),
-    (["--header", "X-A: 1", "--", sys.executable, FAKE], "--header is for an HTTP server"),
-    (["--insecure", "--", sys.executable, FAKE], "--insecure is for an HTTP server"),
+    (["--header", "X-A: 1", "--"] + SERVER, "--header is for an HTTP server"),
+    (["--insecure", "--"] + SERVER, "--insecure is for an HTTP server"),
 ])
 def test_http_usage_errors_are_2_before_anything_is_sent(argv, message, capsys):
     code, out, err = run(capsys, "tools", *argv)
@@ -7597,13 +7608,13 @@ def _every_format(home, project):
     """A home and a project holding a server in every config format read."""
     files = {
         os.path.join(project, ".mcp.json"): {"mcpServers": {
-            "fake": {"command": sys.executable, "args": [FAKE]}}},
+            "fake": {"command": sys.executable, "args": FAKE_ARGS}}},
         os.path.join(project, ".cursor", "mcp.json"): {"mcpServers": {
             "cursor-proj": {"url": "https://cp.example/mcp"}}},
         os.path.join(project, ".gemini", "settings.json"): {"theme": "dark", "mcpServers": {
             "gem-proj": {"command": "gem", "args": ["-p"]}}},
         os.path.join(home, ".claude.json"): {
-            "mcpServers": {"fake": {"command": sys.executable, "args": [FAKE]},
+            "mcpServers": {"fake": {"command": sys.executable, "args": FAKE_ARGS},
                            "user-tool": {"command": "ut"}},
             "projects": {project: {"mcpServers": {"local": {"command": "lc"}}},
                          "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}}},
@@ -7650,12 +7661,12 @@ def test_servers_lists_every_config_format_project_first(capsys, tmp_path, own_h
     assert (code, err) == (0, "")
     rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
     assert rows == [
-        ["fake", "stdio", "%s %s" % (sys.executable, FAKE), "(.mcp.json)"],
+        ["fake", "stdio", " ".join([sys.executable] + FAKE_ARGS), "(.mcp.json)"],
         ["cursor-proj", "http", "https://cp.example/mcp", "(.cursor/mcp.json)"],
         ["vs", "http", "https://v/mcp", "(.vscode/mcp.json)"],
         ["gem-proj", "stdio", "gem -p", "(.gemini/settings.json)"],
         ["local", "stdio", "lc", "(~/.claude.json)"],
-        ["fake", "stdio", "%s %s" % (sys.executable, FAKE), "(~/.claude.json)"],
+        ["fake", "stdio", " ".join([sys.executable] + FAKE_ARGS), "(~/.claude.json)"],
         ["user-tool", "stdio", "ut", "(~/.claude.json)"],
         ["desk", "stdio", "dk 'a b'",
          "(~/.config/Claude/claude_desktop_config.json) (disabled)"],
@@ -7669,7 +7680,7 @@ def test_servers_lists_every_config_format_project_first(capsys, tmp_path, own_h
     code, out, err = run(capsys, "--json", "servers")
     servers = json.loads(out)["servers"]
     assert servers[0] == {"name": "fake", "transport": "stdio", "command": sys.executable,
-                          "args": [FAKE], "file": os.path.join(project, ".mcp.json"),
+                          "args": FAKE_ARGS, "file": os.path.join(project, ".mcp.json"),
                           "disabled": False}
     assert servers[10] == {"name": "wind", "transport": "http", "url": "https://w.example/mcp",
                            "file": os.path.join(own_home, ".codeium", "windsurf",
@@ -7691,8 +7702,8 @@ def test_server_by_name_from_any_file_same_definition_is_one(capsys, tmp_path, o
     code, out, err = run(capsys, "--server", "fake", "call", "echo", "text=hi")
     assert (code, out, err) == (0, "hi\n", "")
     with open(os.path.join(own_home, ".cursor", "mcp.json"), "w") as f:
-        json.dump({"mcpServers": {"fake": {"command": sys.executable, "args": [FAKE, "-x"]}}},
-                  f)
+        json.dump({"mcpServers": {"fake": {"command": sys.executable,
+                                           "args": FAKE_ARGS + ["-x"]}}}, f)
     code, out, err = run(capsys, "--server", "fake", "ping")
     assert (code, out) == (2, "")
     assert err == ("mcp_invoke: server 'fake' is defined differently in %s and %s and %s; "
@@ -7760,11 +7771,11 @@ def _three_servers(directory):
     """./.mcp.json with two working servers (one modern) and one that cannot start."""
     with open(os.path.join(directory, ".mcp.json"), "w") as f:
         json.dump({"mcpServers": {
-            "fake": {"command": sys.executable, "args": [FAKE]},
-            "ann": {"command": sys.executable, "args": [FAKE, "--mode", "annotated",
-                                                         "--era", "modern"]},
-            "off": {"command": sys.executable, "args": [FAKE], "disabled": True},
-            "dead": {"command": sys.executable, "args": [FAKE, "--mode", "exit-early"]}}}, f)
+            "fake": {"command": sys.executable, "args": FAKE_ARGS},
+            "ann": {"command": sys.executable, "args": FAKE_ARGS + [
+                "--mode", "annotated", "--era", "modern"]},
+            "off": {"command": sys.executable, "args": FAKE_ARGS, "disabled": True},
+            "dead": {"command": sys.executable, "args": FAKE_ARGS + ["--mode", "exit-early"]}}}, f)
 
 
 def test_tools_all_lists_every_enabled_server_namespaced_and_warns_of_failures(
@@ -7786,7 +7797,7 @@ def test_tools_all_lists_every_enabled_server_namespaced_and_warns_of_failures(
 def test_tools_of_servers_that_all_fail_is_the_first_failure(capsys, tmp_path, monkeypatch):
     with open(str(tmp_path / ".mcp.json"), "w") as f:
         json.dump({"mcpServers": {
-            "dead": {"command": sys.executable, "args": [FAKE, "--mode", "exit-early"]},
+            "dead": {"command": sys.executable, "args": FAKE_ARGS + ["--mode", "exit-early"]},
             "gone": {"command": str(tmp_path / "no-such-server")}}}, f)
     monkeypatch.chdir(str(tmp_path))
     code, out, err = run(capsys, "tools", "--server", "dead,gone")
@@ -7837,7 +7848,7 @@ def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypa
 def test_a_codex_toml_config_runs_a_server(capsys, tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('[mcp_servers.fake]\ncommand = %s\nargs = [%s]\nenv = { GREETING = "t" }\n'
-                    % (json.dumps(sys.executable), json.dumps(FAKE)))
+                    % (json.dumps(sys.executable), ", ".join(map(json.dumps, FAKE_ARGS))))
     code, out, err = run(capsys, "--config", str(path), "call", "echo", "text=toml")
     assert (code, out, err) == (0, "toml\n", "")
     code, out, err = run(capsys, "--config", str(path), "--server", "fake", "call", "env")
@@ -8203,8 +8214,8 @@ def test_many_servers_refuse_a_pin_an_empty_choice_and_unknown_names(capsys, tmp
 
 def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_path):
     with open(str(tmp_path / ".mcp.json"), "w") as f:
-        json.dump({"mcpServers": {name: {"command": sys.executable, "args": [
-            FAKE, "--mode", "hang-init"]} for name in ("a", "b")}}, f)
+        json.dump({"mcpServers": {name: {"command": sys.executable, "args": FAKE_ARGS + [
+            "--mode", "hang-init"]} for name in ("a", "b")}}, f)
     proc = _script(["tools", "--all"], cwd=str(tmp_path),
                    env=dict(os.environ, HOME=str(tmp_path)))
     assert wait_for(lambda: len(_fake_servers()) == 2, 10)
