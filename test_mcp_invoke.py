@@ -1197,18 +1197,19 @@ def test_batch_pipelines_and_matches_answers_sent_out_of_order(capsys, monkeypat
 
 
 def test_batch_behind_a_serial_server_restarts_the_timeout_on_each_answer_up_to_max_time():
-    # The server answers one call every 0.4 s: each alone is well within the
-    # timeout, though the last waits 1.6 s behind the others.
-    requests = [("tools/call", {"name": "slow", "arguments": {"steps": 1, "delay": 0.4}})] * 4
-    with mcp_invoke.Client(fake(), timeout=1.0) as c:
+    # The server answers one call every 0.5 s: each alone is well within the
+    # timeout, though the last waits 2 s behind the others.
+    requests = [("tools/call", {"name": "slow", "arguments": {"steps": 1, "delay": 0.5}})] * 4
+    with mcp_invoke.Client(fake(), timeout=1.5) as c:
         outcomes = list(c.batch(requests))
     assert [o["content"][0]["text"] for o in outcomes] == ["done after 1 steps"] * 4
-    # Answers at 0.4 s and 0.8 s fit a 1.0 s limit (the third, at 1.2 s, does not):
-    # the margins are a server of 0.4 s steps on a loaded machine.
-    with mcp_invoke.Client(fake(), timeout=0.6, max_time=1.0) as c:
+    # Answers at 0.5 s and 1 s fit a 1.4 s limit; the third cannot come before
+    # 1.5 s, and a loaded machine only makes it later. The timeout is far
+    # longer than a step, so only the limit can end the batch.
+    with mcp_invoke.Client(fake(), timeout=5, max_time=1.4) as c:
         outcomes = list(c.batch(requests))
     assert [type(o).__name__ for o in outcomes] == ["dict"] * 2 + ["RequestTimeout"] * 2
-    assert str(outcomes[2]) == "tools/call took longer than its time limit of 1s"
+    assert str(outcomes[2]) == "tools/call took longer than its time limit of 1.4s"
 
 
 def test_a_batch_left_early_cancels_what_is_still_in_flight():
@@ -2206,6 +2207,15 @@ def _script(args, **kw):
                             preexec_fn=default_signals, **kw)
 
 
+def _cold_start():
+    """Seconds the real script takes, on this machine now, to start and exit
+    (it is compiled afresh each time): the unit a window is scaled by when it
+    must outlast a client that starts after it opened."""
+    started = time.monotonic()
+    assert _script(["--version"]).communicate(timeout=60)[0].startswith(b"mcp_invoke ")
+    return time.monotonic() - started
+
+
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     def like_nohup():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -2466,11 +2476,14 @@ def test_arguments_failing_the_input_schema_exit_2_naming_the_field(era, capsys,
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_progress_resets_the_timeout_and_max_time_caps_it(era, capsys):
-    code, out, err = run(capsys, "--timeout", "0.4", "call", "slow", "steps=4", "delay=0.2",
+    # Steps of 0.2 s, each far within the 1 s timeout however loaded the
+    # machine, and 1.6 s together: only progress keeps the call alive, and
+    # under a --max-time below the timeout only the cap can end it.
+    code, out, err = run(capsys, "--timeout", "1", "call", "slow", "steps=8", "delay=0.2",
                          "--", *fake(era=era))
-    assert code == 0 and out == "done after 4 steps\n"
-    code, out, err = run(capsys, "--timeout", "0.4", "--max-time", "0.5", "call", "slow",
-                         "steps=4", "delay=0.2", "--", *fake(era=era))
+    assert code == 0 and out == "done after 8 steps\n"
+    code, out, err = run(capsys, "--timeout", "1", "--max-time", "0.5", "call", "slow",
+                         "steps=8", "delay=0.2", "--", *fake(era=era))
     assert code == 124
     assert err.splitlines()[-1] == "mcp_invoke: tools/call took longer than its time limit of 0.5s"
 
@@ -3116,11 +3129,12 @@ def test_input_requests_that_are_not_an_object_exit_4(capsys):
 
 
 def test_max_time_bounds_every_input_required_round_together(capsys):
-    # Each round is answered after 0.2 s, well within the timeout; the ten
-    # rounds together would take 2 s, past the 0.7 s the whole request may take.
+    # Each round is answered after 0.2 s, far within the timeout however loaded
+    # the machine; the ten rounds together would take 2 s, past the 0.7 s the
+    # whole request may take.
     answer = {"result": {"resultType": "input_required", "requestState": "s"}}
     started = time.monotonic()
-    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.7", "call", "echo",
+    code, out, err = run(capsys, "--timeout", "5", "--max-time", "0.7", "call", "echo",
                          "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.2,
                                                answer=json.dumps(answer)))
     assert (code, out) == (124, "")
@@ -6959,7 +6973,10 @@ def test_oauth_an_endless_or_bottomless_metadata_answer_is_exit_6_at_once(answer
 
 
 def test_oauth_max_time_bounds_a_whole_authorization_of_slow_steps(capsys, oauth_cache):
-    def slow(handler):  # each step answers just within --timeout
+    # Each step answers in 0.3 s, far within --timeout (however loaded the
+    # machine), and four of them take longer than --max-time: only the whole
+    # authorization's limit can end it, not one step's socket timeout.
+    def slow(handler):
         time.sleep(0.3)
         handler.json(404, {})
     routes = {path: slow for path in ("/.well-known/oauth-protected-resource/mcp",
@@ -6968,10 +6985,10 @@ def test_oauth_max_time_bounds_a_whole_authorization_of_slow_steps(capsys, oauth
                                       "/.well-known/openid-configuration")}
     with _hostile_as(routes) as url:
         start = time.monotonic()
-        code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.8", "--url", url,
+        code, out, err = run(capsys, "--timeout", "10", "--max-time", "0.8", "--url", url,
                              "--oauth-headless", "--oauth-cache", oauth_cache, "tools",
                              stdin="")
-        assert time.monotonic() - start < 2.5
+        assert time.monotonic() - start < 10  # ended at --max-time, within one --timeout
     assert (code, out) == (6, "")
     assert "the authorization took longer than its time limit of 0.8s" in err
 
@@ -8785,13 +8802,18 @@ def test_a_sessions_log_is_under_the_home_without_xdg_state_home(sessions, monke
 def test_legacy_watchers_share_a_subscription_and_keep_the_session_from_idling(sessions,
                                                                             capsys, tmp_path):
     record = tmp_path / "record"
-    assert _start("ws", "--idle", "0.3", "--",
-                  *fake("ticking", delay=0.1, record=record))[0] == 0
+    # --idle must outlast the cold start of the first watcher (so it finds the
+    # session), and that watcher's six ticks twice --idle: both from a cold
+    # start measured now, so a loaded machine stretches the test, not fails it.
+    idle = round(4 * _cold_start(), 2)
+    assert _start("ws", "--idle", str(idle), "--",
+                  *fake("ticking", delay=idle / 3, record=record))[0] == 0
     long_watch = _script(["--session", "ws", "--count", "6", "watch", "fake://clock"])
     assert long_watch.stderr.readline().startswith(b"--- fake://clock")
     code, out, err = run(capsys, "--session", "ws", "--count", "1", "watch", "fake://clock")
     assert code == 0 and out.count("tick") == 2
-    out, err = long_watch.communicate(timeout=20)  # on past the other's end, and --idle
+    # on past the other's end, and --idle
+    out, err = long_watch.communicate(timeout=20 + 3 * idle)
     assert long_watch.returncode == 0 and out.count(b"tick") == 7, err
     methods = [r.get("method") for r in records(record)]
     assert methods.count("resources/subscribe") == 2
