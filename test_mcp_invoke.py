@@ -2207,6 +2207,17 @@ def _script(args, **kw):
                             preexec_fn=default_signals, **kw)
 
 
+def _asleep(pid):
+    """True while process ``pid`` sleeps in a system call (state S). Once the
+    server has read a call, the script sleeps nowhere but in its wait for the
+    answer: a signal sent then finds the call in flight."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "S"
+    except (IOError, OSError):
+        return not os.path.isdir("/proc")  # no way to tell: as before, at once
+
+
 def _cold_start():
     """Seconds the real script takes, on this machine now, to start and exit
     (it is compiled afresh each time): the unit a window is scaled by when it
@@ -2238,6 +2249,7 @@ def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, co
     proc = _script(["call", "echo", "text=x", "--"] + fake("hang-call", record=log))
     try:
         assert wait_for(lambda: any(r.get("method") == "tools/call" for r in records(log)))
+        assert wait_for(lambda: _asleep(proc.pid))  # past the write, waiting for the answer
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=10)
     finally:
@@ -5294,6 +5306,7 @@ def test_http_ctrl_c_ends_a_hung_call_at_once_and_cancels_it(era, tmp_path):
         try:
             assert wait_for(lambda: any(r.get("method") == "tools/call"
                                         for r in records(log)))
+            assert wait_for(lambda: _asleep(proc.pid))  # past the send, waiting for the answer
             started = time.monotonic()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=10)
