@@ -4378,6 +4378,9 @@ def _build_parser():
     parser.add_argument("--record-headers", metavar="FILE",
                         help="with --http, append each request's method, "
                              "path and headers to FILE as a JSON line")
+    parser.add_argument("--run-id", metavar="TOKEN",
+                        help="ignored: marks the command line, so the test run "
+                             "that started this server can find it")
     _add_oauth_arguments(parser)
     return parser
 
