@@ -1203,6 +1203,7 @@ class _StdioTransport(_Transport):
         self._next_check = 0.0  # when to look at the server process next
         self._wake = None  # a _WakePipe: see waker
         self._woken = False
+        self._aborted = False  # abort() came: nothing more is started
 
     # -- start ---------------------------------------------------------------
 
@@ -1212,9 +1213,13 @@ class _StdioTransport(_Transport):
         import selectors  # lazy: stdio only
         import subprocess
         name = os.fsdecode(self.command[0])  # for messages: it may be bytes or a path
+        if self._aborted:  # from another thread, before this one started the server
+            raise ConnectionLost("interrupted before the server started")
         try:
             self._proc = _spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd)
+            if self._aborted:  # while it was being started: it ends at once
+                _killpg(self._proc.pid, signal.SIGKILL)
         except FileNotFoundError:
             raise _not_found(name, self.cwd, self.env)
         except PermissionError:
@@ -1466,6 +1471,7 @@ class _StdioTransport(_Transport):
     def abort(self):
         """SIGKILL the server's process group now, if it may still run; safe to
         call from a signal handler (``close`` then reaps it)."""
+        self._aborted = True
         if self._proc is not None and not self._reaped:
             _killpg(self._proc.pid, signal.SIGKILL)
 
@@ -4078,9 +4084,11 @@ class _OAuth(object):
         timeout: a watchdog shuts the socket down at the deadline, so a server
         that dribbles its headers or body cannot stretch it."""
         import http.client  # lazy: HTTP only
+        import socket  # lazy: HTTP only
         import threading  # lazy: HTTP only
         from urllib.parse import urlsplit  # lazy: HTTP only
         left = self._left(step)
+        deadline = time.monotonic() + left
         parts = urlsplit(url)
         scheme, host, port = parts.scheme.lower(), parts.hostname, parts.port
         target = _ascii_target(parts)
@@ -4115,10 +4123,14 @@ class _OAuth(object):
                 raise ValueError("timed out")
             return response.status, response, data
         except (OSError, ValueError, http.client.HTTPException) as e:
-            if expired and left < self.timeout:  # the renewal's limit, not this request's
+            # Out of time, whichever noticed first: the watchdog, or the socket's
+            # own timeout of the same length (what it says depends on the deadline).
+            late = bool(expired) or isinstance(e, socket.timeout) or (
+                time.monotonic() >= deadline)
+            if late and left < self.timeout:  # the renewal's limit, not this request's
                 raise AuthError("OAuth %s: the authorization took longer than its time limit "
                                 "of %gs" % (step, self.cap), status=401)
-            why = ("no complete answer within %gs" % left if expired else re.sub(
+            why = ("no complete answer within %gs" % left if late else re.sub(
                 r"\s*\(_ssl\.c:[0-9]+\)", "", getattr(e, "strerror", None) or str(e)
                 or type(e).__name__))
             raise AuthError("OAuth %s: %s %s: %s" % (
@@ -5570,19 +5582,24 @@ class Client(object):
         them); ``limit`` (monotonic) one it shares with others (the pages of a list).
         """
         request = None  # made when a round is not the last: most requests have one
-        if call is None:
-            call = self._start(method, params, timeout, on_progress, limit)
-        while True:
-            self._wait([call])
-            result = call.result
-            if call.error is None and type(result) is dict and (
-                    self.era != "modern" or result.get("resultType", "complete") == "complete"):
-                return result  # as _next_round would, at once
-            if request is None:
-                request = _Request(method, params, timeout, on_progress, limit)
-            call = self._next_round(request, call)
-            if not isinstance(call, _Call):
-                return call
+        try:
+            if call is None:
+                call = self._start(method, params, timeout, on_progress, limit)
+            while True:
+                self._wait([call])
+                result = call.result
+                if call.error is None and type(result) is dict and (
+                        self.era != "modern"
+                        or result.get("resultType", "complete") == "complete"):
+                    return result  # as _next_round would, at once
+                if request is None:
+                    request = _Request(method, params, timeout, on_progress, limit)
+                call = self._next_round(request, call)
+                if not isinstance(call, _Call):
+                    return call
+        except KeyboardInterrupt:  # outside a wait too: the frame may be out already
+            self._interrupted()
+            raise
 
     def _begin(self, request):
         """Send a round of ``request``; its _Call."""
@@ -5848,8 +5865,7 @@ class Client(object):
                 else:
                     self._dispatch_until(inbox, calls, until, stop)
         except KeyboardInterrupt:
-            for call in list(self._pending.values()):
-                self._expire(call, "interrupted")
+            self._interrupted()
             raise
         except BaseException:
             # A callback (on_progress, on_log, a handler) raised: its caller
@@ -5858,6 +5874,11 @@ class Client(object):
                 if not call.done:
                     self._expire(call, "the client stopped waiting")
             raise
+
+    def _interrupted(self):
+        """Ctrl-C: every request in flight is given up, and the server told."""
+        for call in list(self._pending.values()):
+            self._expire(call, "interrupted")
 
     def _dispatch_until(self, inbox, calls, until=None, stop=None):
         """Handle what arrived, leaving the rest once a waited call's deadline or
@@ -11980,9 +12001,10 @@ def _listed_at_once(args, ctx, found, names):
 
 def _stop_threads(threads, clients):
     """Ctrl-C while servers are listed at once: each server killed (again, for one
-    that started meanwhile) until every thread has closed its client itself
-    (two threads must never wait on one server), SHUTDOWN_GRACE at most."""
-    deadline = time.monotonic() + SHUTDOWN_GRACE
+    that started meanwhile; none starts after) until every thread has closed
+    its client itself and reaped its server (two threads must never wait on
+    one server); a few SHUTDOWN_GRACE at most, for a loaded machine."""
+    deadline = time.monotonic() + 4 * SHUTDOWN_GRACE
     while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
         for client in clients:
             client._abort()
