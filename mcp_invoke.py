@@ -11108,7 +11108,7 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
     ("ping", (_cmd_ping, 0, 0, "no arguments", 1, [("ping", "check the server answers")])),
     ("batch", (_cmd_batch, 0, 0, "no arguments; it reads JSON Lines on stdin", 1, [
         ("batch", 'JSON Lines on stdin ({"method": ..., "params": ...}),'),
-        ("", "pipelined; one result line per input line")])),
+        ("", "pipelined as they come; one result line per input line, in order")])),
     ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
         ("servers", "list the servers in other clients' config files (Claude, Cursor,"),
         ("", "VS Code, Windsurf, Gemini, Codex), or in --config FILE")])),
