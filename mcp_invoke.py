@@ -10534,6 +10534,8 @@ def _cmd_watch(client, args, ctx):
                 break  # the watch's length ran out during the read
             if args.count is not None and updates >= args.count:
                 break
+            if ctx.out.closed:  # `watch ... | head -1`: nobody reads on, as for tail -f
+                break
     except KeyboardInterrupt as e:
         if isinstance(e, _Signalled):  # a stop signal: 128 + its number, as ever
             raise
@@ -10769,6 +10771,8 @@ def _cmd_batch(client, args, ctx):
             emit(ident, outcome, method)
             while waiting and waiting[0][1] is not None:  # bad lines up to the next request
                 emit(*waiting.popleft()[:2])
+            if ctx.out.closed:  # `batch | head -1`: nobody reads on; what is in flight
+                break  # is cancelled, and no more is read
     finally:
         feed.follow(None)
     if guard.finish():  # a change no later line was checked against

@@ -7584,6 +7584,28 @@ def test_a_change_mid_batch_is_acted_on_when_the_next_lines_come_later(era, tmp_
                            "batch: tool 'echo' description changed\n")
 
 
+@pytest.mark.parametrize("command", [
+    "yes '{\"method\": \"tools/call\", \"params\": {\"name\": \"echo\", "
+    "\"arguments\": {\"text\": \"y\"}}}' | %s batch -- %s | head -n 1",
+    "%s -q watch fake://clock -- %s --mode ticking --delay 0.1 | head -n 1",
+], ids=["batch", "watch"])
+def test_a_streaming_command_ends_once_its_reader_has_gone(command):
+    """`| head -n 1`: output stops, and so does the command, as tail -f does
+    (endless input, endless updates)."""
+    line = command % (" ".join(shlex.quote(a) for a in [sys.executable, SCRIPT]),
+                      " ".join(shlex.quote(a) for a in fake()))
+    proc = subprocess.Popen(["sh", "-c", line], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=120)  # a hang, not a time, is the failure
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        for pid in _fake_servers():
+            os.kill(pid, signal.SIGKILL)
+        raise
+    assert proc.returncode == 0 and out.decode().count("\n") == 1, (out, err)
+
+
 def test_a_change_on_the_last_line_of_a_batch_is_reported_too(tmp_path, capsys):
     pin = str(tmp_path / "pin.json")
     assert run(capsys, "pin", pin, "--", *fake("mutate"))[0] == 0
