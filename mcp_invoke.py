@@ -6938,6 +6938,17 @@ def _redacted(value, redact):
         return hidden
 
 
+def _secret_forms(secret):
+    """The forms a secret may take where it is echoed: as written, as JSON writes
+    it (the trace), as a terminal line shows it, and in Base64 (standard and
+    URL-safe, padded or not), as servers encode credentials."""
+    import base64  # lazy: only with secrets
+    coded = base64.b64encode(secret.encode("utf-8", "surrogateescape")).decode("ascii")
+    safe = coded.replace("+", "-").replace("/", "_")
+    return (secret, json.dumps(secret)[1:-1], _neutralise(secret), coded, safe,
+            coded.rstrip("="), safe.rstrip("="))
+
+
 class _Redactor(object):
     """Replaces secrets with ``***`` in text for stderr and the trace: header
     values and their credentials, the URL's password and query values, the
@@ -6945,17 +6956,14 @@ class _Redactor(object):
     (shorter ones would garble every line and hide little)."""
 
     def __init__(self, secrets):
-        forms = set()
+        self.forms = []
         for secret in secrets:
-            # As written, as JSON writes it (the trace), as a terminal line shows it.
-            forms.update((secret, json.dumps(secret)[1:-1], _neutralise(secret)))
-        self.forms = sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
+            self.add(secret)
 
     def add(self, secret):
-        """One more secret, learnt during the run (an OAuth token)."""
+        """One more secret (one learnt during the run: an OAuth token)."""
         forms = set(self.forms)
-        forms.update(f for f in (secret, json.dumps(secret)[1:-1], _neutralise(secret))
-                     if len(f) >= 4)
+        forms.update(f for f in _secret_forms(secret) if len(f) >= 4)
         self.forms = sorted(forms, key=len, reverse=True)
 
     def __call__(self, text):

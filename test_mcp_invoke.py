@@ -9199,6 +9199,17 @@ def test_a_full_session_says_so_in_one_line_and_session_stop_still_works(session
             sock.close()
 
 
+def test_a_secret_is_redacted_in_its_base64_forms_too():
+    import base64
+    secret = "s3cr3t-value?>~"
+    redact = mcp_invoke._Redactor([secret])
+    for coded in (base64.b64encode(secret.encode()), base64.urlsafe_b64encode(secret.encode())):
+        for form in (coded.decode(), coded.decode().rstrip("=")):
+            assert redact("echo: %s." % form) == "echo: ***.", form
+    redact.add("tok3n-learnt")  # as an OAuth token is, during the run
+    assert redact(base64.b64encode(b"tok3n-learnt").decode()) == "***"
+
+
 def test_a_url_query_secret_is_redacted_in_the_raw_form_the_server_echoes(capsys):
     """A query value is a secret in every form it takes: as written in the URL
     (a + for a space, %xx escapes) as well as decoded. A server that echoes its
