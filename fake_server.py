@@ -438,6 +438,8 @@ HTTP modes (with --http only):
                        opens a session's stream, whose first event, endpoint,
                        names /messages?session=ID; POSTs there get 202 and
                        their answers go on the stream; a POST to /mcp gets 405
+    slow-acks          (legacy era) a POSTed answer to one of the server's
+                       requests is acknowledged (202) only after --delay seconds
     hang-initialized   (legacy era) never answer the POST of
                        notifications/initialized; the connection is held
     unicode-ids        (legacy era) every SSE event id starts with U+4E2D,
@@ -631,7 +633,7 @@ HTTP_MODES = ("sse", "sse-retry", "no-get", "auth", "error-500", "wrong-type",
               "expire-always", "drop-stream", "stall-body", "comments-only",
               "reset", "redirect", "redirect-away", "redirect-loop", "get-ask",
               "param-headers", "http-sse", "hang-initialized", "unicode-ids",
-              "old-sse-400")
+              "old-sse-400", "slow-acks")
 
 # Modes of the authorization server and the protected resource (--oauth).
 OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
@@ -3142,6 +3144,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self.wait(server, lambda: False)
         if "method" not in message:
             server.replies.put(message)  # an answer to one of our requests
+            if "slow-acks" in self.server.modes:
+                time.sleep(self.server.options.delay)
         if "method" not in message or "id" not in message:
             return self.send_body(202, b"")
         self.dispatch(server, message, False)

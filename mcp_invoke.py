@@ -1804,6 +1804,10 @@ class _HttpTransport(_Transport):
         self._small = collections.deque()  # notifications and answers, in order
         self._small_bytes = 0  # of answers not yet sent (backlogged)
         self._small_count = self._small_done = 0  # notifications and answers queued, sent
+        # How many smalls there were up to the last notification: a request goes
+        # after those (initialized, a cancellation), not after answers queued since,
+        # so a server's burst of questions cannot hold back the requests that follow.
+        self._notified = 0
         self._small_method = None  # the one going now
         self._live = {}  # request id -> its _Post, while it is carried
         self._idle = []  # keep-alive connections not in use
@@ -1840,6 +1844,8 @@ class _HttpTransport(_Transport):
             post = _Post({} if answer else message, frame, self._small_count)
             if post.ident is None:  # a notification or an answer: in order, on their own
                 self._small_count += 1
+                if not answer:
+                    self._notified = self._small_count
                 self._small.append(post)
                 if answer:
                     self._small_bytes += len(frame)
@@ -1847,6 +1853,7 @@ class _HttpTransport(_Transport):
                     self._small_worker = True
                     self._spawn(self._serve_small)
             else:
+                post.after = self._notified
                 self._requests.append(post)
                 self._live[post.ident] = post
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
@@ -2695,7 +2702,7 @@ class _HttpTransport(_Transport):
 
     def _listen(self):
         with self._cond:
-            post = _Post({}, None, self._small_count)  # once initialized has gone
+            post = _Post({}, None, self._notified)  # once initialized has gone
             self._after(post)
         parser, tries = _SSEParser(self.max_bytes), 0
         while tries < _GET_TRIES and not self._closed:

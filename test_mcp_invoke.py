@@ -9497,6 +9497,17 @@ def test_dynamic_registration_asks_for_refresh_tokens_where_the_server_grants_th
     assert registration["json"]["grant_types"] == grants
 
 
+def test_http_answers_to_a_burst_of_server_requests_do_not_hold_back_the_next_request():
+    """Eight pings on a call's stream, each answer taken a second after it is
+    POSTed: the answers go in order, but the request after the call goes at once
+    (before, it waited for all eight and timed out "never sent")."""
+    with _http("--mode", "ping-flood", "--mode", "slow-acks", "--size", "8",
+               "--delay", "1") as url:
+        with mcp_invoke.Client(url=url, timeout=4, shutdown_grace=0.5) as client:
+            assert client.call_tool("echo", {"text": "hi"})["content"][0]["text"] == "hi"
+            assert [t["name"] for t in client.list_tools()][0] == "echo"
+
+
 def test_http_falls_back_to_http_sse_after_a_plain_400_to_initialize(capsys):
     """Both revisions' "Backwards Compatibility": initialize POSTed and refused
     with 400, 404 or 405, with no modern error in the body, may be a server of
