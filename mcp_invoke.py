@@ -10124,8 +10124,9 @@ def _line_args(args, line):
         tokens = shlex.split(line)
     except ValueError as e:
         raise UsageError("cannot read the line: %s" % e)
-    if tokens in (["help"], ["?"]):
+    if tokens[:1] in (["help"], ["?"]):
         return None
+    _check_utf8(tokens)
     parser = _build_parser()
     valued = _valued(parser)
     ours, server = _split_argv(tokens, valued)
@@ -12259,6 +12260,16 @@ def _within_limit(data, what):
     return data
 
 
+def _check_utf8(words):
+    """UsageError for a word that holds bytes that are not UTF-8 (kept as
+    surrogates, PEP 383): JSON cannot carry them to the server."""
+    for word in words:
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError("argument %r is not valid UTF-8" % word)
+
+
 def _run(argv, diag, out, started):
     if argv == ["--version"]:  # alone, it needs no parser, which costs more to build
         out.write(_VERSION_LINE + "\n")
@@ -12267,11 +12278,7 @@ def _run(argv, diag, out, started):
     ours, server = _split_argv(argv, _valued(parser))
     if "--events" in ours:  # before parsing: a bad option is an error event too
         diag.events = _Events(out, diag)
-    for arg in ours:  # the server's own arguments go to it as bytes, whatever they hold
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:  # undecodable bytes, kept as surrogates (PEP 383)
-            raise UsageError("argument %r is not valid UTF-8" % arg)
+    _check_utf8(ours)  # the server's own arguments go to it as bytes, whatever they hold
     try:
         args = parser.parse_args(ours)
     except SystemExit as e:  # --help and --version print and exit 0

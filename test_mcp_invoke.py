@@ -8768,6 +8768,21 @@ def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(caps
         "mcp_invoke: tool 'fail' returned an error"]
 
 
+def test_the_shell_refuses_bytes_that_are_not_utf8_as_the_command_line_does(tmp_path):
+    """A line is read as bytes: what is not UTF-8 is refused, never sent as
+    surrogates; `help WORD` is help."""
+    record = tmp_path / "record"
+    proc = _script(["shell", "--"] + fake(record=record), stdin=subprocess.PIPE)
+    out, err = proc.communicate(b"call echo text=\xff\xfe\nhelp call\ncall echo text=ok\n",
+                                timeout=60)
+    assert proc.returncode == 0 and out.decode().endswith("ok\n")
+    assert "  call NAME [ARGS...]" in out.decode()
+    assert err.decode() == ("mcp_invoke: argument 'text=\\udcff\\udcfe' is not valid "
+                            "UTF-8\n")
+    calls = [r for r in records(record) if r.get("method") == "tools/call"]
+    assert [c["params"]["arguments"] for c in calls] == [{"text": "ok"}]
+
+
 def test_the_shell_ends_with_a_server_that_dies(capsys):
     code, out, err = run(capsys, "shell", "--", *fake("crash-call"),
                          stdin="ping\ncall echo text=x\nping\n")
