@@ -10061,7 +10061,7 @@ def _cmd_shell(client, args, ctx):
     try:
         while True:
             try:
-                line = editor.read() if editor is not None else ctx.stdin.readline()
+                line = editor.read() if editor is not None else _read_line(ctx.stdin)
             except _Signalled:
                 raise  # SIGTERM, SIGHUP: the shell ends
             except KeyboardInterrupt:
@@ -12258,6 +12258,15 @@ def _within_limit(data, what):
     if len(data) > _INPUT_LIMIT:
         raise UsageError("%s is larger than %d bytes" % (what, _INPUT_LIMIT))
     return data
+
+
+def _read_line(stream):
+    """A line of ``stream`` as text, bytes that are not UTF-8 kept as
+    surrogates for the caller to refuse (3.6 decodes stdin strictly)."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text stream of our caller's
+        return stream.readline()
+    return buffer.readline().decode("utf-8", "surrogateescape")
 
 
 def _check_utf8(words):
