@@ -7049,8 +7049,8 @@ def _secrets(options):
                 basic = _basic(unquote(where.username), unquote(where.password or ""))
                 found += [unquote(where.password or ""), where.password or "", basic,
                           basic.partition(" ")[2]]
-        for piece in re.split("[&;]", parts.query):  # each value as sent, and decoded
-            value = piece.partition("=")[2]
+        for piece in parts.query.replace(";", "&").split("&") if parts.query else ():
+            value = piece.partition("=")[2]  # each value as sent, and decoded
             found += [value, unquote(value), unquote(value.replace("+", " ")),
                       quote(unquote(value), safe=""), quote_plus(unquote(value))]
         found += [value for _, value in parse_qsl(parts.query)]
