@@ -9135,6 +9135,26 @@ def test_header_bearer_and_query_secrets_of_an_http_session_are_redacted_for_its
             assert run(capsys, "session", "stop", "hs")[0] == 0
 
 
+def test_an_oauth_token_an_http_session_obtains_is_redacted_for_its_clients(
+        sessions, capsys, tmp_path):
+    """The token the session process obtains is its secret as much as one given
+    at start: a server that echoes the Authorization header shows *** to every
+    client, and the token is in the session's token file, never on a client's
+    terminal."""
+    cache = str(tmp_path / "tokens" / "oauth.json")
+    with _oauth_server(tmp_path, "--mode", "echo-secrets") as (url, record):
+        assert _start("os", "--url", url, "--oauth-headless", "--oauth-cache", cache)[0] == 0
+        try:
+            token = _kept(cache, url)["tokens"][0]["access_token"]
+            for mode in ([], ["--json"], ["--events"]):
+                code, out, err = run(capsys, *(mode + ["--session", "os", "call", "echo",
+                                                       "text=x"]))
+                assert token not in out + err, (mode, out, err)
+                assert code == 3 and "Bearer ***" in out + err, (mode, out, err)
+        finally:
+            assert run(capsys, "session", "stop", "os")[0] == 0
+
+
 def test_a_flooding_session_client_is_read_no_further_than_its_bound(sessions, capsys):
     """A client that writes 150,000 tools/call lines and reads nothing is read
     only as far as what it may have in flight, so the session neither grows
