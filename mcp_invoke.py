@@ -66,22 +66,27 @@ LOGNAME, SHELL, TERM, LANG, LC_*, TMPDIR, TZ) unless asked for more, runs in its
 own process group, and is always stopped and reaped: stdin closed, then
 SIGTERM, then SIGKILL to the whole group.
 
-The file, top to bottom (each part opens with a banner):
+The file, top to bottom (each part opens with a banner), in two parts:
 
+  Part I: the library (it stands alone; nothing in it names anything of Part II)
     Constants        protocol versions, defaults, limits, each with its reason
     Exceptions       MCPError and its leaves, each carrying its exit code
+    Shared helpers   the small functions every part uses; files and directories
     Wire helpers     JSON in and out, the framer that splits stdout into messages,
                      and for HTTP the server-sent events parser and capped bodies
-    Transport        _Transport, the interface the Client uses; _StdioTransport,
-                     the server process and one selectors loop; _HttpTransport,
-                     Streamable HTTP on http.client and worker threads;
-                     _SessionTransport, a keep-alive session's Unix socket
-    OAuth 2.1        discovery, the client's identity, grants, the token cache
-    JWT signing      ES256 and RS256 client assertions from a PEM key
-    Client           the protocol: eras, requests, batch, answers to the server,
-                     subscriptions (watch, list changes)
-    CLI output       stdout, stderr diagnostics, progress, --events, hidden text
     JSON Schema      the checker (draft 2020-12 and older dialects)
+    Transports       _Transport, the interface the Client uses; _StdioTransport,
+                     the server process and one selectors loop
+    Transports       _HttpTransport: Streamable HTTP on http.client and worker
+                     threads, and the 2024-11-05 HTTP+SSE transport
+    Transports       OAuth 2.1: discovery, the client's identity, grants, tokens
+    Transports       JWT signing: ES256 and RS256 client assertions from a PEM key
+    Transports       _SessionTransport, a keep-alive session's Unix socket
+    Client           the protocol: eras, requests, batch, answers to the server,
+                     subscriptions (watch, list changes), the request engine
+
+  Part II: the command line (Client through its public methods and engine)
+    Output           stdout, stderr diagnostics, progress, --events, hidden text
     Config files     JSONC, mcpServers / servers, ${VAR}
     Arguments        key=value typing, signatures, content blocks
     Answering        elicitation and sampling on the command line
@@ -146,6 +151,15 @@ __all__ = [
     "main",
     "__version__",
 ]
+
+
+# ---------------------------------------------------------------------------
+# Part I: the library
+# ---------------------------------------------------------------------------
+#
+# What ``import mcp_invoke`` gives: Client and its exceptions, and everything
+# they stand on. Nothing here names anything of Part II; it never prints,
+# never exits, and reads no option of the command line.
 
 
 # ---------------------------------------------------------------------------
@@ -451,6 +465,10 @@ class CommandNotFound(LaunchError):
     exit_code = 127
 
 
+# ---------------------------------------------------------------------------
+# Shared helpers: small functions every part uses, files, directories
+# ---------------------------------------------------------------------------
+
 def _cut(text, limit=_MESSAGE_CHARS):
     """Text from a server, cut to ``limit`` characters for a message of ours."""
     return text if len(text) <= limit else text[:limit] + "..."
@@ -466,6 +484,94 @@ def _tail_lines(tail, lines=_TAIL_LINES, limit=400):
     kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
     text = " | ".join(kept)
     return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _cwd():
+    """The current directory; UsageError if it has been deleted under us."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        raise UsageError("the current directory no longer exists (it was deleted); "
+                         "cd to one that does")
+
+
+def _flat(text):
+    """A server's text within a line of ours: a line break in it shows as \\n, so it
+    cannot forge a line of its own (the rest is neutralised where it is written)."""
+    text = text if isinstance(text, str) else json.dumps(text)
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _list(value):
+    return value if isinstance(value, list) else []
+
+
+def _show(value):
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= _SHOW_CHARS else text[:_SHOW_CHARS - 3] + "..."
+
+
+def _xdg(environ, name, default):
+    """An XDG base directory: the variable if it holds an absolute path (the XDG
+    Base Directory spec has relative ones ignored), else ``default``."""
+    value = environ.get(name)
+    return value if value and os.path.isabs(value) else default
+
+
+def _state_home(environ):
+    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
+    sessions' logs, the shell's history."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
+                        "mcp_invoke")
+
+
+def _read_file(path, what, encoding="utf-8", wait=None):
+    """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise.
+
+    ``wait``: seconds a pipe (a FIFO, ``<(...)``) may take to give its text,
+    where opening one that nobody writes would otherwise wait forever.
+    """
+    try:
+        if wait is None:
+            with open(path, "rb") as f:
+                data = f.read(_INPUT_LIMIT + 1)
+        else:
+            data = _read_waiting(path, wait)
+        return _within_limit(data, what).decode(encoding)
+    except (IOError, OSError, UnicodeError) as e:
+        raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
+
+
+def _read_waiting(path, wait):
+    import select  # lazy: only for files read this way
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        deadline, parts, size = time.monotonic() + wait, [], 0
+        while size <= _INPUT_LIMIT:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                raise OSError(errno.ETIMEDOUT, "nothing came from it within %gs" % wait)
+            try:
+                part = os.read(fd, _READ_SIZE)
+            except BlockingIOError:
+                continue
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+def _within_limit(data, what):
+    if len(data) > _INPUT_LIMIT:
+        raise UsageError("%s is larger than %d bytes" % (what, _INPUT_LIMIT))
+    return data
 
 
 # ---------------------------------------------------------------------------
@@ -853,7 +959,724 @@ class _BodyReader(object):
 
 
 # ---------------------------------------------------------------------------
-# Transport: what the Client needs of a way to a server; stdio
+# JSON Schema: draft 2020-12, and the older dialects a $schema may name
+# ---------------------------------------------------------------------------
+
+def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS,
+                    formats=False):
+    """The first way ``value`` breaks ``schema``, as one line naming the field, or None.
+
+    Draft 2020-12, or the 2019-09, draft-07, -06 or -04 that the root's
+    ``$schema`` names; any other dialect is the problem (basic, "JSON Schema
+    Usage"). ``where`` names fields: "argument", "structuredContent", "answer".
+    ``$ref`` resolves within ``root`` (default: ``schema``) and its ``$id``s;
+    nothing is fetched, and a value that reaches another reference is refused.
+    ``format`` is checked only with ``formats``; unknown keywords are ignored.
+    The schema comes from the server: a check that takes longer than
+    ``seconds`` (a backtracking pattern, $ref fan-out) is itself the problem.
+    """
+    check = _SchemaCheck(schema if root is None else root, where, formats)
+    try:
+        return _within(seconds, lambda: check.run(value, schema))
+    except _Overtime:
+        return _Unchecked("%s: could not be checked against the schema within %gs" % (
+            check.name(""), seconds))
+    except RecursionError:
+        return _Unchecked("%s: could not be checked against a schema nested this deeply"
+                          % check.name(""))
+
+
+class _Unchecked(str):
+    """A problem of the check's own: it could not finish within its bounds (time,
+    stack, memory), so it says nothing of the value."""
+
+
+class _Unfinished(Exception):
+    """A check that cannot be finished: a $ref the document does not define, or
+    more evaluated items to track than memory should hold. Its text is the problem."""
+
+
+# Keywords through which a schema can lead back to itself or fan out.
+_REFERRING = frozenset(("$ref", "anyOf", "oneOf", "allOf"))
+# Where subschemas sit (2020-12 core §10, §11): alone, in a list, as an object's values.
+_ONE_SCHEMA = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
+               "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
+# Nothing evaluated: what a failed or non-container check reports.
+_NOTHING = frozenset()
+# The keywords that read what other keywords evaluated (2020-12 core §11), and
+# the references this checker does not follow: with one of these, what they
+# would have evaluated is unknown, so unevaluated* refuse nothing.
+_UNEVALUATED = frozenset(("unevaluatedItems", "unevaluatedProperties"))
+_DYNAMIC = frozenset(("$dynamicRef", "$recursiveRef"))
+
+
+class _Untracked(object):
+    """What each part of a schema evaluated, when nothing will read it: kept nowhere."""
+
+    def add(self, item):
+        pass
+
+    def update(self, items):
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __contains__(self, item):
+        return False
+
+
+_UNTRACKED = _Untracked()
+
+
+class _SchemaCheck(object):
+    """One validation: the document, its dialect and identifiers, the noun for fields."""
+
+    def __init__(self, root, where, formats):
+        self.root = root
+        self.where = where
+        self.formats = formats
+        self.dialect = 2020
+        self.base = ""  # the root's URI, from its $id
+        self.ids = {"": root}  # absolute URI (no fragment) -> the resource it names
+        self.anchors = {}  # (URI, $anchor) -> node
+        self.bases = {}  # id(node with a $ref) -> the URI that $ref is relative to
+        self.shapes = {}  # id(node) -> the node in 2020-12 terms (older dialects)
+        self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
+        self.targets = {}  # id(node with a $ref) -> what resolve() said of it
+        self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
+        self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
+        self.tracked = 0  # evaluated items kept so far, each part's counted
+        self.dynamic = False  # any $dynamicRef or $recursiveRef, which are not followed
+        # Every object whose id() keys a table above, kept alive as long as the
+        # table: a dropped dict's id is soon another's (a reader lives across
+        # many arguments, each read through a dict made for it).
+        self.held = []
+
+    def name(self, path):
+        if path:
+            return "%s '%s'" % (self.where, path)
+        return "the arguments" if self.where == "argument" else self.where
+
+    def run(self, value, schema):
+        declared = _dict(self.root).get("$schema")
+        self.dialect = _dialect(declared)
+        if self.dialect is None:
+            return "%s: the schema's dialect %s is not supported (only %s)" % (
+                self.name(""), _cut(declared, _SHOW_CHARS),
+                ", ".join(uri.split("/")[-2] for uri, _ in _DIALECTS))
+        self.index()
+        try:
+            return self.check(value, schema, "")[0]
+        except _Unfinished as unfinished:
+            return unfinished.args[0]
+
+    def shape(self, schema):
+        """The schema in 2020-12 terms, made once per node."""
+        if self.dialect == 2020 or not isinstance(schema, dict):
+            return schema
+        if id(schema) not in self.shapes:
+            self.held.append(schema)
+            self.shapes[id(schema)] = _upgrade(schema, self.dialect)
+        return self.shapes[id(schema)]
+
+    def index(self):
+        """Note each $id and $anchor, and the base URI of each $ref (2020-12 core §8.2)."""
+        stack, done = [(self.root, "")], set()
+        while stack:
+            raw, base = stack.pop()
+            node = self.shape(raw)
+            if not isinstance(node, dict) or id(node) in done:
+                continue
+            done.add(id(node))
+            self.annotated = self.annotated or bool(_UNEVALUATED.intersection(node))
+            self.dynamic = self.dynamic or bool(_DYNAMIC.intersection(node))
+            uri = _locate(base, node["$id"])[0] if isinstance(node.get("$id"), str) else None
+            if uri is not None:  # an $id no URI parser takes identifies nothing
+                base = uri
+                self.ids.setdefault(base, raw)
+            for key in ("$anchor", "$dynamicAnchor"):  # both name a plain fragment
+                if isinstance(node.get(key), str):
+                    self.anchors.setdefault((base, node[key]), raw)
+            if raw is self.root:
+                self.base = base
+            if "$ref" in node:
+                self.held.append(node)
+                self.bases[id(node)] = base
+            stack.extend((sub, base) for sub in _subschemas(node))
+
+    def resolve(self, schema):
+        """The node a schema's $ref names and None, or None and why there is none."""
+        if id(schema) not in self.targets:  # each $ref resolved once
+            self.held.append(schema)
+            self.targets[id(schema)] = self.lookup(schema)
+        return self.targets[id(schema)]
+
+    def lookup(self, schema):
+        ref = schema["$ref"]
+        if not isinstance(ref, str):
+            return True, None  # not a reference at all: the server's fault, not the caller's
+        uri, fragment = _locate(self.bases.get(id(schema), self.base), ref)
+        if uri is None:
+            return None, "the schema refers to %s, which is not a URI" % _cut(ref, _SHOW_CHARS)
+        if uri not in self.ids:  # never fetched (basic, "$ref Resolution")
+            return None, "the schema refers to %s, which is not fetched" % _cut(ref, _SHOW_CHARS)
+        if fragment and not fragment.startswith("/"):
+            node = self.anchors.get((uri, fragment))
+        else:
+            node = _pointer(self.ids[uri], "#" + fragment)
+        if node is None:
+            return None, "the schema refers to %s, which it does not define" % _cut(
+                ref, _SHOW_CHARS)
+        return node, None
+
+    def check(self, value, schema, path):
+        """The first problem or None, and the keys or indices of value evaluated (core §11)."""
+        # Each value meets each schema once: $refs can make a small schema a
+        # huge tree, or a cycle, which adds nothing when met again (so passes).
+        schema = self.shape(schema)
+        if not isinstance(schema, dict) or not _REFERRING.intersection(schema):
+            return self.evaluate(value, schema, path)  # no way back to a node
+        key = (id(value), id(schema), path)
+        if key not in self.seen:
+            self.held.append((value, schema))
+            self.seen[key] = (None, _NOTHING)
+            self.seen[key] = self.evaluate(value, schema, path)
+        return self.seen[key]
+
+    def evaluate(self, value, schema, path):
+        if schema is False:
+            return "%s: not allowed" % self.name(path), _NOTHING
+        if not isinstance(schema, dict):
+            return None, _NOTHING  # `true`, or not a schema at all: the server's fault
+        seen = set() if self.annotated and not self.dynamic else _UNTRACKED
+        problem = (self.ref_problem(value, schema, path, seen)
+                   or self.value_problem(value, schema, path)
+                   or self.array_problem(value, schema, path, seen)
+                   or self.object_problem(value, schema, path, seen)
+                   or self.combined_problem(value, schema, path, seen)
+                   or self.conditional_problem(value, schema, path, seen)
+                   or self.unevaluated_problem(value, schema, path, seen))
+        if problem:
+            return problem, _NOTHING
+        self.tracked += len(seen) if seen is not _UNTRACKED else 0
+        if self.tracked > _MAX_TRACKED:  # $refs can make each part re-evaluate all of it
+            raise _Unfinished(_Unchecked("%s: could not be checked: the schema makes it "
+                                         "track over %d evaluated items"
+                                         % (self.name(path), _MAX_TRACKED)))
+        return None, seen
+
+    def ref_problem(self, value, schema, path, seen):
+        if "$ref" not in schema:
+            return None
+        target, missing = self.resolve(schema)
+        if missing:  # refused, not passed (basic, "$ref Resolution")
+            raise _Unfinished("%s: %s" % (self.name(path), missing))
+        problem, evaluated = self.check(value, target, path)
+        seen.update(evaluated)
+        return problem
+
+    def value_problem(self, value, schema, path):
+        """The keywords that look at the value alone (2020-12 validation §6)."""
+        message = (_kind_problem(value, schema) or _number_problem(value, schema)
+                   or self.string_problem(value, schema) or _length_problem(value, schema)
+                   or _unique_problem(value, schema))
+        return "%s: %s" % (self.name(path), message) if message else None
+
+    def string_problem(self, value, schema):
+        pattern = schema.get("pattern")
+        if not isinstance(value, str):
+            return None
+        if isinstance(pattern, str) and self.search(pattern, value) is False:
+            return "%s does not match the pattern %s" % (_show(value), _cut(pattern))
+        return _format_problem(value, schema.get("format")) if self.formats else None
+
+    def search(self, pattern, text):
+        """Whether pattern matches anywhere in text; None if Python cannot compile it."""
+        if pattern not in self.regexes:
+            try:
+                self.regexes[pattern] = _compile(pattern)
+            except RecursionError:  # the stack left here was too short: not kept, not used
+                return None
+        regex = self.regexes[pattern]
+        return None if regex is None else regex.search(text) is not None
+
+    def array_problem(self, value, schema, path, seen):
+        """prefixItems, items, then contains (2020-12 core §10.3.1)."""
+        if not isinstance(value, list):
+            return None
+        prefix, rest = _list(schema.get("prefixItems")), schema.get("items")
+        for i, item in enumerate(value):
+            sub = prefix[i] if i < len(prefix) else rest
+            if not isinstance(sub, (dict, bool)):
+                break
+            problem = self.check(item, sub, _at(path, i))[0]
+            if problem:
+                return problem
+            seen.add(i)
+        if "contains" not in schema:
+            return None
+        found = [i for i, item in enumerate(value)
+                 if not self.check(item, schema["contains"], _at(path, i))[0]]
+        seen.update(found)
+        low, high = schema.get("minContains", 1), schema.get("maxContains")
+        if _is_number(low) and len(found) < low:
+            return "%s: expected at least %s matching the contains schema, got %d" % (
+                self.name(path), _count(low, "item", "items"), len(found))
+        if _is_number(high) and len(found) > high:
+            return "%s: expected at most %s matching the contains schema, got %d" % (
+                self.name(path), _count(high, "item", "items"), len(found))
+        return None
+
+    def object_problem(self, value, schema, path, seen):
+        """The object keywords, names the schema does not take first (core §10.3.2)."""
+        if not isinstance(value, dict):
+            return None
+        properties = _dict(schema.get("properties"))
+        patterns = _dict(schema.get("patternProperties"))
+        extra = schema.get("additionalProperties")
+        for key in value:
+            if (extra is None or key in properties
+                    or any(self.search(p, key) is not False for p in patterns)):
+                continue  # a pattern Python cannot compile may have matched
+            if extra is False:
+                return self.unexpected(path, key, list(properties), list(patterns))
+            problem = self.check(value[key], extra, _join(path, key))[0]
+            if problem:
+                return problem
+            seen.add(key)
+        problem = self.required_problem(value, schema, path)
+        if problem:
+            return problem
+        for key, sub in properties.items():
+            if key in value:
+                problem = self.check(value[key], sub, _join(path, key))[0]
+                if problem:
+                    return problem
+                seen.add(key)
+        for pattern, sub in patterns.items():
+            for key in value:
+                matched = self.search(pattern, key)
+                problem = matched and self.check(value[key], sub, _join(path, key))[0]
+                if problem:
+                    return problem
+                if matched is not False:
+                    seen.add(key)
+        return self.names_problem(value, schema, path)
+
+    def required_problem(self, value, schema, path):
+        """required, and dependentRequired (validation §6.5.3, §6.5.4)."""
+        for key in _list(schema.get("required")):
+            if isinstance(key, str) and key not in value:
+                return "missing required %s" % self.name(_join(path, key))
+        for key, needs in _dict(schema.get("dependentRequired")).items():
+            for need in _list(needs) if key in value else ():
+                if isinstance(need, str) and need not in value:
+                    return "missing required %s (required with '%s')" % (
+                        self.name(_join(path, need)), key)
+        return None
+
+    def names_problem(self, value, schema, path):
+        names = schema.get("propertyNames")
+        if names is None:
+            return None
+        for key in value:
+            if self.check(key, names, _join(path, key))[0]:
+                return "%s: the name %s is not allowed" % (self.name(path), _show(key))
+        return None
+
+    def unexpected(self, path, key, names, patterns):
+        takes = "the tool takes" if self.where == "argument" else "the schema allows"
+        names = names + ["names matching %s" % _cut(p, _SHOW_CHARS) for p in patterns]
+        return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
+                                           ", ".join(names) or "nothing")
+
+    def combined_problem(self, value, schema, path, seen):
+        """allOf, anyOf, oneOf (core §10.2.1), keeping what the passing ones evaluated."""
+        for sub in _list(schema.get("allOf")):
+            problem, evaluated = self.check(value, sub, path)
+            if problem:
+                return problem
+            seen.update(evaluated)
+        for key in ("anyOf", "oneOf"):
+            subs = _list(schema.get(key))
+            if not subs:
+                continue
+            results = [self.check(value, sub, path) for sub in subs]
+            passed = [evaluated for problem, evaluated in results if problem is None]
+            if not passed:
+                return self.best_problem(value, subs, [p for p, _ in results], path)
+            if key == "oneOf" and len(passed) > 1:
+                return "%s: matches more than one allowed schema" % self.name(path)
+            for evaluated in passed:
+                seen.update(evaluated)
+        return None
+
+    def best_problem(self, value, subs, problems, path):
+        """Why no branch matched: the one branch of the right type, or the types allowed."""
+        subs = [self.shape(s) for s in subs]
+        kinds = [_declared_types(self.shape(self.resolve(s)[0]) if "$ref" in _dict(s) else s)
+                 for s in subs]
+        fits = [p for p, k in zip(problems, kinds)
+                if k is None or any(_has_type(value, t) for t in k)]
+        if len(fits) == 1:
+            return fits[0]
+        allowed = []
+        for k in kinds:
+            allowed.extend(t for t in k or () if t not in allowed)
+        if not fits and allowed:
+            return "%s: expected %s, got %s" % (self.name(path), " or ".join(allowed),
+                                                _show(value))
+        return "%s: does not match any allowed schema" % self.name(path)
+
+    def conditional_problem(self, value, schema, path, seen):
+        """not, if/then/else, dependentSchemas (core §10.2.1, §10.2.2)."""
+        if "not" in schema and self.check(value, schema["not"], path)[0] is None:
+            return "%s: matches a schema it must not match" % self.name(path)
+        if "if" in schema:
+            problem, evaluated = self.check(value, schema["if"], path)
+            seen.update(evaluated)
+            branch = "then" if problem is None else "else"
+            problem, evaluated = self.check(value, schema.get(branch, True), path)
+            if problem:
+                return problem
+            seen.update(evaluated)
+        for key, sub in _dict(schema.get("dependentSchemas")).items():
+            if isinstance(value, dict) and key in value:
+                problem, evaluated = self.check(value, sub, path)
+                if problem:
+                    return problem
+                seen.update(evaluated)
+        return None
+
+    def unevaluated_problem(self, value, schema, path, seen):
+        """unevaluatedItems/Properties: what nothing that passed looked at (core §11)."""
+        if self.dynamic:  # see _DYNAMIC
+            return None
+        if isinstance(value, list) and "unevaluatedItems" in schema:
+            sub, keys = schema["unevaluatedItems"], range(len(value))
+        elif isinstance(value, dict) and "unevaluatedProperties" in schema:
+            sub, keys = schema["unevaluatedProperties"], list(value)
+        else:
+            return None
+        for key in keys:
+            if key in seen:
+                continue
+            if sub is False and isinstance(value, dict):
+                names, patterns = self.declared(schema)
+                if key in names:  # a branch that failed takes it
+                    return "%s: no part of the schema that matched takes it" % self.name(
+                        _join(path, key))
+                return self.unexpected(path, key, names, patterns)
+            problem = self.check(value[key], sub, _at(path, key))[0]
+            if problem:
+                return problem
+        seen.update(keys)
+        return None
+
+    def declared(self, schema):
+        """The property names and patterns a schema and its in-place subschemas declare."""
+        names, patterns, queue, done = [], [], [schema], set()
+        for node in queue:  # grows while read: breadth first, each node once
+            node = self.shape(node)
+            if not isinstance(node, dict) or id(node) in done:
+                continue
+            done.add(id(node))
+            names.extend(n for n in _dict(node.get("properties")) if n not in names)
+            patterns.extend(p for p in _dict(node.get("patternProperties")) if p not in patterns)
+            for key in ("allOf", "anyOf", "oneOf"):
+                queue.extend(_list(node.get(key)))
+            queue.extend(node[key] for key in ("if", "then", "else") if key in node)
+            queue.extend(_dict(node.get("dependentSchemas")).values())
+            if "$ref" in node:
+                queue.append(self.resolve(node)[0])
+        return names, patterns
+
+
+def _dialect(uri):
+    """The dialect a $schema names, as its year or draft number; None if unsupported."""
+    if not isinstance(uri, str):
+        return 2020  # no $schema: 2020-12 (basic, "JSON Schema Usage")
+    key = re.sub(r"\Ahttps?://", "", uri)
+    key = key[:-1] if key.endswith("#") else key
+    if key == "json-schema.org/schema":  # "the latest", which 2020-12 is here
+        return 2020
+    return dict(_DIALECTS).get(key)
+
+
+# Keywords older dialects lack, with the dialect that brought each.
+_SINCE = (("const", 6), ("contains", 6), ("propertyNames", 6), ("if", 7), ("then", 7),
+          ("else", 7), ("$anchor", 2019), ("dependentRequired", 2019),
+          ("dependentSchemas", 2019), ("minContains", 2019), ("maxContains", 2019),
+          ("unevaluatedItems", 2019), ("unevaluatedProperties", 2019), ("prefixItems", 2020))
+
+
+def _upgrade(schema, dialect):
+    """A schema of an older dialect in 2020-12 terms, so one check serves them all."""
+    if dialect <= 7 and "$ref" in schema:  # draft-07 §8.3: $ref overrides its siblings
+        return dict((k, v) for k, v in schema.items() if k in ("$ref", "$defs", "definitions"))
+    since = dict(_SINCE)
+    shaped = dict((k, v) for k, v in schema.items() if since.get(k, 0) <= dialect)
+    if dialect == 4:  # `id` then; exclusive bounds were flags on minimum/maximum
+        shaped.pop("$id", None)
+        if "id" in schema:
+            shaped["$id"] = schema["id"]
+        for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if shaped.pop(flag, None) is True and bound in shaped:
+                shaped[flag] = shaped.pop(bound)
+    ident = shaped.get("$id")
+    if dialect <= 7 and isinstance(ident, str) and ident.startswith("#"):
+        shaped["$anchor"] = shaped.pop("$id")[1:]  # draft-07 §8.2.3: a plain-name $id
+    if isinstance(schema.get("items"), list):  # the array form, and what follows it
+        shaped["prefixItems"] = schema["items"]
+        shaped.pop("items")
+        if "additionalItems" in schema:
+            shaped["items"] = schema["additionalItems"]
+    depends = schema.get("dependencies")
+    if dialect <= 7 and isinstance(depends, dict):
+        shaped["dependentRequired"] = dict((k, v) for k, v in depends.items()
+                                           if isinstance(v, list))
+        shaped["dependentSchemas"] = dict((k, v) for k, v in depends.items()
+                                          if isinstance(v, (dict, bool)))
+    return shaped
+
+
+def _subschemas(schema):
+    for key in _ONE_SCHEMA:
+        if key in schema:
+            yield schema[key]
+    for key in _SCHEMA_LISTS:
+        for sub in _list(schema.get(key)):
+            yield sub
+    for key in _SCHEMA_MAPS:
+        for sub in _dict(schema.get(key)).values():
+            yield sub
+
+
+def _locate(base, ref):
+    """``ref`` resolved against ``base`` (RFC 3986 §5): its URI and decoded
+    fragment, or None and None if it is no URI."""
+    from urllib.parse import unquote, urljoin  # lazy: only schemas with $ref or $id
+    # urljoin leaves a fragment alone against a base it does not know (urn:).
+    try:
+        uri = base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
+    except ValueError:  # http://[::1 and the like
+        return None, None
+    uri, _, fragment = uri.partition("#")
+    return uri, unquote(fragment)
+
+
+# An array index in a JSON pointer (RFC 6901 §4): ASCII digits, no leading zero.
+_INDEX = r"(?:0|[1-9][0-9]{0,17})\Z"
+
+
+def _pointer(root, ref):
+    """The node a local $ref (``#/$defs/Name``, a JSON pointer) names, or None."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        return None
+    node = root
+    for part in ref.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and re.match(_INDEX, part) and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _join(path, key):
+    return "%s.%s" % (path, key) if path else key
+
+
+def _at(path, key):
+    """The path of an array item (an index) or an object member (a name)."""
+    return "%s[%d]" % (path, key) if isinstance(key, int) else _join(path, key)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _has_type(value, kind):
+    """JSON Schema types: 1.0 is an integer, true is not a number; unknown names pass."""
+    if kind in ("number", "integer"):
+        return _is_number(value) and (kind == "number" or isinstance(value, int)
+                                      or value.is_integer())
+    kinds = {"null": type(None), "boolean": bool, "string": str, "array": list, "object": dict}
+    return kind not in kinds or isinstance(value, kinds[kind])
+
+
+def _declared_types(schema):
+    """The names in a schema's ``type``, or None when it does not say."""
+    kind = _dict(schema).get("type")
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind:
+        return [k for k in kind if isinstance(k, str)]
+    return [] if schema is False else None
+
+
+def _same(a, b):
+    """JSON equality: 1 equals 1.0, true is not 1, key order does not matter."""
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(value):
+    """A hashable form of a JSON value, equal for equal values (validation §4.2.2)."""
+    if isinstance(value, bool) or not _is_number(value):
+        if isinstance(value, list):
+            return ("array", tuple(_canonical(v) for v in value))
+        if isinstance(value, dict):
+            return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
+        return (type(value).__name__, value)
+    return ("number", value)  # 1 == 1.0 in Python, and they hash alike
+
+
+def _kind_problem(value, schema):
+    kinds = _declared_types(schema)
+    if kinds and not any(_has_type(value, k) for k in kinds):
+        return "expected %s, got %s" % (" or ".join(kinds), _show(value))
+    enum = schema.get("enum")
+    if isinstance(enum, list) and not any(_same(value, e) for e in enum):
+        shown = ", ".join(_show(e) for e in enum[:_SHOW_ENUM])
+        more = ", ... (%d in all)" % len(enum) if len(enum) > _SHOW_ENUM else ""
+        return "%s is not one of %s%s" % (_show(value), shown, more)
+    if "const" in schema and not _same(value, schema["const"]):
+        return "expected %s, got %s" % (_show(schema["const"]), _show(value))
+    return None
+
+
+# Numeric bounds, draft 2020 style (exclusiveMinimum/Maximum are numbers, not flags).
+_BOUNDS = (
+    ("minimum", lambda v, b: v < b, "%s is below the minimum %s"),
+    ("maximum", lambda v, b: v > b, "%s is above the maximum %s"),
+    ("exclusiveMinimum", lambda v, b: v <= b, "%s is not above the exclusive minimum %s"),
+    ("exclusiveMaximum", lambda v, b: v >= b, "%s is not below the exclusive maximum %s"),
+)
+
+
+def _number_problem(value, schema):
+    if not _is_number(value):
+        return None
+    for key, breaks, text in _BOUNDS:
+        bound = schema.get(key)
+        if _is_number(bound) and breaks(value, bound):
+            return text % (_show(value), _show(bound))
+    factor = schema.get("multipleOf")
+    if _is_number(factor) and factor > 0 and not _divides(factor, value):
+        return "%s is not a multiple of %s" % (_show(value), _show(factor))
+    return None
+
+
+def _divides(factor, value):
+    """Whether value is factor times an integer, exactly: 0.3 is a multiple of 0.1 here."""
+    if isinstance(value, int) and isinstance(factor, int):
+        return value % factor == 0
+    from fractions import Fraction  # lazy: only for multipleOf with a fraction
+    try:  # a float's repr is the decimal number it was written as
+        quotient = (Fraction(repr(value) if isinstance(value, float) else value)
+                    / Fraction(repr(factor) if isinstance(factor, float) else factor))
+    except (ValueError, OverflowError):  # inf or nan: no multiple of anything to speak of
+        return True
+    return quotient.denominator == 1
+
+
+def _compile(pattern):
+    """The pattern compiled, or None: one Python cannot compile is the schema's fault."""
+    try:
+        with warnings.catch_warnings():  # "Possible nested set" and the like: not ours to say
+            warnings.simplefilter("ignore")
+            return re.compile(pattern)
+    except (re.error, OverflowError):  # a{99999999999}; RecursionError: the caller's
+        return None
+
+
+def _length_problem(value, schema):
+    """min/maxLength (in code points, as len() counts), min/maxItems, min/maxProperties."""
+    if isinstance(value, str):
+        low, high, units = schema.get("minLength"), schema.get("maxLength"), (
+            "character", "characters")
+    elif isinstance(value, list):
+        low, high, units = schema.get("minItems"), schema.get("maxItems"), ("item", "items")
+    elif isinstance(value, dict):
+        low, high, units = schema.get("minProperties"), schema.get("maxProperties"), (
+            "property", "properties")
+    else:
+        return None
+    if _is_number(low) and len(value) < low:
+        return "expected at least %s, got %d" % (_count(low, *units), len(value))
+    if _is_number(high) and len(value) > high:
+        return "expected at most %s, got %d" % (_count(high, *units), len(value))
+    return None
+
+
+def _count(number, one, many):
+    return "%s %s" % (_show(number), one if number == 1 else many)
+
+
+def _unique_problem(value, schema):
+    if schema.get("uniqueItems") is not True or not isinstance(value, list):
+        return None
+    first = {}
+    for i, item in enumerate(value):
+        j = first.setdefault(_canonical(item), i)
+        if j != i:
+            return "items %d and %d are equal" % (j, i)
+    return None
+
+
+# The formats MCP elicitation offers (client/elicitation, "Requested Schema"):
+# RFC 3339 §5.6 dates and date-times; an address whose local part is dotted
+# words or quoted (RFC 5321 §4.1.2) and whose domain has a dot or is a literal;
+# an absolute URI (RFC 3986 §4.3) of the characters §2 allows.
+_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_TIME = r"[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([-+])([0-9]{2}):([0-9]{2}))"
+_LABEL = r"[^\W_](?:[\w-]*[^\W_])?"
+_EMAIL = r'(?:[^\s@".]+(?:\.[^\s@".]+)*|"(?:[^"\\\r\n]|\\.)+")@(?:%s(?:\.%s)+|\[[^\[\]\s]+\])\Z' % (
+    _LABEL, _LABEL)
+_URI = r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*\Z"
+
+
+def _format_problem(value, kind):
+    """``format`` as an assertion (validation §7.2.2), for the formats above; others pass."""
+    if kind == "email":
+        valid = re.match(_EMAIL, value)
+    elif kind == "uri":
+        valid = re.match(_URI, value)
+    elif kind in ("date", "date-time"):
+        valid = _is_date_time(value, kind == "date")
+    else:
+        return None
+    return None if valid else "%s is not a valid %s" % (_show(value), kind)
+
+
+def _is_date_time(text, date_only):
+    found = re.match(_DATE + (r"\Z" if date_only else _TIME + r"\Z"), text)
+    if not found:
+        return False
+    year, month, day = (int(n) for n in found.groups()[:3])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1 <= month <= 12 and 1 <= day <= days[month - 1]):
+        return False
+    if date_only:
+        return True
+    hour, minute, second, sign, zone_hour, zone_minute = found.groups()[3:]
+    offset = 0 if sign is None else (int(zone_hour) * 60 + int(zone_minute)) * int(sign + "1")
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 60 or abs(offset) >= 24 * 60:
+        return False
+    if sign and int(zone_minute) > 59:
+        return False
+    # A leap second is 23:59:60 in UTC (RFC 3339 §5.7), wherever the offset puts it.
+    return second != "60" or (int(hour) * 60 + int(minute) - offset) % (24 * 60) == 24 * 60 - 1
+
+
+# ---------------------------------------------------------------------------
+# Transports: what the Client needs of a way to a server; stdio
 # ---------------------------------------------------------------------------
 
 class _Transport(object):
@@ -1515,6 +2338,10 @@ class _StdioTransport(_Transport):
             elif not os.read(key.fd, _READ_SIZE):  # stdout, or a wake
                 self._sel.unregister(key.fd)
 
+
+# ---------------------------------------------------------------------------
+# Transports: Streamable HTTP, and the 2024-11-05 HTTP+SSE transport
+# ---------------------------------------------------------------------------
 
 # The HTTP transport (basic/transports, "Streamable HTTP"): http.client on
 # worker threads, each blocking on one connection; the Client's thread only
@@ -2791,368 +3618,8 @@ class _HttpTransport(_Transport):
             self._hang_up(conn)
 
 
-# The session transport: a keep-alive session of the command line (see
-# Sessions) holds the server, settled; this reaches it over a Unix socket,
-# one JSON line per message, where the session maps our ids to its own. The
-# session answers the server's questions itself, with its own policies.
-
-# A session's name: a file name, and a word in a shell.
-_SESSION_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z"
-# How long a session may take to greet a client: its socket thread does so at once.
-_SESSION_HELLO = 5.0
-# The longest Unix socket path (sun_path is 104 bytes on macOS and the BSDs).
-_SOCKET_PATH_MAX = 103
-
-
-def _session_dir(environ, create=False):
-    """The directory of sessions' sockets: $XDG_RUNTIME_DIR/mcp_invoke, else
-    mcp_invoke-UID in the temp dir. It must be this user's, and no one else's
-    to write: whoever could write it could stand in for a session."""
-    runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):  # a relative one is ignored (XDG base dirs)
-        path = os.path.join(runtime, "mcp_invoke")
-    else:
-        import tempfile  # lazy: sessions only
-        path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
-    try:
-        if create:
-            try:
-                os.makedirs(path, 0o700)
-            except FileExistsError:
-                pass
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return path
-    except OSError as e:
-        raise UsageError("cannot use the sessions directory %s: %s" % (path, e.strerror or e))
-    import stat  # lazy: sessions only
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise UsageError("the sessions directory %s is not a directory of this user's that "
-                         "only it may write; remove it, or set XDG_RUNTIME_DIR" % path)
-    if create and info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
-
-
-def _session_path(name, environ, create=False):
-    """The socket of session ``name``; UsageError for a name that cannot be one."""
-    if not isinstance(name, str) or not re.match(_SESSION_NAME, name):
-        raise UsageError("a session name is up to 64 letters, digits, '.', '_' and '-', "
-                         "starting with a letter or digit, not %s" % _arg(name))
-    path = os.path.join(_session_dir(environ, create), name + ".sock")
-    if len(os.fsencode(path)) > _SOCKET_PATH_MAX:
-        raise UsageError("the socket path %s is too long for a Unix socket; set "
-                         "XDG_RUNTIME_DIR to a shorter directory" % path)
-    return path
-
-
-def _remove_stale(path):
-    """Remove the socket at ``path`` if nobody listens on it (its session
-    crashed): checked again under the directory's lock, which a starting
-    session holds from its check to its listen, so a new one is never taken."""
-    with _locked(os.path.dirname(path)):
-        if not _listening(path):
-            _unlink_socket(path)
-
-
-def _unlink_socket(path):
-    """Remove ``path`` if it is a socket; UsageError if something else is there."""
-    if _not_a_socket(path) is None:
-        _unlink(path)
-
-
-def _not_a_socket(path):
-    """UsageError if ``path`` is there and is not a socket itself (a file, a
-    directory, a symlink); None if it is a socket, False if nothing is there."""
-    import stat  # lazy: sessions only
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    if not stat.S_ISSOCK(mode):
-        raise UsageError("%s is not a socket, so not a session's; remove it yourself" % path)
-    return None
-
-
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass  # gone already
-
-
-def _listening(path):
-    """True if a session listens on the socket at ``path``."""
-    import _socket  # lazy: sessions only
-    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        probe.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
-
-
-class _locked(object):
-    """The sessions directory, locked (flock) while the block runs."""
-
-    def __init__(self, directory):
-        self.directory = directory
-
-    def __enter__(self):
-        import fcntl  # lazy: sessions only
-        self.fd = os.open(self.directory, os.O_RDONLY)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-
-    def __exit__(self, *exc):
-        os.close(self.fd)  # and the lock with it
-
-
-# The status an error travels between a session and its clients with, and back.
-_ERRORS_BY_EXIT = {1: MCPError, 2: UsageError, 4: ProtocolError, 5: ConnectionLost,
-                   6: AuthError, 124: RequestTimeout, 126: LaunchError, 127: CommandNotFound}
-
-
-def _error_data(error):
-    """An MCPError as a session sends it to a client."""
-    data = {"exit": error.exit_code, "message": error.message, "method": error.method,
-            "stderr": error.stderr_tail}
-    if isinstance(error, ProtocolError) and isinstance(error.result, dict):
-        data["result"] = error.result
-    if isinstance(error, ServerError):
-        data.update(code=error.code, data=error.data)
-    return data
-
-
-def _error_from(data):
-    """The MCPError a session sent, as its client raises it."""
-    data = _dict(data)
-    cls = _ERRORS_BY_EXIT.get(data.get("exit"), ConnectionLost)
-    message = data.get("message")
-    method = data.get("method")
-    message = message if isinstance(message, str) else "the session failed"
-    method = method if isinstance(method, str) else None
-    if data.get("exit") == ServerError.exit_code:  # a server's error at session start
-        code = data.get("code")
-        return ServerError(message, method, code if isinstance(code, int) else None,
-                           data.get("data"))
-    error = cls(message, method)
-    stderr = data.get("stderr")
-    error.stderr_tail = stderr if isinstance(stderr, str) else ""
-    if cls is ProtocolError and isinstance(data.get("result"), dict):
-        error.result = data["result"]
-    return error
-
-
-class _SessionTransport(_Transport):
-    """A keep-alive session's server, over the session's Unix socket.
-
-    The session greets each client with the server as it settled it (era,
-    version, handshake; see ``negotiated``), so nothing is spawned and no
-    handshake is made. Requests go with our ids, answers come back with them;
-    a request the session could not carry comes back as _Failed, and a
-    server that died as the ConnectionLost it died with.
-    """
-
-    noise = "ignored a line from the session that is not JSON: %r"
-
-    def __init__(self, name, max_bytes=DEFAULT_MAX_BYTES, environ=None, hello=_SESSION_HELLO):
-        self.name = name
-        self.hello_wait = hello  # seconds the session may take to greet
-        self.path = _session_path(name, os.environ if environ is None else environ)
-        self._framer = _Framer(max_bytes)
-        self._sock = self._sel = None
-        self._outq = collections.deque()
-        self._out_pos = 0
-        self.held = False
-        self._inbox = collections.deque()
-        self._failure = None
-        self._closed = False
-        self._hello = None
-        self._eof = False
-        self._wake = None  # a _WakePipe: see waker
-        self._woken = False
-        self.last_words = ""
-
-    @property
-    def max_bytes(self):
-        return self._framer.max_bytes
-
-    def start(self):
-        # lazy: sessions only. The C modules: what socket.py and selectors add
-        # (enums, a class over poll) costs a call through a session a tenth of its time.
-        import _socket
-        import select
-        _not_a_socket(self.path)  # a symlink to another session's is not this one
-        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            self._sock.connect(self.path)
-        except (FileNotFoundError, NotADirectoryError):
-            raise UsageError("no session %s is running (session list shows those that are)"
-                             % self.name)
-        except ConnectionRefusedError:
-            _remove_stale(self.path)
-            raise UsageError("session %s is not running: it ended without removing its "
-                             "socket, which is now removed" % self.name)
-        except OSError as e:
-            raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
-        self._sock.setblocking(False)
-        self._sel = select.poll()
-        self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
-        self._sel.register(self._sock.fileno(), self._events[0])
-        deadline = time.monotonic() + self.hello_wait
-        while self._hello is None:
-            self._check_open()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RequestTimeout("session %s did not answer within %gs (it may still "
-                                     "be starting its server)" % (self.name, self.hello_wait),
-                                     timeout=self.hello_wait)
-            if self._poll(left):
-                self._read()
-
-    def _poll(self, timeout):
-        return self._sel.poll(max(0, int(timeout * 1000 + 0.999)))
-
-    def negotiated(self):
-        return self._hello
-
-    def waker(self):
-        """A _WakePipe in the poll."""
-        if self._wake is None:
-            self._wake = _WakePipe()
-            self._sel.register(self._wake.fds[0], self._events[0])
-        return self._wake.wake
-
-    def describe(self):
-        return "session %s (%s)" % (self.name, _dict(self._hello).get("transport", "?"))
-
-    def env_names(self):
-        return _dict(self._hello).get("env_names")
-
-    def send(self, message, frame, answer=False):
-        self._check_open()
-        self._outq.append(frame)
-        if not self.held:
-            self._flush()
-
-    def time_limit(self, ident, limit):
-        if limit != float("inf"):  # the session answers the server within it, too
-            left = max(0.0, limit - time.monotonic())
-            self._outq.append(_encode({"session": "limit", "id": ident, "seconds": left}))
-
-    def flush(self):
-        self.held = False
-        if not self._closed:
-            self._flush()
-
-    def _flush(self):
-        while self._outq:
-            try:
-                n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
-            except BlockingIOError:
-                break
-            except OSError:
-                self._outq.clear()
-                self._failure = self._failure or ConnectionLost(
-                    "session %s closed the connection" % self.name)
-                break
-            self._out_pos += n
-            if self._out_pos == len(self._outq[0]):
-                self._outq.popleft()
-                self._out_pos = 0
-        if not self._closed and not self._eof:
-            read, write = self._events
-            self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
-
-    def _check_open(self):
-        if self._closed:
-            raise ConnectionLost("the connection to session %s is closed" % self.name)
-        if self._failure is not None:
-            raise self._failure
-
-    def receive(self, deadline):
-        if self.held:
-            self.flush()
-        while not self._inbox:
-            self._check_open()
-            timeout = deadline - time.monotonic()
-            if timeout <= 0 or self._woken:
-                break
-            for fd, mask in self._poll(min(timeout, _QUIET_CHECK)):
-                if self._wake is not None and fd == self._wake.fds[0]:
-                    self._wake.drain()
-                    self._woken = True
-                    continue
-                if mask & self._events[1]:
-                    self._flush()
-                if mask & self._events[0] and not self._eof:
-                    self._read()
-        self._woken = False
-        return self._inbox
-
-    def _read(self):
-        try:
-            data = self._sock.recv(_READ_SIZE)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        self.received += len(data)
-        if not data:
-            self._sel.unregister(self._sock.fileno())
-            self._eof = True
-            self._failure = self._failure or ConnectionLost("session %s ended" % self.name)
-            return
-        try:
-            messages = self._framer.feed(data)
-        except ProtocolError as e:
-            messages, self._failure = e.messages, e
-        for message in messages:
-            if isinstance(message, dict) and "session" in message and "jsonrpc" not in message:
-                self._said(message)
-            else:
-                self._inbox.append(message)
-
-    def _said(self, envelope):
-        """What the session itself says: its greeting, a request it could not
-        carry, the end of the server."""
-        kind = envelope.get("session")
-        if kind == "hello" and self._hello is None:
-            self._hello = _dict(envelope.get("state"))
-        elif kind == "failed" and _is_id(envelope.get("id")):
-            self._inbox.append(_Failed(envelope["id"], _error_from(envelope.get("error"))))
-        elif kind == "status":  # for session list
-            self._inbox.append(envelope)
-        elif kind == "lost":
-            error = _error_from(envelope.get("error"))
-            self.last_words = error.stderr_tail
-            self._failure = self._failure or error
-
-    def close(self, grace=None):
-        """Send what is queued (a cancellation after Ctrl-C), briefly, and hang up:
-        the session and its server go on."""
-        if self._closed or self._sock is None:
-            return
-        deadline = time.monotonic() + min(_LINGER, SHUTDOWN_GRACE if grace is None else grace)
-        try:
-            while (self._sel is not None and self._outq and self._failure is None
-                   and time.monotonic() < deadline):
-                for _ in self._poll(deadline - time.monotonic()):
-                    self._flush()
-        finally:
-            self._closed = True
-            self._sock.close()
-            if self._wake is not None:
-                self._wake.close()
-
-    def abort(self):
-        pass  # no server of ours to kill: close() hangs up, within _LINGER
-
-
 # ---------------------------------------------------------------------------
-# OAuth 2.1: discovery, the client's identity, grants, the token cache
+# Transports: OAuth 2.1 for Streamable HTTP (discovery, identity, grants, tokens)
 # ---------------------------------------------------------------------------
 
 # The keys of Client(oauth={...}); see the Client's docstring.
@@ -4220,8 +4687,9 @@ def _answer_callback(conn, data, state):
 
 
 # ---------------------------------------------------------------------------
-# JWT signing: ES256 and RS256 from a PEM private key (client assertions)
+# Transports: JWT signing, ES256 and RS256 from a PEM private key (client assertions)
 # ---------------------------------------------------------------------------
+
 # Python's integers are not constant-time: fine for a client signing a few
 # assertions of its own, not for a signing service open to attackers.
 
@@ -4527,6 +4995,370 @@ def _ecdsa_sign(d, message):
         s = pow(k, _P256_N - 2, _P256_N) * (e + r * d) % _P256_N
         if r and s:                              # else retry with the next k (RFC 6979 §3.4)
             return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+# ---------------------------------------------------------------------------
+# Transports: a keep-alive session, reached over its Unix socket
+# ---------------------------------------------------------------------------
+
+# The session transport: a keep-alive session of the command line (see
+# Sessions) holds the server, settled; this reaches it over a Unix socket,
+# one JSON line per message, where the session maps our ids to its own. The
+# session answers the server's questions itself, with its own policies.
+
+# A session's name: a file name, and a word in a shell.
+_SESSION_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z"
+# How long a session may take to greet a client: its socket thread does so at once.
+_SESSION_HELLO = 5.0
+# The longest Unix socket path (sun_path is 104 bytes on macOS and the BSDs).
+_SOCKET_PATH_MAX = 103
+
+
+def _session_dir(environ, create=False):
+    """The directory of sessions' sockets: $XDG_RUNTIME_DIR/mcp_invoke, else
+    mcp_invoke-UID in the temp dir. It must be this user's, and no one else's
+    to write: whoever could write it could stand in for a session."""
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):  # a relative one is ignored (XDG base dirs)
+        path = os.path.join(runtime, "mcp_invoke")
+    else:
+        import tempfile  # lazy: sessions only
+        path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
+    try:
+        if create:
+            try:
+                os.makedirs(path, 0o700)
+            except FileExistsError:
+                pass
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise UsageError("cannot use the sessions directory %s: %s" % (path, e.strerror or e))
+    import stat  # lazy: sessions only
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise UsageError("the sessions directory %s is not a directory of this user's that "
+                         "only it may write; remove it, or set XDG_RUNTIME_DIR" % path)
+    if create and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def _session_path(name, environ, create=False):
+    """The socket of session ``name``; UsageError for a name that cannot be one."""
+    if not isinstance(name, str) or not re.match(_SESSION_NAME, name):
+        raise UsageError("a session name is up to 64 letters, digits, '.', '_' and '-', "
+                         "starting with a letter or digit, not %s" % _arg(name))
+    path = os.path.join(_session_dir(environ, create), name + ".sock")
+    if len(os.fsencode(path)) > _SOCKET_PATH_MAX:
+        raise UsageError("the socket path %s is too long for a Unix socket; set "
+                         "XDG_RUNTIME_DIR to a shorter directory" % path)
+    return path
+
+
+def _remove_stale(path):
+    """Remove the socket at ``path`` if nobody listens on it (its session
+    crashed): checked again under the directory's lock, which a starting
+    session holds from its check to its listen, so a new one is never taken."""
+    with _locked(os.path.dirname(path)):
+        if not _listening(path):
+            _unlink_socket(path)
+
+
+def _unlink_socket(path):
+    """Remove ``path`` if it is a socket; UsageError if something else is there."""
+    if _not_a_socket(path) is None:
+        _unlink(path)
+
+
+def _not_a_socket(path):
+    """UsageError if ``path`` is there and is not a socket itself (a file, a
+    directory, a symlink); None if it is a socket, False if nothing is there."""
+    import stat  # lazy: sessions only
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISSOCK(mode):
+        raise UsageError("%s is not a socket, so not a session's; remove it yourself" % path)
+    return None
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass  # gone already
+
+
+def _listening(path):
+    """True if a session listens on the socket at ``path``."""
+    import _socket  # lazy: sessions only
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+class _locked(object):
+    """The sessions directory, locked (flock) while the block runs."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def __enter__(self):
+        import fcntl  # lazy: sessions only
+        self.fd = os.open(self.directory, os.O_RDONLY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # and the lock with it
+
+
+# The status an error travels between a session and its clients with, and back.
+_ERRORS_BY_EXIT = {1: MCPError, 2: UsageError, 4: ProtocolError, 5: ConnectionLost,
+                   6: AuthError, 124: RequestTimeout, 126: LaunchError, 127: CommandNotFound}
+
+
+def _error_data(error):
+    """An MCPError as a session sends it to a client."""
+    data = {"exit": error.exit_code, "message": error.message, "method": error.method,
+            "stderr": error.stderr_tail}
+    if isinstance(error, ProtocolError) and isinstance(error.result, dict):
+        data["result"] = error.result
+    if isinstance(error, ServerError):
+        data.update(code=error.code, data=error.data)
+    return data
+
+
+def _error_from(data):
+    """The MCPError a session sent, as its client raises it."""
+    data = _dict(data)
+    cls = _ERRORS_BY_EXIT.get(data.get("exit"), ConnectionLost)
+    message = data.get("message")
+    method = data.get("method")
+    message = message if isinstance(message, str) else "the session failed"
+    method = method if isinstance(method, str) else None
+    if data.get("exit") == ServerError.exit_code:  # a server's error at session start
+        code = data.get("code")
+        return ServerError(message, method, code if isinstance(code, int) else None,
+                           data.get("data"))
+    error = cls(message, method)
+    stderr = data.get("stderr")
+    error.stderr_tail = stderr if isinstance(stderr, str) else ""
+    if cls is ProtocolError and isinstance(data.get("result"), dict):
+        error.result = data["result"]
+    return error
+
+
+class _SessionTransport(_Transport):
+    """A keep-alive session's server, over the session's Unix socket.
+
+    The session greets each client with the server as it settled it (era,
+    version, handshake; see ``negotiated``), so nothing is spawned and no
+    handshake is made. Requests go with our ids, answers come back with them;
+    a request the session could not carry comes back as _Failed, and a
+    server that died as the ConnectionLost it died with.
+    """
+
+    noise = "ignored a line from the session that is not JSON: %r"
+
+    def __init__(self, name, max_bytes=DEFAULT_MAX_BYTES, environ=None, hello=_SESSION_HELLO):
+        self.name = name
+        self.hello_wait = hello  # seconds the session may take to greet
+        self.path = _session_path(name, os.environ if environ is None else environ)
+        self._framer = _Framer(max_bytes)
+        self._sock = self._sel = None
+        self._outq = collections.deque()
+        self._out_pos = 0
+        self.held = False
+        self._inbox = collections.deque()
+        self._failure = None
+        self._closed = False
+        self._hello = None
+        self._eof = False
+        self._wake = None  # a _WakePipe: see waker
+        self._woken = False
+        self.last_words = ""
+
+    @property
+    def max_bytes(self):
+        return self._framer.max_bytes
+
+    def start(self):
+        # lazy: sessions only. The C modules: what socket.py and selectors add
+        # (enums, a class over poll) costs a call through a session a tenth of its time.
+        import _socket
+        import select
+        _not_a_socket(self.path)  # a symlink to another session's is not this one
+        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            self._sock.connect(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise UsageError("no session %s is running (session list shows those that are)"
+                             % self.name)
+        except ConnectionRefusedError:
+            _remove_stale(self.path)
+            raise UsageError("session %s is not running: it ended without removing its "
+                             "socket, which is now removed" % self.name)
+        except OSError as e:
+            raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
+        self._sock.setblocking(False)
+        self._sel = select.poll()
+        self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
+        self._sel.register(self._sock.fileno(), self._events[0])
+        deadline = time.monotonic() + self.hello_wait
+        while self._hello is None:
+            self._check_open()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RequestTimeout("session %s did not answer within %gs (it may still "
+                                     "be starting its server)" % (self.name, self.hello_wait),
+                                     timeout=self.hello_wait)
+            if self._poll(left):
+                self._read()
+
+    def _poll(self, timeout):
+        return self._sel.poll(max(0, int(timeout * 1000 + 0.999)))
+
+    def negotiated(self):
+        return self._hello
+
+    def waker(self):
+        """A _WakePipe in the poll."""
+        if self._wake is None:
+            self._wake = _WakePipe()
+            self._sel.register(self._wake.fds[0], self._events[0])
+        return self._wake.wake
+
+    def describe(self):
+        return "session %s (%s)" % (self.name, _dict(self._hello).get("transport", "?"))
+
+    def env_names(self):
+        return _dict(self._hello).get("env_names")
+
+    def send(self, message, frame, answer=False):
+        self._check_open()
+        self._outq.append(frame)
+        if not self.held:
+            self._flush()
+
+    def time_limit(self, ident, limit):
+        if limit != float("inf"):  # the session answers the server within it, too
+            left = max(0.0, limit - time.monotonic())
+            self._outq.append(_encode({"session": "limit", "id": ident, "seconds": left}))
+
+    def flush(self):
+        self.held = False
+        if not self._closed:
+            self._flush()
+
+    def _flush(self):
+        while self._outq:
+            try:
+                n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
+            except BlockingIOError:
+                break
+            except OSError:
+                self._outq.clear()
+                self._failure = self._failure or ConnectionLost(
+                    "session %s closed the connection" % self.name)
+                break
+            self._out_pos += n
+            if self._out_pos == len(self._outq[0]):
+                self._outq.popleft()
+                self._out_pos = 0
+        if not self._closed and not self._eof:
+            read, write = self._events
+            self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
+
+    def _check_open(self):
+        if self._closed:
+            raise ConnectionLost("the connection to session %s is closed" % self.name)
+        if self._failure is not None:
+            raise self._failure
+
+    def receive(self, deadline):
+        if self.held:
+            self.flush()
+        while not self._inbox:
+            self._check_open()
+            timeout = deadline - time.monotonic()
+            if timeout <= 0 or self._woken:
+                break
+            for fd, mask in self._poll(min(timeout, _QUIET_CHECK)):
+                if self._wake is not None and fd == self._wake.fds[0]:
+                    self._wake.drain()
+                    self._woken = True
+                    continue
+                if mask & self._events[1]:
+                    self._flush()
+                if mask & self._events[0] and not self._eof:
+                    self._read()
+        self._woken = False
+        return self._inbox
+
+    def _read(self):
+        try:
+            data = self._sock.recv(_READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        self.received += len(data)
+        if not data:
+            self._sel.unregister(self._sock.fileno())
+            self._eof = True
+            self._failure = self._failure or ConnectionLost("session %s ended" % self.name)
+            return
+        try:
+            messages = self._framer.feed(data)
+        except ProtocolError as e:
+            messages, self._failure = e.messages, e
+        for message in messages:
+            if isinstance(message, dict) and "session" in message and "jsonrpc" not in message:
+                self._said(message)
+            else:
+                self._inbox.append(message)
+
+    def _said(self, envelope):
+        """What the session itself says: its greeting, a request it could not
+        carry, the end of the server."""
+        kind = envelope.get("session")
+        if kind == "hello" and self._hello is None:
+            self._hello = _dict(envelope.get("state"))
+        elif kind == "failed" and _is_id(envelope.get("id")):
+            self._inbox.append(_Failed(envelope["id"], _error_from(envelope.get("error"))))
+        elif kind == "status":  # for session list
+            self._inbox.append(envelope)
+        elif kind == "lost":
+            error = _error_from(envelope.get("error"))
+            self.last_words = error.stderr_tail
+            self._failure = self._failure or error
+
+    def close(self, grace=None):
+        """Send what is queued (a cancellation after Ctrl-C), briefly, and hang up:
+        the session and its server go on."""
+        if self._closed or self._sock is None:
+            return
+        deadline = time.monotonic() + min(_LINGER, SHUTDOWN_GRACE if grace is None else grace)
+        try:
+            while (self._sel is not None and self._outq and self._failure is None
+                   and time.monotonic() < deadline):
+                for _ in self._poll(deadline - time.monotonic()):
+                    self._flush()
+        finally:
+            self._closed = True
+            self._sock.close()
+            if self._wake is not None:
+                self._wake.close()
+
+    def abort(self):
+        pass  # no server of ours to kill: close() hangs up, within _LINGER
 
 
 # ---------------------------------------------------------------------------
@@ -6160,10 +6992,6 @@ class Client(object):
             self._warn("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
 
 
-def _dict(value):
-    return value if isinstance(value, dict) else {}
-
-
 def _is_id(value):
     """A JSON-RPC id we could have sent: an integer or a string (not a bool)."""
     return isinstance(value, (int, str)) and not isinstance(value, bool)
@@ -6364,15 +7192,6 @@ def _time_cap(timeout, max_time):
     return MAX_TIME_FACTOR * timeout if max_time is None else max_time
 
 
-def _cwd():
-    """The current directory; UsageError if it has been deleted under us."""
-    try:
-        return os.getcwd()
-    except FileNotFoundError:
-        raise UsageError("the current directory no longer exists (it was deleted); "
-                         "cd to one that does")
-
-
 def _is_file_uri(text):
     return text[:7].lower() == "file://"  # schemes are case-insensitive (RFC 3986)
 
@@ -6394,7 +7213,16 @@ def _root(path):
 
 
 # ---------------------------------------------------------------------------
-# CLI output and diagnostics
+# Part II: the command line
+# ---------------------------------------------------------------------------
+#
+# The command ``python3 mcp_invoke.py`` (or ``-m mcp_invoke``): it parses,
+# calls the library through Client's public methods and its request engine
+# (see Client), prints, and maps each failure to its exit code.
+
+
+# ---------------------------------------------------------------------------
+# Output and diagnostics: stdout, stderr, progress, --events, hidden text
 # ---------------------------------------------------------------------------
 
 # Hidden text: characters that change what a person sees without showing
@@ -6525,13 +7353,6 @@ def _hidden_in(value):
                     return where, _hidden_text(key)
             stack.extend(reversed([(where, v, depth + 1) for where, _, v in pairs]))
     return None
-
-
-def _flat(text):
-    """A server's text within a line of ours: a line break in it shows as \\n, so it
-    cannot forge a line of its own (the rest is neutralised where it is written)."""
-    text = text if isinstance(text, str) else json.dumps(text)
-    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _json_safe(text):
@@ -7064,732 +7885,6 @@ def _num(value):
 
 
 # ---------------------------------------------------------------------------
-# JSON Schema: draft 2020-12, and the older dialects a $schema may name
-# ---------------------------------------------------------------------------
-
-def _schema_problem(value, schema, root=None, where="argument", seconds=_CHECK_SECONDS,
-                    formats=False):
-    """The first way ``value`` breaks ``schema``, as one line naming the field, or None.
-
-    Draft 2020-12, or the 2019-09, draft-07, -06 or -04 that the root's
-    ``$schema`` names; any other dialect is the problem (basic, "JSON Schema
-    Usage"). ``where`` names fields: "argument", "structuredContent", "answer".
-    ``$ref`` resolves within ``root`` (default: ``schema``) and its ``$id``s;
-    nothing is fetched, and a value that reaches another reference is refused.
-    ``format`` is checked only with ``formats``; unknown keywords are ignored.
-    The schema comes from the server: a check that takes longer than
-    ``seconds`` (a backtracking pattern, $ref fan-out) is itself the problem.
-    """
-    check = _SchemaCheck(schema if root is None else root, where, formats)
-    try:
-        return _within(seconds, lambda: check.run(value, schema))
-    except _Overtime:
-        return _Unchecked("%s: could not be checked against the schema within %gs" % (
-            check.name(""), seconds))
-    except RecursionError:
-        return _Unchecked("%s: could not be checked against a schema nested this deeply"
-                          % check.name(""))
-
-
-class _Unchecked(str):
-    """A problem of the check's own: it could not finish within its bounds (time,
-    stack, memory), so it says nothing of the value."""
-
-
-class _Unfinished(Exception):
-    """A check that cannot be finished: a $ref the document does not define, or
-    more evaluated items to track than memory should hold. Its text is the problem."""
-
-
-# Keywords through which a schema can lead back to itself or fan out.
-_REFERRING = frozenset(("$ref", "anyOf", "oneOf", "allOf"))
-# Where subschemas sit (2020-12 core §10, §11): alone, in a list, as an object's values.
-_ONE_SCHEMA = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
-               "propertyNames", "unevaluatedItems", "unevaluatedProperties")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
-# Nothing evaluated: what a failed or non-container check reports.
-_NOTHING = frozenset()
-# The keywords that read what other keywords evaluated (2020-12 core §11), and
-# the references this checker does not follow: with one of these, what they
-# would have evaluated is unknown, so unevaluated* refuse nothing.
-_UNEVALUATED = frozenset(("unevaluatedItems", "unevaluatedProperties"))
-_DYNAMIC = frozenset(("$dynamicRef", "$recursiveRef"))
-
-
-class _Untracked(object):
-    """What each part of a schema evaluated, when nothing will read it: kept nowhere."""
-
-    def add(self, item):
-        pass
-
-    def update(self, items):
-        pass
-
-    def __iter__(self):
-        return iter(())
-
-    def __contains__(self, item):
-        return False
-
-
-_UNTRACKED = _Untracked()
-
-
-class _SchemaCheck(object):
-    """One validation: the document, its dialect and identifiers, the noun for fields."""
-
-    def __init__(self, root, where, formats):
-        self.root = root
-        self.where = where
-        self.formats = formats
-        self.dialect = 2020
-        self.base = ""  # the root's URI, from its $id
-        self.ids = {"": root}  # absolute URI (no fragment) -> the resource it names
-        self.anchors = {}  # (URI, $anchor) -> node
-        self.bases = {}  # id(node with a $ref) -> the URI that $ref is relative to
-        self.shapes = {}  # id(node) -> the node in 2020-12 terms (older dialects)
-        self.regexes = {}  # pattern -> compiled, or None when Python cannot compile it
-        self.targets = {}  # id(node with a $ref) -> what resolve() said of it
-        self.seen = {}  # (value, schema, path) -> its result; "passes" while being checked
-        self.annotated = False  # any unevaluated* keyword: what each part evaluated counts
-        self.tracked = 0  # evaluated items kept so far, each part's counted
-        self.dynamic = False  # any $dynamicRef or $recursiveRef, which are not followed
-        # Every object whose id() keys a table above, kept alive as long as the
-        # table: a dropped dict's id is soon another's (a reader lives across
-        # many arguments, each read through a dict made for it).
-        self.held = []
-
-    def name(self, path):
-        if path:
-            return "%s '%s'" % (self.where, path)
-        return "the arguments" if self.where == "argument" else self.where
-
-    def run(self, value, schema):
-        declared = _dict(self.root).get("$schema")
-        self.dialect = _dialect(declared)
-        if self.dialect is None:
-            return "%s: the schema's dialect %s is not supported (only %s)" % (
-                self.name(""), _cut(declared, _SHOW_CHARS),
-                ", ".join(uri.split("/")[-2] for uri, _ in _DIALECTS))
-        self.index()
-        try:
-            return self.check(value, schema, "")[0]
-        except _Unfinished as unfinished:
-            return unfinished.args[0]
-
-    def shape(self, schema):
-        """The schema in 2020-12 terms, made once per node."""
-        if self.dialect == 2020 or not isinstance(schema, dict):
-            return schema
-        if id(schema) not in self.shapes:
-            self.held.append(schema)
-            self.shapes[id(schema)] = _upgrade(schema, self.dialect)
-        return self.shapes[id(schema)]
-
-    def index(self):
-        """Note each $id and $anchor, and the base URI of each $ref (2020-12 core §8.2)."""
-        stack, done = [(self.root, "")], set()
-        while stack:
-            raw, base = stack.pop()
-            node = self.shape(raw)
-            if not isinstance(node, dict) or id(node) in done:
-                continue
-            done.add(id(node))
-            self.annotated = self.annotated or bool(_UNEVALUATED.intersection(node))
-            self.dynamic = self.dynamic or bool(_DYNAMIC.intersection(node))
-            uri = _locate(base, node["$id"])[0] if isinstance(node.get("$id"), str) else None
-            if uri is not None:  # an $id no URI parser takes identifies nothing
-                base = uri
-                self.ids.setdefault(base, raw)
-            for key in ("$anchor", "$dynamicAnchor"):  # both name a plain fragment
-                if isinstance(node.get(key), str):
-                    self.anchors.setdefault((base, node[key]), raw)
-            if raw is self.root:
-                self.base = base
-            if "$ref" in node:
-                self.held.append(node)
-                self.bases[id(node)] = base
-            stack.extend((sub, base) for sub in _subschemas(node))
-
-    def resolve(self, schema):
-        """The node a schema's $ref names and None, or None and why there is none."""
-        if id(schema) not in self.targets:  # each $ref resolved once
-            self.held.append(schema)
-            self.targets[id(schema)] = self.lookup(schema)
-        return self.targets[id(schema)]
-
-    def lookup(self, schema):
-        ref = schema["$ref"]
-        if not isinstance(ref, str):
-            return True, None  # not a reference at all: the server's fault, not the caller's
-        uri, fragment = _locate(self.bases.get(id(schema), self.base), ref)
-        if uri is None:
-            return None, "the schema refers to %s, which is not a URI" % _cut(ref, _SHOW_CHARS)
-        if uri not in self.ids:  # never fetched (basic, "$ref Resolution")
-            return None, "the schema refers to %s, which is not fetched" % _cut(ref, _SHOW_CHARS)
-        if fragment and not fragment.startswith("/"):
-            node = self.anchors.get((uri, fragment))
-        else:
-            node = _pointer(self.ids[uri], "#" + fragment)
-        if node is None:
-            return None, "the schema refers to %s, which it does not define" % _cut(
-                ref, _SHOW_CHARS)
-        return node, None
-
-    def check(self, value, schema, path):
-        """The first problem or None, and the keys or indices of value evaluated (core §11)."""
-        # Each value meets each schema once: $refs can make a small schema a
-        # huge tree, or a cycle, which adds nothing when met again (so passes).
-        schema = self.shape(schema)
-        if not isinstance(schema, dict) or not _REFERRING.intersection(schema):
-            return self.evaluate(value, schema, path)  # no way back to a node
-        key = (id(value), id(schema), path)
-        if key not in self.seen:
-            self.held.append((value, schema))
-            self.seen[key] = (None, _NOTHING)
-            self.seen[key] = self.evaluate(value, schema, path)
-        return self.seen[key]
-
-    def evaluate(self, value, schema, path):
-        if schema is False:
-            return "%s: not allowed" % self.name(path), _NOTHING
-        if not isinstance(schema, dict):
-            return None, _NOTHING  # `true`, or not a schema at all: the server's fault
-        seen = set() if self.annotated and not self.dynamic else _UNTRACKED
-        problem = (self.ref_problem(value, schema, path, seen)
-                   or self.value_problem(value, schema, path)
-                   or self.array_problem(value, schema, path, seen)
-                   or self.object_problem(value, schema, path, seen)
-                   or self.combined_problem(value, schema, path, seen)
-                   or self.conditional_problem(value, schema, path, seen)
-                   or self.unevaluated_problem(value, schema, path, seen))
-        if problem:
-            return problem, _NOTHING
-        self.tracked += len(seen) if seen is not _UNTRACKED else 0
-        if self.tracked > _MAX_TRACKED:  # $refs can make each part re-evaluate all of it
-            raise _Unfinished(_Unchecked("%s: could not be checked: the schema makes it "
-                                         "track over %d evaluated items"
-                                         % (self.name(path), _MAX_TRACKED)))
-        return None, seen
-
-    def ref_problem(self, value, schema, path, seen):
-        if "$ref" not in schema:
-            return None
-        target, missing = self.resolve(schema)
-        if missing:  # refused, not passed (basic, "$ref Resolution")
-            raise _Unfinished("%s: %s" % (self.name(path), missing))
-        problem, evaluated = self.check(value, target, path)
-        seen.update(evaluated)
-        return problem
-
-    def value_problem(self, value, schema, path):
-        """The keywords that look at the value alone (2020-12 validation §6)."""
-        message = (_kind_problem(value, schema) or _number_problem(value, schema)
-                   or self.string_problem(value, schema) or _length_problem(value, schema)
-                   or _unique_problem(value, schema))
-        return "%s: %s" % (self.name(path), message) if message else None
-
-    def string_problem(self, value, schema):
-        pattern = schema.get("pattern")
-        if not isinstance(value, str):
-            return None
-        if isinstance(pattern, str) and self.search(pattern, value) is False:
-            return "%s does not match the pattern %s" % (_show(value), _cut(pattern))
-        return _format_problem(value, schema.get("format")) if self.formats else None
-
-    def search(self, pattern, text):
-        """Whether pattern matches anywhere in text; None if Python cannot compile it."""
-        if pattern not in self.regexes:
-            try:
-                self.regexes[pattern] = _compile(pattern)
-            except RecursionError:  # the stack left here was too short: not kept, not used
-                return None
-        regex = self.regexes[pattern]
-        return None if regex is None else regex.search(text) is not None
-
-    def array_problem(self, value, schema, path, seen):
-        """prefixItems, items, then contains (2020-12 core §10.3.1)."""
-        if not isinstance(value, list):
-            return None
-        prefix, rest = _list(schema.get("prefixItems")), schema.get("items")
-        for i, item in enumerate(value):
-            sub = prefix[i] if i < len(prefix) else rest
-            if not isinstance(sub, (dict, bool)):
-                break
-            problem = self.check(item, sub, _at(path, i))[0]
-            if problem:
-                return problem
-            seen.add(i)
-        if "contains" not in schema:
-            return None
-        found = [i for i, item in enumerate(value)
-                 if not self.check(item, schema["contains"], _at(path, i))[0]]
-        seen.update(found)
-        low, high = schema.get("minContains", 1), schema.get("maxContains")
-        if _is_number(low) and len(found) < low:
-            return "%s: expected at least %s matching the contains schema, got %d" % (
-                self.name(path), _count(low, "item", "items"), len(found))
-        if _is_number(high) and len(found) > high:
-            return "%s: expected at most %s matching the contains schema, got %d" % (
-                self.name(path), _count(high, "item", "items"), len(found))
-        return None
-
-    def object_problem(self, value, schema, path, seen):
-        """The object keywords, names the schema does not take first (core §10.3.2)."""
-        if not isinstance(value, dict):
-            return None
-        properties = _dict(schema.get("properties"))
-        patterns = _dict(schema.get("patternProperties"))
-        extra = schema.get("additionalProperties")
-        for key in value:
-            if (extra is None or key in properties
-                    or any(self.search(p, key) is not False for p in patterns)):
-                continue  # a pattern Python cannot compile may have matched
-            if extra is False:
-                return self.unexpected(path, key, list(properties), list(patterns))
-            problem = self.check(value[key], extra, _join(path, key))[0]
-            if problem:
-                return problem
-            seen.add(key)
-        problem = self.required_problem(value, schema, path)
-        if problem:
-            return problem
-        for key, sub in properties.items():
-            if key in value:
-                problem = self.check(value[key], sub, _join(path, key))[0]
-                if problem:
-                    return problem
-                seen.add(key)
-        for pattern, sub in patterns.items():
-            for key in value:
-                matched = self.search(pattern, key)
-                problem = matched and self.check(value[key], sub, _join(path, key))[0]
-                if problem:
-                    return problem
-                if matched is not False:
-                    seen.add(key)
-        return self.names_problem(value, schema, path)
-
-    def required_problem(self, value, schema, path):
-        """required, and dependentRequired (validation §6.5.3, §6.5.4)."""
-        for key in _list(schema.get("required")):
-            if isinstance(key, str) and key not in value:
-                return "missing required %s" % self.name(_join(path, key))
-        for key, needs in _dict(schema.get("dependentRequired")).items():
-            for need in _list(needs) if key in value else ():
-                if isinstance(need, str) and need not in value:
-                    return "missing required %s (required with '%s')" % (
-                        self.name(_join(path, need)), key)
-        return None
-
-    def names_problem(self, value, schema, path):
-        names = schema.get("propertyNames")
-        if names is None:
-            return None
-        for key in value:
-            if self.check(key, names, _join(path, key))[0]:
-                return "%s: the name %s is not allowed" % (self.name(path), _show(key))
-        return None
-
-    def unexpected(self, path, key, names, patterns):
-        takes = "the tool takes" if self.where == "argument" else "the schema allows"
-        names = names + ["names matching %s" % _cut(p, _SHOW_CHARS) for p in patterns]
-        return "unexpected %s (%s: %s)" % (self.name(_join(path, key)), takes,
-                                           ", ".join(names) or "nothing")
-
-    def combined_problem(self, value, schema, path, seen):
-        """allOf, anyOf, oneOf (core §10.2.1), keeping what the passing ones evaluated."""
-        for sub in _list(schema.get("allOf")):
-            problem, evaluated = self.check(value, sub, path)
-            if problem:
-                return problem
-            seen.update(evaluated)
-        for key in ("anyOf", "oneOf"):
-            subs = _list(schema.get(key))
-            if not subs:
-                continue
-            results = [self.check(value, sub, path) for sub in subs]
-            passed = [evaluated for problem, evaluated in results if problem is None]
-            if not passed:
-                return self.best_problem(value, subs, [p for p, _ in results], path)
-            if key == "oneOf" and len(passed) > 1:
-                return "%s: matches more than one allowed schema" % self.name(path)
-            for evaluated in passed:
-                seen.update(evaluated)
-        return None
-
-    def best_problem(self, value, subs, problems, path):
-        """Why no branch matched: the one branch of the right type, or the types allowed."""
-        subs = [self.shape(s) for s in subs]
-        kinds = [_declared_types(self.shape(self.resolve(s)[0]) if "$ref" in _dict(s) else s)
-                 for s in subs]
-        fits = [p for p, k in zip(problems, kinds)
-                if k is None or any(_has_type(value, t) for t in k)]
-        if len(fits) == 1:
-            return fits[0]
-        allowed = []
-        for k in kinds:
-            allowed.extend(t for t in k or () if t not in allowed)
-        if not fits and allowed:
-            return "%s: expected %s, got %s" % (self.name(path), " or ".join(allowed),
-                                                _show(value))
-        return "%s: does not match any allowed schema" % self.name(path)
-
-    def conditional_problem(self, value, schema, path, seen):
-        """not, if/then/else, dependentSchemas (core §10.2.1, §10.2.2)."""
-        if "not" in schema and self.check(value, schema["not"], path)[0] is None:
-            return "%s: matches a schema it must not match" % self.name(path)
-        if "if" in schema:
-            problem, evaluated = self.check(value, schema["if"], path)
-            seen.update(evaluated)
-            branch = "then" if problem is None else "else"
-            problem, evaluated = self.check(value, schema.get(branch, True), path)
-            if problem:
-                return problem
-            seen.update(evaluated)
-        for key, sub in _dict(schema.get("dependentSchemas")).items():
-            if isinstance(value, dict) and key in value:
-                problem, evaluated = self.check(value, sub, path)
-                if problem:
-                    return problem
-                seen.update(evaluated)
-        return None
-
-    def unevaluated_problem(self, value, schema, path, seen):
-        """unevaluatedItems/Properties: what nothing that passed looked at (core §11)."""
-        if self.dynamic:  # see _DYNAMIC
-            return None
-        if isinstance(value, list) and "unevaluatedItems" in schema:
-            sub, keys = schema["unevaluatedItems"], range(len(value))
-        elif isinstance(value, dict) and "unevaluatedProperties" in schema:
-            sub, keys = schema["unevaluatedProperties"], list(value)
-        else:
-            return None
-        for key in keys:
-            if key in seen:
-                continue
-            if sub is False and isinstance(value, dict):
-                names, patterns = self.declared(schema)
-                if key in names:  # a branch that failed takes it
-                    return "%s: no part of the schema that matched takes it" % self.name(
-                        _join(path, key))
-                return self.unexpected(path, key, names, patterns)
-            problem = self.check(value[key], sub, _at(path, key))[0]
-            if problem:
-                return problem
-        seen.update(keys)
-        return None
-
-    def declared(self, schema):
-        """The property names and patterns a schema and its in-place subschemas declare."""
-        names, patterns, queue, done = [], [], [schema], set()
-        for node in queue:  # grows while read: breadth first, each node once
-            node = self.shape(node)
-            if not isinstance(node, dict) or id(node) in done:
-                continue
-            done.add(id(node))
-            names.extend(n for n in _dict(node.get("properties")) if n not in names)
-            patterns.extend(p for p in _dict(node.get("patternProperties")) if p not in patterns)
-            for key in ("allOf", "anyOf", "oneOf"):
-                queue.extend(_list(node.get(key)))
-            queue.extend(node[key] for key in ("if", "then", "else") if key in node)
-            queue.extend(_dict(node.get("dependentSchemas")).values())
-            if "$ref" in node:
-                queue.append(self.resolve(node)[0])
-        return names, patterns
-
-
-def _dialect(uri):
-    """The dialect a $schema names, as its year or draft number; None if unsupported."""
-    if not isinstance(uri, str):
-        return 2020  # no $schema: 2020-12 (basic, "JSON Schema Usage")
-    key = re.sub(r"\Ahttps?://", "", uri)
-    key = key[:-1] if key.endswith("#") else key
-    if key == "json-schema.org/schema":  # "the latest", which 2020-12 is here
-        return 2020
-    return dict(_DIALECTS).get(key)
-
-
-# Keywords older dialects lack, with the dialect that brought each.
-_SINCE = (("const", 6), ("contains", 6), ("propertyNames", 6), ("if", 7), ("then", 7),
-          ("else", 7), ("$anchor", 2019), ("dependentRequired", 2019),
-          ("dependentSchemas", 2019), ("minContains", 2019), ("maxContains", 2019),
-          ("unevaluatedItems", 2019), ("unevaluatedProperties", 2019), ("prefixItems", 2020))
-
-
-def _upgrade(schema, dialect):
-    """A schema of an older dialect in 2020-12 terms, so one check serves them all."""
-    if dialect <= 7 and "$ref" in schema:  # draft-07 §8.3: $ref overrides its siblings
-        return dict((k, v) for k, v in schema.items() if k in ("$ref", "$defs", "definitions"))
-    since = dict(_SINCE)
-    shaped = dict((k, v) for k, v in schema.items() if since.get(k, 0) <= dialect)
-    if dialect == 4:  # `id` then; exclusive bounds were flags on minimum/maximum
-        shaped.pop("$id", None)
-        if "id" in schema:
-            shaped["$id"] = schema["id"]
-        for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-            if shaped.pop(flag, None) is True and bound in shaped:
-                shaped[flag] = shaped.pop(bound)
-    ident = shaped.get("$id")
-    if dialect <= 7 and isinstance(ident, str) and ident.startswith("#"):
-        shaped["$anchor"] = shaped.pop("$id")[1:]  # draft-07 §8.2.3: a plain-name $id
-    if isinstance(schema.get("items"), list):  # the array form, and what follows it
-        shaped["prefixItems"] = schema["items"]
-        shaped.pop("items")
-        if "additionalItems" in schema:
-            shaped["items"] = schema["additionalItems"]
-    depends = schema.get("dependencies")
-    if dialect <= 7 and isinstance(depends, dict):
-        shaped["dependentRequired"] = dict((k, v) for k, v in depends.items()
-                                           if isinstance(v, list))
-        shaped["dependentSchemas"] = dict((k, v) for k, v in depends.items()
-                                          if isinstance(v, (dict, bool)))
-    return shaped
-
-
-def _subschemas(schema):
-    for key in _ONE_SCHEMA:
-        if key in schema:
-            yield schema[key]
-    for key in _SCHEMA_LISTS:
-        for sub in _list(schema.get(key)):
-            yield sub
-    for key in _SCHEMA_MAPS:
-        for sub in _dict(schema.get(key)).values():
-            yield sub
-
-
-def _locate(base, ref):
-    """``ref`` resolved against ``base`` (RFC 3986 §5): its URI and decoded
-    fragment, or None and None if it is no URI."""
-    from urllib.parse import unquote, urljoin  # lazy: only schemas with $ref or $id
-    # urljoin leaves a fragment alone against a base it does not know (urn:).
-    try:
-        uri = base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
-    except ValueError:  # http://[::1 and the like
-        return None, None
-    uri, _, fragment = uri.partition("#")
-    return uri, unquote(fragment)
-
-
-# An array index in a JSON pointer (RFC 6901 §4): ASCII digits, no leading zero.
-_INDEX = r"(?:0|[1-9][0-9]{0,17})\Z"
-
-
-def _pointer(root, ref):
-    """The node a local $ref (``#/$defs/Name``, a JSON pointer) names, or None."""
-    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
-        return None
-    node = root
-    for part in ref.split("/")[1:]:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and re.match(_INDEX, part) and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
-def _join(path, key):
-    return "%s.%s" % (path, key) if path else key
-
-
-def _at(path, key):
-    """The path of an array item (an index) or an object member (a name)."""
-    return "%s[%d]" % (path, key) if isinstance(key, int) else _join(path, key)
-
-
-def _list(value):
-    return value if isinstance(value, list) else []
-
-
-def _show(value):
-    text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= _SHOW_CHARS else text[:_SHOW_CHARS - 3] + "..."
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _has_type(value, kind):
-    """JSON Schema types: 1.0 is an integer, true is not a number; unknown names pass."""
-    if kind in ("number", "integer"):
-        return _is_number(value) and (kind == "number" or isinstance(value, int)
-                                      or value.is_integer())
-    kinds = {"null": type(None), "boolean": bool, "string": str, "array": list, "object": dict}
-    return kind not in kinds or isinstance(value, kinds[kind])
-
-
-def _declared_types(schema):
-    """The names in a schema's ``type``, or None when it does not say."""
-    kind = _dict(schema).get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list) and kind:
-        return [k for k in kind if isinstance(k, str)]
-    return [] if schema is False else None
-
-
-def _same(a, b):
-    """JSON equality: 1 equals 1.0, true is not 1, key order does not matter."""
-    return _canonical(a) == _canonical(b)
-
-
-def _canonical(value):
-    """A hashable form of a JSON value, equal for equal values (validation §4.2.2)."""
-    if isinstance(value, bool) or not _is_number(value):
-        if isinstance(value, list):
-            return ("array", tuple(_canonical(v) for v in value))
-        if isinstance(value, dict):
-            return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
-        return (type(value).__name__, value)
-    return ("number", value)  # 1 == 1.0 in Python, and they hash alike
-
-
-def _kind_problem(value, schema):
-    kinds = _declared_types(schema)
-    if kinds and not any(_has_type(value, k) for k in kinds):
-        return "expected %s, got %s" % (" or ".join(kinds), _show(value))
-    enum = schema.get("enum")
-    if isinstance(enum, list) and not any(_same(value, e) for e in enum):
-        shown = ", ".join(_show(e) for e in enum[:_SHOW_ENUM])
-        more = ", ... (%d in all)" % len(enum) if len(enum) > _SHOW_ENUM else ""
-        return "%s is not one of %s%s" % (_show(value), shown, more)
-    if "const" in schema and not _same(value, schema["const"]):
-        return "expected %s, got %s" % (_show(schema["const"]), _show(value))
-    return None
-
-
-# Numeric bounds, draft 2020 style (exclusiveMinimum/Maximum are numbers, not flags).
-_BOUNDS = (
-    ("minimum", lambda v, b: v < b, "%s is below the minimum %s"),
-    ("maximum", lambda v, b: v > b, "%s is above the maximum %s"),
-    ("exclusiveMinimum", lambda v, b: v <= b, "%s is not above the exclusive minimum %s"),
-    ("exclusiveMaximum", lambda v, b: v >= b, "%s is not below the exclusive maximum %s"),
-)
-
-
-def _number_problem(value, schema):
-    if not _is_number(value):
-        return None
-    for key, breaks, text in _BOUNDS:
-        bound = schema.get(key)
-        if _is_number(bound) and breaks(value, bound):
-            return text % (_show(value), _show(bound))
-    factor = schema.get("multipleOf")
-    if _is_number(factor) and factor > 0 and not _divides(factor, value):
-        return "%s is not a multiple of %s" % (_show(value), _show(factor))
-    return None
-
-
-def _divides(factor, value):
-    """Whether value is factor times an integer, exactly: 0.3 is a multiple of 0.1 here."""
-    if isinstance(value, int) and isinstance(factor, int):
-        return value % factor == 0
-    from fractions import Fraction  # lazy: only for multipleOf with a fraction
-    try:  # a float's repr is the decimal number it was written as
-        quotient = (Fraction(repr(value) if isinstance(value, float) else value)
-                    / Fraction(repr(factor) if isinstance(factor, float) else factor))
-    except (ValueError, OverflowError):  # inf or nan: no multiple of anything to speak of
-        return True
-    return quotient.denominator == 1
-
-
-def _compile(pattern):
-    """The pattern compiled, or None: one Python cannot compile is the schema's fault."""
-    try:
-        with warnings.catch_warnings():  # "Possible nested set" and the like: not ours to say
-            warnings.simplefilter("ignore")
-            return re.compile(pattern)
-    except (re.error, OverflowError):  # a{99999999999}; RecursionError: the caller's
-        return None
-
-
-def _length_problem(value, schema):
-    """min/maxLength (in code points, as len() counts), min/maxItems, min/maxProperties."""
-    if isinstance(value, str):
-        low, high, units = schema.get("minLength"), schema.get("maxLength"), (
-            "character", "characters")
-    elif isinstance(value, list):
-        low, high, units = schema.get("minItems"), schema.get("maxItems"), ("item", "items")
-    elif isinstance(value, dict):
-        low, high, units = schema.get("minProperties"), schema.get("maxProperties"), (
-            "property", "properties")
-    else:
-        return None
-    if _is_number(low) and len(value) < low:
-        return "expected at least %s, got %d" % (_count(low, *units), len(value))
-    if _is_number(high) and len(value) > high:
-        return "expected at most %s, got %d" % (_count(high, *units), len(value))
-    return None
-
-
-def _count(number, one, many):
-    return "%s %s" % (_show(number), one if number == 1 else many)
-
-
-def _unique_problem(value, schema):
-    if schema.get("uniqueItems") is not True or not isinstance(value, list):
-        return None
-    first = {}
-    for i, item in enumerate(value):
-        j = first.setdefault(_canonical(item), i)
-        if j != i:
-            return "items %d and %d are equal" % (j, i)
-    return None
-
-
-# The formats MCP elicitation offers (client/elicitation, "Requested Schema"):
-# RFC 3339 §5.6 dates and date-times; an address whose local part is dotted
-# words or quoted (RFC 5321 §4.1.2) and whose domain has a dot or is a literal;
-# an absolute URI (RFC 3986 §4.3) of the characters §2 allows.
-_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
-_TIME = r"[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|([-+])([0-9]{2}):([0-9]{2}))"
-_LABEL = r"[^\W_](?:[\w-]*[^\W_])?"
-_EMAIL = r'(?:[^\s@".]+(?:\.[^\s@".]+)*|"(?:[^"\\\r\n]|\\.)+")@(?:%s(?:\.%s)+|\[[^\[\]\s]+\])\Z' % (
-    _LABEL, _LABEL)
-_URI = r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*\Z"
-
-
-def _format_problem(value, kind):
-    """``format`` as an assertion (validation §7.2.2), for the formats above; others pass."""
-    if kind == "email":
-        valid = re.match(_EMAIL, value)
-    elif kind == "uri":
-        valid = re.match(_URI, value)
-    elif kind in ("date", "date-time"):
-        valid = _is_date_time(value, kind == "date")
-    else:
-        return None
-    return None if valid else "%s is not a valid %s" % (_show(value), kind)
-
-
-def _is_date_time(text, date_only):
-    found = re.match(_DATE + (r"\Z" if date_only else _TIME + r"\Z"), text)
-    if not found:
-        return False
-    year, month, day = (int(n) for n in found.groups()[:3])
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-    if not (1 <= month <= 12 and 1 <= day <= days[month - 1]):
-        return False
-    if date_only:
-        return True
-    hour, minute, second, sign, zone_hour, zone_minute = found.groups()[3:]
-    offset = 0 if sign is None else (int(zone_hour) * 60 + int(zone_minute)) * int(sign + "1")
-    if int(hour) > 23 or int(minute) > 59 or int(second) > 60 or abs(offset) >= 24 * 60:
-        return False
-    if sign and int(zone_minute) > 59:
-        return False
-    # A leap second is 23:59:60 in UTC (RFC 3339 §5.7), wherever the offset puts it.
-    return second != "60" or (int(hour) * 60 + int(minute) - offset) % (24 * 60) == 24 * 60 - 1
-
-
-# ---------------------------------------------------------------------------
 # Config files: JSONC, mcpServers / servers, ${VAR}
 # ---------------------------------------------------------------------------
 
@@ -7848,21 +7943,6 @@ def _known_configs(cwd, environ):
         (os.path.join(home, ".gemini", "settings.json"), "json"),
         (os.path.join(home, ".codex", "config.toml"), "codex"),
     ]
-
-
-def _xdg(environ, name, default):
-    """An XDG base directory: the variable if it holds an absolute path (the XDG
-    Base Directory spec has relative ones ignored), else ``default``."""
-    value = environ.get(name)
-    return value if value and os.path.isabs(value) else default
-
-
-def _state_home(environ):
-    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
-    sessions' logs, the shell's history."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
-                        "mcp_invoke")
 
 
 def _found_servers(cwd, environ, on_warning, only=None):
@@ -12214,50 +12294,6 @@ def _read_text(stream, errors="strict"):
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as e:
         raise UsageError("standard input is not valid UTF-8: %s" % e)
-
-
-def _read_file(path, what, encoding="utf-8", wait=None):
-    """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise.
-
-    ``wait``: seconds a pipe (a FIFO, ``<(...)``) may take to give its text,
-    where opening one that nobody writes would otherwise wait forever.
-    """
-    try:
-        if wait is None:
-            with open(path, "rb") as f:
-                data = f.read(_INPUT_LIMIT + 1)
-        else:
-            data = _read_waiting(path, wait)
-        return _within_limit(data, what).decode(encoding)
-    except (IOError, OSError, UnicodeError) as e:
-        raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
-
-
-def _read_waiting(path, wait):
-    import select  # lazy: only for files read this way
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        deadline, parts, size = time.monotonic() + wait, [], 0
-        while size <= _INPUT_LIMIT:
-            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                raise OSError(errno.ETIMEDOUT, "nothing came from it within %gs" % wait)
-            try:
-                part = os.read(fd, _READ_SIZE)
-            except BlockingIOError:
-                continue
-            if not part:
-                break
-            parts.append(part)
-            size += len(part)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
-
-
-def _within_limit(data, what):
-    if len(data) > _INPUT_LIMIT:
-        raise UsageError("%s is larger than %d bytes" % (what, _INPUT_LIMIT))
-    return data
 
 
 def _read_line(stream):

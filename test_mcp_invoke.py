@@ -4,6 +4,7 @@ Every process a test starts must be gone when it ends: the autouse fixture
 checks that no fake_server.py process this run started outlives a test.
 """
 
+import ast
 import base64
 import collections
 import contextlib
@@ -9569,3 +9570,67 @@ def test_a_tool_found_in_a_new_listing_is_remembered_with_that_listing(capsys, t
         assert (code, out, err) == (0, answer, "")
         listed.append(_listings(trace))
     assert listed == [1, 1, 0]
+
+
+# ---------------------------------------------------------------------------
+# The file's shape: two parts, the map, the seam between them
+# ---------------------------------------------------------------------------
+
+def _parts():
+    """mcp_invoke.py's banners [(line, title)], and its top-level statements of
+    Part I and of Part II (the library, the command line)."""
+    with open(SCRIPT) as f:
+        text = f.read()
+    lines = text.splitlines()
+    banners = [(i + 2, lines[i + 1][2:]) for i in range(len(lines) - 2)
+               if lines[i].startswith("# ----") and lines[i + 2].startswith("# ----")]
+    seam = [line for line, title in banners if title.startswith("Part II")]
+    assert len(seam) == 1, banners
+    body = [node for node in ast.parse(text).body if node.lineno > banners[0][0]]
+    return (banners, [node for node in body if node.lineno < seam[0]],
+            [node for node in body if node.lineno > seam[0]])
+
+
+def _defined(nodes):
+    """The names the top-level statements ``nodes`` define."""
+    names = set()
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        for target in getattr(node, "targets", []):
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def test_the_library_part_names_nothing_of_the_command_line_part():
+    """Part I stands alone: copied without Part II it would still run, as
+    nothing in it refers to a name Part II defines."""
+    _, library, command_line = _parts()
+    cli_names = _defined(command_line)
+    assert len(cli_names) > 100 and "main" in cli_names and "Client" not in cli_names
+    used = sorted(set("%s (line %d)" % (n.id, n.lineno) for node in library
+                      for n in ast.walk(node)
+                      if isinstance(n, ast.Name) and n.id in cli_names))
+    assert used == []
+
+
+def test_the_docstring_map_lists_the_banners_in_order():
+    """The module docstring's map names every banner, top to bottom (a run of
+    banners of one name, such as Transports, is one line or several)."""
+    banners, _, _ = _parts()
+    doc = ast.get_docstring(ast.parse(open(SCRIPT).read()))
+    rows = doc[doc.index("The file, top to bottom"):].splitlines()[1:]
+    names = [re.split(r"\s{2,}|:|\(", row.strip())[0].strip() for row in rows
+             if row.strip() and not row.startswith(" " * 10)]
+    titles = [title for _, title in banners]
+    assert names and names[0] == "Part I" and "Part II" in names
+    order = iter(titles)
+    for name in names:  # each map line is the next banner, or one more of its run
+        title = next(order)
+        assert title.startswith(name), (name, title, titles)
+        while True:  # a run of banners of this name that the map lists once
+            following = next(order, None)
+            if following is None or not following.startswith(name) or names.count(name) > 1:
+                order = itertools.chain([following] if following else [], order)
+                break
+    assert list(order) == []
