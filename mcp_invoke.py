@@ -5452,7 +5452,7 @@ class _Call(object):
         return "took longer than its time limit of %gs" % self.cap
 
 
-# What open() settles, as a session hands it on to its clients (Client._resume).
+# What open() settles, as a session hands it on to its clients (Client._resume, Client.settled).
 _SETTLED = ("era", "era_source", "protocol_version", "initialize_result", "discover_result",
             "server_info", "capabilities", "instructions")
 
@@ -5462,7 +5462,7 @@ class _Request(object):
     version): what is sent again, and what has been tried."""
 
     __slots__ = ("method", "params", "timeout", "on_progress", "limit", "rounds",
-                 "renewed", "version_retried", "relisted")
+                 "renewed", "version_retried", "relisted", "call")
 
     def __init__(self, method, params, timeout, on_progress=None, limit=None):
         self.method = method
@@ -5472,6 +5472,21 @@ class _Request(object):
         self.limit = limit
         self.rounds = 0
         self.renewed = self.version_retried = self.relisted = False
+        self.call = None  # the round in flight or done (the request engine's)
+
+    # What the request engine's callers read of the round.
+
+    @property
+    def id(self):
+        return self.call.id
+
+    @property
+    def done(self):
+        return self.call.done
+
+    @property
+    def error(self):
+        return self.call.error
 
 
 def _check_oauth(oauth, headers):
@@ -5766,12 +5781,9 @@ class Client(object):
         self.server_info, self.capabilities = _dict(self.server_info), _dict(self.capabilities)
         self._speak(self.era, self.protocol_version, self.era_source)
 
-    def _settled_state(self):
-        """The era and handshake as open() settled them, for a session's clients."""
-        return dict((name, getattr(self, name)) for name in _SETTLED)
-
-    def _abort(self):
-        """Kill the server at once (from a signal handler); ``close`` still reaps it."""
+    def abort(self):
+        """Kill the server at once (safe in a signal handler); ``close`` still
+        reaps it. Raises nothing."""
         self._transport.abort()
 
     def close(self):
@@ -5788,6 +5800,11 @@ class Client(object):
     def stderr_tail(self):
         """The last STDERR_TAIL_BYTES of the server's stderr, as text."""
         return self._transport.last_words
+
+    @property
+    def max_bytes(self):
+        """The largest message accepted from the server, in bytes."""
+        return self._transport.max_bytes
 
     @property
     def transport(self):
@@ -6300,6 +6317,77 @@ class Client(object):
             self._wakes += 1
             wake()
         return woken
+
+    # -- the request engine -------------------------------------------------------
+    #
+    # What drives many requests at once (``batch``, a session's server in Part
+    # II), besides the calls above. A request runs in rounds (input given for
+    # an input_required result, a token renewed, another protocol version),
+    # each round one call on the wire with an id of its own:
+    #
+    #   start(method, params, timeout, on_progress, limit) -> request
+    #       Send its first round. ``request.id``: the round's id on the wire;
+    #       ``request.done``: the round has its outcome; ``request.error``: the
+    #       MCPError it failed with, if it did; ``request.limit``: the monotonic
+    #       time it must be done by (``limit`` given: one it shares with others).
+    #   wait(requests, until=None, first=False, stop=None)
+    #       Run the transport (answers, progress, the server's own requests and
+    #       notifications) until every request's round is done, or one with
+    #       ``first``, or ``until`` (monotonic) passes, or ``stop()`` is true.
+    #       A round past its deadline is expired. Raises what the transport
+    #       raises only when ``requests`` is empty (else each request fails).
+    #   advance(request) -> result or None
+    #       After a done round: the complete result, or None with the next
+    #       round sent (``request.id`` is new). Raises the request's failure.
+    #   expire(request, reason)
+    #       Give up on its round; the server is told (basic/utilities/cancellation).
+    #   relay(function)
+    #       ``function(method, params)`` is also given every notification but
+    #       progress (a session hands them on to its clients).
+    #   settled() -> dict; idle_limit(limit)
+    #       The era and handshake open() settled (a session's greeting); the
+    #       monotonic time until which what the server asks with no request in
+    #       flight is answered (past it, refused at once).
+    #
+    # plus ``waker()`` and ``abort()`` above. Nothing else of the Client's
+    # insides is for Part II.
+
+    def start(self, method, params=None, timeout=None, on_progress=None, limit=None):
+        """Send the first round of a request; its handle (see the request engine)."""
+        request = _Request(method, params, timeout, on_progress, limit)
+        request.call = self._begin(request)
+        return request
+
+    def wait(self, requests, until=None, first=False, stop=None):
+        """Run the transport for ``requests`` (see the request engine)."""
+        self._wait([request.call for request in requests], until, first, stop)
+
+    def advance(self, request):
+        """The complete result of ``request``, or None with its next round sent
+        (see the request engine). Raises the request's failure."""
+        outcome = self._next_round(request, request.call)
+        if isinstance(outcome, _Call):
+            request.call = outcome
+            return None
+        return outcome
+
+    def expire(self, request, reason):
+        """Give up on the round of ``request`` in flight (see the request engine)."""
+        if not request.call.done:
+            self._expire(request.call, reason)
+
+    def relay(self, function):
+        """Give ``function(method, params)`` every notification but progress too."""
+        self._relay = function
+
+    def settled(self):
+        """The era and handshake as open() settled them, for a session's clients."""
+        return dict((name, getattr(self, name)) for name in _SETTLED)
+
+    def idle_limit(self, limit):
+        """Answer what the server asks with no request in flight until ``limit``
+        (monotonic), and refuse it at once after."""
+        self._held_limit = limit
 
     def _refill(self, window, requests, timeout):
         """Start requests until the window is full or none is ready; (no more
@@ -9583,7 +9671,7 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
     def on_signal(signum, frame):
         if stopping:
             if client is not None:
-                client._abort()
+                client.abort()
             return
         stopping.append(signum)
         raise KeyboardInterrupt()
@@ -9693,11 +9781,11 @@ class _Job(object):
     """A client's request, run by the session: whose, its id there, the progress
     token it sent, and the rounds of it so far."""
 
-    __slots__ = ("peer", "ident", "token", "request", "call")
+    __slots__ = ("peer", "ident", "token", "request")
 
-    def __init__(self, peer, ident, token, request):
-        self.peer, self.ident, self.token, self.request = peer, ident, token, request
-        self.call = None
+    def __init__(self, peer, ident, token):
+        self.peer, self.ident, self.token = peer, ident, token
+        self.request = None  # the Client's (see its request engine), once started
 
 
 class _SessionServer(object):
@@ -9725,16 +9813,16 @@ class _SessionServer(object):
         self.up_since = self.idle_since = time.monotonic()
         self.ending = None  # why the session ends, once it does
         self.closing = False  # the pump's last round: flush, hang up, end
-        self.wake = client._transport.waker()
+        self.wake = client.waker()
         self.poke_fds = os.pipe()
         for fd in self.poke_fds:
             os.set_blocking(fd, False)
-        self.max_bytes = client._transport.max_bytes
-        state = client._settled_state()
+        self.max_bytes = client.max_bytes
+        state = client.settled()
         state.update(transport=client.transport, env_names=client.env_names,
                      pid=client.pid, session_pid=os.getpid())
         self.hello = _encode({"session": "hello", "state": state})
-        client._relay = self._notice
+        client.relay(self._notice)
         self.selectors = selectors
         self.thread = threading.Thread(target=self._pump, name="mcp_invoke session")
         self.thread.daemon = True
@@ -9750,18 +9838,18 @@ class _SessionServer(object):
                 self._take(*self.inbox.popleft())
             if self.ending is not None:
                 return self.ending
-            calls = [job.call for job in self.jobs.values()]
+            requests = [job.request for job in self.jobs.values()]
             # Idle: nothing in flight, and nobody following a resource.
-            until = (None if calls else time.monotonic() + _MAX_SECONDS if self.subscribed
+            until = (None if requests else time.monotonic() + _MAX_SECONDS if self.subscribed
                      else self.idle_since + self.idle)
             if until is not None and time.monotonic() >= until:
                 return "idle for %gs" % self.idle
             try:
-                client._wait(calls, until=until, first=bool(calls),
-                             stop=lambda: bool(self.inbox))
+                client.wait(requests, until=until, first=bool(requests),
+                            stop=lambda: bool(self.inbox))
             except MCPError as e:  # the server is gone, and nothing was in flight
                 return self._lost(e)
-            for job in [job for job in self.jobs.values() if job.call.done]:
+            for job in [job for job in self.jobs.values() if job.request.done]:
                 self._finish(job)
 
     def _take(self, peer, message):
@@ -9771,8 +9859,7 @@ class _SessionServer(object):
         if message is None:  # it hung up: what it asked is cancelled
             for job in list(peer.jobs.values()):
                 self._drop(job)
-                if not job.call.done:
-                    self.client._expire(job.call, "the client went away")
+                self.client.expire(job.request, "the client went away")
             for uri in list(peer.subscribed):  # what it watched, no longer for it
                 self._unsubscribe(peer, {"uri": uri})
             return
@@ -9820,20 +9907,19 @@ class _SessionServer(object):
             meta = dict(meta)
             token = meta.pop("progressToken")
             params = dict(params, _meta=meta)
-        job = _Job(peer, ident, token, None)
+        job = _Job(peer, ident, token)
         on_progress = None if token is None else (lambda p: self._progress(job, p))
         # The client keeps its own time, and cancels what it stops waiting for;
         # its time limit, a little later, bounds what is answered for it here.
         seconds = peer.limits.pop(ident, None)
         seconds = float("inf") if seconds is None else seconds + _LINGER
-        job.request = _Request(method, params, seconds, on_progress,
-                               time.monotonic() + seconds)
         self.calls += 1
         try:
-            job.call = self.client._begin(job.request)
+            job.request = self.client.start(method, params, seconds, on_progress,
+                                            time.monotonic() + seconds)
         except MCPError as e:
             return self._failed(job, e)
-        self.jobs[job.call.id] = peer.jobs[ident] = job
+        self.jobs[job.request.id] = peer.jobs[ident] = job
 
     def _subscribe(self, peer, params):
         uri = _dict(params).get("uri")
@@ -9859,13 +9945,13 @@ class _SessionServer(object):
 
     def _cancel(self, peer, params):
         job = peer.jobs.get(params.get("requestId"))
-        if job is not None and not job.call.done:
+        if job is not None and not job.request.done:
             self._drop(job)
             reason = params.get("reason")
-            self.client._expire(job.call, reason if isinstance(reason, str) else "cancelled")
+            self.client.expire(job.request, reason if isinstance(reason, str) else "cancelled")
 
     def _drop(self, job):
-        self.jobs.pop(job.call.id, None)
+        self.jobs.pop(job.request.id, None)
         job.peer.jobs.pop(job.ident, None)
         with self.lock:
             self._resume(job.peer)
@@ -9875,17 +9961,17 @@ class _SessionServer(object):
             # the time limit of the last one that was, as a direct call would
             # have; past it, refused at once (a burst cannot hold the session).
             client = self.client
-            client._held_limit = min(job.call.limit,
-                                     now + _time_cap(client.timeout, client.max_time))
+            client.idle_limit(min(job.request.limit,
+                                  now + _time_cap(client.timeout, client.max_time)))
 
     def _finish(self, job):
         """A round of ``job`` is done: its answer goes to its client, or the next round."""
         self._drop(job)
-        error = job.call.error
+        error = job.request.error
         try:
             if isinstance(error, ServerError) and error.code != _UNSUPPORTED_VERSION:
                 raise error  # the server's own, as it said it
-            outcome = self.client._next_round(job.request, job.call)
+            outcome = self.client.advance(job.request)
         except ServerError as e:
             error = {"code": e.code, "message": e.message}
             if e.data is not None:
@@ -9895,9 +9981,8 @@ class _SessionServer(object):
             return self._failed(job, e)
         except Exception as e:  # a handler failed: the request did, not the session
             return self._failed(job, MCPError("answering the server failed: %s" % e))
-        if isinstance(outcome, _Call):
-            job.call = outcome
-            self.jobs[outcome.id] = job.peer.jobs[job.ident] = job
+        if outcome is None:  # its next round is in flight
+            self.jobs[job.request.id] = job.peer.jobs[job.ident] = job
         else:
             self._to(job.peer, {"jsonrpc": "2.0", "id": job.ident, "result": outcome})
 
@@ -12107,7 +12192,7 @@ def _stop_threads(threads, clients):
     deadline = time.monotonic() + 4 * SHUTDOWN_GRACE
     while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
         for client in clients:
-            client._abort()
+            client.abort()
         for thread in threads:
             thread.join(0.02)
 
@@ -12833,7 +12918,7 @@ def main(argv=None):
         diag.stopping = True
         if stopping:
             for client in started:
-                client._abort()
+                client.abort()
             return
         stopping.append(signum)
         raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)

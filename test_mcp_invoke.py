@@ -9634,3 +9634,28 @@ def test_the_docstring_map_lists_the_banners_in_order():
                 order = itertools.chain([following] if following else [], order)
                 break
     assert list(order) == []
+
+
+def test_the_command_line_part_touches_nothing_private_of_client_or_a_transport():
+    """Part II drives Client through its public methods and its request engine:
+    no ``x._member`` where _member is one of Client's or a transport's (its own
+    objects' members, through ``self``, are its business)."""
+    _, library, command_line = _parts()
+    private = set()
+    for node in library:
+        if isinstance(node, ast.ClassDef) and (node.name == "Client"
+                                               or node.name.endswith("Transport")):
+            for n in ast.walk(node):
+                if isinstance(n, ast.FunctionDef):
+                    private.add(n.name)
+                elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                        and n.value.id == "self":
+                    private.add(n.attr)
+    private = set(name for name in private if name.startswith("_")
+                  and not name.startswith("__"))
+    assert {"_transport", "_wait", "_next_round", "_expire"} <= private
+    touched = sorted(set("%s (line %d)" % (n.attr, n.lineno) for node in command_line
+                         for n in ast.walk(node)
+                         if isinstance(n, ast.Attribute) and n.attr in private
+                         and not (isinstance(n.value, ast.Name) and n.value.id == "self")))
+    assert touched == []
