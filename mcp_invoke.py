@@ -530,6 +530,54 @@ def _state_home(environ):
                         "mcp_invoke")
 
 
+def _private_dir(path, narrow=True):
+    """``path``, a directory made (with its parents) that only its user may
+    enter; an existing one is narrowed to that too, unless ``narrow`` is False
+    (a directory the user named). Raises OSError."""
+    try:
+        os.makedirs(path, 0o700)
+    except FileExistsError:
+        if narrow and os.path.isdir(path) and os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o700)
+    return path
+
+
+def _write_whole(path, text, private=True, narrow=True, durable=True):
+    """Write ``text`` to ``path`` so that a reader never sees half of it: into a
+    new file beside it, then renamed over it. A symlink stays one (its target is
+    replaced); what is not a regular file is never renamed over.
+
+    ``private``: the file only its user may read, in a directory made by
+    _private_dir (``narrow`` passed on); otherwise the umask decides, and the
+    directory must exist. ``durable``: on disk before the rename (a token or a
+    pin; a cache may be lost). Raises OSError; nothing is left behind.
+    """
+    import stat  # lazy: only where a file is written
+    path = os.path.realpath(path)
+    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    if private:
+        _private_dir(os.path.dirname(path), narrow)
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        if os.path.lexists(temporary):  # left by a run that died
+            os.unlink(temporary)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                     0o600 if private else 0o666)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
 def _read_file(path, what, encoding="utf-8", wait=None):
     """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise.
 
@@ -3829,7 +3877,7 @@ class _TokenCache(object):
         there is no fcntl, or the lock file cannot be made."""
         try:
             import fcntl  # lazy: POSIX only
-            self._directory()
+            _private_dir(os.path.dirname(os.path.realpath(self.path)), self.private_directory)
             fd = os.open(os.path.realpath(self.path) + ".lock", os.O_WRONLY | os.O_CREAT,
                          0o600)
         except (ImportError, OSError):
@@ -3844,35 +3892,12 @@ class _TokenCache(object):
                     return fd  # held too long (a stuck run): written without it, atomically
                 time.sleep(0.01)
 
-    def _directory(self):
-        directory = os.path.dirname(os.path.realpath(self.path))
-        if not os.path.isdir(directory):
-            os.makedirs(directory, 0o700)
-        elif self.private_directory and os.stat(directory).st_mode & 0o077:
-            os.chmod(directory, 0o700)
-
     def _write(self, data):
-        import stat  # lazy: OAuth only
-        path = os.path.realpath(self.path)  # a symlink stays one: its target is replaced
-        temporary = "%s.%d.tmp" % (path, os.getpid())
         try:
-            if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-                return False  # never a device, FIFO or directory renamed over
-            self._directory()
-            if os.path.lexists(temporary):  # left by a run that died
-                os.unlink(temporary)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with open(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1, sort_keys=True)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temporary, path)
+            _write_whole(self.path, json.dumps(data, indent=1, sort_keys=True),
+                         narrow=self.private_directory)
             return True
         except (IOError, OSError):
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
             return False
 
 
@@ -5026,10 +5051,7 @@ def _session_dir(environ, create=False):
         path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
     try:
         if create:
-            try:
-                os.makedirs(path, 0o700)
-            except FileExistsError:
-                pass
+            _private_dir(path, narrow=False)  # narrowed below, once it is known to be ours
         info = os.lstat(path)
     except FileNotFoundError:
         return path
@@ -9538,9 +9560,7 @@ def _state_dir(environ):
     """The state directory (see _state_home), made 0700 if need be."""
     path = _state_home(environ)
     try:
-        os.makedirs(path, 0o700)
-    except FileExistsError:
-        pass
+        _private_dir(path, narrow=False)  # one others may write is refused, not fixed
     except OSError as e:
         raise UsageError("cannot make %s: %s" % (path, e.strerror or e))
     return path
@@ -12033,16 +12053,9 @@ def _check_pin_path(path):
 
 def _write_pin(path, text):
     """The pin, replaced whole: a reader never sees half of one."""
-    temporary = "%s.%d.tmp" % (path, os.getpid())
     try:
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(temporary, path)
+        _write_whole(path, text, private=False)
     except (IOError, OSError) as e:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
         raise UsageError("cannot write the pin %s: %s" % (path, e.strerror or e))
 
 
@@ -12316,24 +12329,12 @@ class _ToolCache(object):
 
 
 def _write_private(path, value):
-    """A JSON file only its user may read, in a directory only they may enter,
-    replaced whole; a cache's: what cannot be written is dropped."""
-    directory = os.path.dirname(path)
-    temporary = "%s.%d.tmp" % (path, os.getpid())
+    """A cache's JSON file, only its user's, replaced whole; what cannot be
+    written is dropped."""
     try:
-        if not os.path.isdir(directory):
-            os.makedirs(directory, 0o700)
-        elif os.stat(directory).st_mode & 0o077:
-            os.chmod(directory, 0o700)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as f:
-            json.dump(value, f)
-        os.replace(temporary, path)
+        _write_whole(path, json.dumps(value), durable=False)
     except (IOError, OSError, ValueError):
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        pass
 
 
 # ---------------------------------------------------------------------------
