@@ -530,6 +530,64 @@ def _state_home(environ):
                         "mcp_invoke")
 
 
+class _Deadline(object):
+    """When something must be done by (monotonic), and why, said when it passes:
+    the one clock. It is computed once where a wait begins (an OAuth renewal or
+    one of its steps, a connect, a session's greeting) and handed to every
+    socket, timer and loop that waits within it, like subprocess's endtime.
+    A request's own deadlines are its _Call's."""
+
+    __slots__ = ("at", "why")
+
+    def __init__(self, seconds, why):
+        self.at = time.monotonic() + min(seconds, _MAX_SECONDS)
+        self.why = why
+
+    def left(self):
+        return max(0.0, self.at - time.monotonic())
+
+    def passed(self):
+        return time.monotonic() >= self.at
+
+    def within(self, seconds, why):
+        """This deadline, or an earlier one ``seconds`` from now."""
+        sooner = _Deadline(seconds, why)
+        return sooner if sooner.at < self.at else self
+
+
+class _Overtime(Exception):
+    """A bounded computation ran out of time."""
+
+
+def _raise_overtime(signum, frame):
+    raise _Overtime()
+
+
+def _within(seconds, function):
+    """function() under a wall-clock limit, raising _Overtime past it.
+
+    Uses SIGALRM, which even the regex engine notices; off the main thread
+    (no signals there) the function runs unbounded. Nested, the inner limit
+    is cut to what the outer one has left, and the outer one is set again
+    on the way out (at once, if it has passed meanwhile).
+    """
+    try:
+        previous = signal.signal(signal.SIGALRM, _raise_overtime)
+    except (ValueError, AttributeError):
+        return function()
+    started = time.monotonic()
+    seconds = min(seconds, _MAX_SECONDS)  # the timer takes no more (an infinite max_time)
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+    if 0 < outer < seconds:
+        signal.setitimer(signal.ITIMER_REAL, outer)
+    try:
+        return function()
+    finally:
+        left = outer - (time.monotonic() - started)
+        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+
 def _private_dir(path, narrow=True):
     """``path``, a directory made (with its parents) that only its user may
     enter; an existing one is narrowed to that too, unless ``narrow`` is False
@@ -2609,11 +2667,104 @@ def _proxy_auth(proxy):
                                            unquote(parts.password or "")))]
 
 
+def _http_connection(scheme, host, port, proxy, context, until, stop, blocking=False):
+    """An http.client connection to ``scheme``://``host``:``port``, not yet open:
+    the one way the transport and OAuth reach a server. Through ``proxy`` (an
+    http:// URL, or None; https goes through it by CONNECT, with its
+    credentials), TLS from ``context()``. Its connect (see _connect) waits until
+    the _Deadline ``until``, or until ``stop()`` is true; the socket then blocks
+    for what ``until`` has left (TLS, CONNECT), or with ``blocking`` for as long
+    as it takes (the caller's timer ends it through _hang_up)."""
+    import http.client  # lazy: HTTP only
+    tunnel = None
+    if proxy is not None:
+        from urllib.parse import urlsplit  # lazy: HTTP only
+        parts = urlsplit(proxy)
+        if scheme == "https":
+            tunnel = (host, port)  # CONNECT through it
+        try:
+            host, port = parts.hostname, parts.port or 80
+        except ValueError:
+            raise UsageError("the proxy URL in the environment is malformed: %s"
+                             % _shown_url(proxy))
+    if scheme == "https":
+        conn = http.client.HTTPSConnection(host, port, context=context())
+    else:
+        conn = http.client.HTTPConnection(host, port)
+    if tunnel is not None:
+        conn.set_tunnel(tunnel[0], tunnel[1], headers=dict(_proxy_auth(proxy)))
+    conn._create_connection = lambda address, *_: _connected(
+        conn, _connect(address, until, stop, blocking))
+    conn.mcp_sock = None
+    return conn
+
+
+def _connect(address, until, stop, blocking=False):
+    """A connected socket, waiting in short steps so that close() and
+    cancellation end the wait; blocking (with the time ``until`` has left, or
+    with none given ``blocking``) once connected."""
+    import select  # lazy: HTTP only
+    import socket
+    host, port = address
+    error = None
+    for family, kind, proto, _, address in socket.getaddrinfo(host, port, 0,
+                                                              socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            sock.connect_ex(address)
+            while not select.select([], [sock], [], _CONNECT_POLL)[1]:
+                if stop():
+                    raise ConnectionAbortedError(0, "cancelled")
+                if until.passed():
+                    raise socket.timeout(0, "connection timed out")
+            code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if code:
+                raise OSError(code, os.strerror(code))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.settimeout(None if blocking else max(until.left(), 0.001))
+            return sock
+        except OSError as e:
+            sock.close()
+            error = e
+    raise error or OSError(0, "no address for %s" % host)
+
+
+def _connected(conn, sock):
+    """Keep a duplicate of ``conn``'s socket as soon as it is connected: shut
+    down (_hang_up), it wakes whatever waits on the connection, the TLS
+    handshake and a proxy's CONNECT included, and a response that took the
+    socket over."""
+    if conn.mcp_sock is not None:  # http.client reconnects a kept connection itself
+        conn.mcp_sock.close()
+    conn.mcp_sock = sock.dup()
+    return sock
+
+
+def _hang_up(conn):
+    """Wake a thread waiting on ``conn``: shut its socket down, through the
+    duplicate kept at connect."""
+    import socket  # lazy: HTTP only
+    sock = getattr(conn, "mcp_sock", None)
+    if sock is not None:
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except (OSError, ValueError):
+            pass
+
+
+def _close_conn(conn):
+    conn.close()
+    if getattr(conn, "mcp_sock", None) is not None:
+        conn.mcp_sock.close()
+        conn.mcp_sock = None
+
+
 class _Post(object):
     """One HTTP exchange: a message to POST (or a stream to resume) and its state."""
 
     __slots__ = ("message", "body", "ident", "method", "conn", "response", "cancelled",
-                 "answered", "after", "session", "generation")
+                 "answered", "after", "session", "generation", "limit")
 
     def __init__(self, message, body, after=0):
         self.message = message
@@ -2628,6 +2779,7 @@ class _Post(object):
         self.after = after  # notifications and answers sent before it goes
         self.session = None  # the Mcp-Session-Id it went with
         self.generation = None  # the OAuth token it went with (_OAuth.generation)
+        self.limit = None  # a request's time limit (monotonic), as the Client keeps it
 
 
 class _HttpTransport(_Transport):
@@ -2685,6 +2837,7 @@ class _HttpTransport(_Transport):
         self._notified = 0
         self._small_method = None  # the one going now
         self._live = {}  # request id -> its _Post, while it is carried
+        self._limit = (None, None)  # (id, time limit) of the request sent next
         self._idle = []  # keep-alive connections not in use
         self._conns = set()  # every connection open now
         self._threads = []
@@ -2729,6 +2882,8 @@ class _HttpTransport(_Transport):
                     self._spawn(self._serve_small)
             else:
                 post.after = self._notified
+                if self._limit[0] == post.ident:
+                    post.limit = self._limit[1]
                 self._requests.append(post)
                 self._live[post.ident] = post
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
@@ -2743,6 +2898,9 @@ class _HttpTransport(_Transport):
     def listen(self):
         with self._cond:
             self._open_get()
+
+    def time_limit(self, ident, limit):
+        self._limit = (ident, limit)
 
     def waker(self):
         def wake():
@@ -2783,7 +2941,7 @@ class _HttpTransport(_Transport):
                 post.cancelled = True
                 if post in self._requests:
                     self._requests.remove(post)
-                self._hang_up(post.conn)
+                _hang_up(post.conn)
         return self.era == "modern"
 
     def settled(self, era, version):
@@ -3148,32 +3306,19 @@ class _HttpTransport(_Transport):
         return conn, reused
 
     def _new_connection(self, post, timeout=None, stop=None):
-        """An http.client connection (through the proxy, if any), not yet open,
-        whose connect waits as _connect does (``stop``: when to give up early;
-        by default once the exchange is cancelled or the transport closed)."""
-        import http.client  # lazy: HTTP only
-        host, port, tunnel = self.host, self.port, None
-        if self.proxy is not None:
-            from urllib.parse import urlsplit  # lazy: HTTP only
-            proxy = urlsplit(self.proxy)
-            if self.scheme == "https":
-                tunnel = (host, port)  # CONNECT through it
-            try:
-                host, port = proxy.hostname, proxy.port or 80
-            except ValueError:
-                raise UsageError("the proxy URL in the environment is malformed: %s"
-                                 % _shown_url(self.proxy))
-        if self.scheme == "https":
-            conn = http.client.HTTPSConnection(host, port, context=self._context())
-        else:
-            conn = http.client.HTTPConnection(host, port)
-        if tunnel is not None:
-            conn.set_tunnel(tunnel[0], tunnel[1], headers=dict(self._proxy_auth))
-        timeout = self.connect_timeout if timeout is None else timeout
-        stop = stop or (lambda: post.cancelled or self._closed)
-        conn._create_connection = lambda address, *_: self._connected(
-            conn, self._connect(address, timeout, stop))
-        conn.mcp_sock = None
+        """A connection to the server (see _http_connection), not yet open; its
+        connect gives up after ``timeout`` (by default the request's time
+        limit, else the Client's timeout), or once
+        ``stop()`` is true (by default once the exchange is cancelled or the
+        transport closed)."""
+        if timeout is None and post.limit is not None:
+            # A request's: its connect lasts as long as the request may (the
+            # Client's clock ends it sooner, cancelling the exchange).
+            timeout = post.limit - time.monotonic()
+        until = _Deadline(self.connect_timeout if timeout is None else timeout,
+                          "connection timed out")
+        conn = _http_connection(self.scheme, self.host, self.port, self.proxy, self._context,
+                                until, stop or (lambda: post.cancelled or self._closed))
         self._conns.add(conn)
         return conn
 
@@ -3195,54 +3340,6 @@ class _HttpTransport(_Transport):
             self._tls = context
         return self._tls
 
-    @staticmethod
-    def _connected(conn, sock):
-        """Keep a duplicate of ``conn``'s socket as soon as it is connected: shut
-        down, it wakes whatever waits on the connection, the TLS handshake and a
-        proxy's CONNECT included, and a response that took the socket over."""
-        if conn.mcp_sock is not None:  # http.client reconnects a kept connection itself
-            conn.mcp_sock.close()
-        conn.mcp_sock = sock.dup()
-        return sock
-
-    @staticmethod
-    def _close_conn(conn):
-        conn.close()
-        if getattr(conn, "mcp_sock", None) is not None:
-            conn.mcp_sock.close()
-            conn.mcp_sock = None
-
-    def _connect(self, address, timeout, stop):
-        """A connected socket, waiting in short steps so that close() and
-        cancellation end the wait; blocking (with the connect's time left, for
-        TLS and a proxy's CONNECT) once connected."""
-        import select  # lazy: HTTP only
-        import socket
-        host, port = address
-        deadline = time.monotonic() + timeout
-        error = None
-        for family, kind, proto, _, address in socket.getaddrinfo(host, port, 0,
-                                                                  socket.SOCK_STREAM):
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.setblocking(False)
-                sock.connect_ex(address)
-                while not select.select([], [sock], [], _CONNECT_POLL)[1]:
-                    if stop():
-                        raise ConnectionAbortedError(0, "cancelled")
-                    if time.monotonic() >= deadline:
-                        raise socket.timeout(0, "connection timed out")
-                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-                if code:
-                    raise OSError(code, os.strerror(code))
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                sock.settimeout(max(deadline - time.monotonic(), 0.001))
-                return sock
-            except OSError as e:
-                sock.close()
-                error = e
-        raise error or OSError(0, "no address for %s" % host)
-
     def _release(self, post):
         """Give the exchange's connection back for the next one, or close it."""
         with self._cond:
@@ -3255,7 +3352,7 @@ class _HttpTransport(_Transport):
                 if response is not None:
                     response.close()
                 self._conns.discard(conn)
-                self._close_conn(conn)
+                _close_conn(conn)
             else:
                 self._idle.append(conn)
 
@@ -3266,22 +3363,10 @@ class _HttpTransport(_Transport):
             response, post.response = post.response, None
             if conn is not None:
                 self._conns.discard(conn)
-                self._hang_up(conn)
-                self._close_conn(conn)
+                _hang_up(conn)
+                _close_conn(conn)
             if response is not None:
                 response.close()
-
-    @staticmethod
-    def _hang_up(conn):
-        """Wake a thread reading ``conn``: shut its socket down, through the
-        duplicate kept at connect (see _connected)."""
-        import socket  # lazy: HTTP only
-        sock = getattr(conn, "mcp_sock", None)
-        if sock is not None:
-            try:
-                socket.socket.shutdown(sock, socket.SHUT_RDWR)
-            except (OSError, ValueError):
-                pass
 
     # -- responses ---------------------------------------------------------------
 
@@ -3622,14 +3707,14 @@ class _HttpTransport(_Transport):
             self._cond.notify_all()
         for conn in conns:
             if conn not in self._idle:  # an idle one may carry the DELETE
-                self._hang_up(conn)
+                _hang_up(conn)
         deadline = time.monotonic() + grace
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         if self.session_id is not None and self.era == "legacy" and grace > 0:
             self._delete(grace)
         for conn in conns:
-            self._close_conn(conn)
+            _close_conn(conn)
 
     def _delete(self, grace):
         """2025-11-25 transports, "Session Management": end the session we opened,
@@ -3657,13 +3742,13 @@ class _HttpTransport(_Transport):
             except (OSError, http.client.HTTPException):
                 pass  # a kept connection the server closed meanwhile: once more
             finally:
-                self._close_conn(conn)
+                _close_conn(conn)
                 self._conns.discard(conn)
 
     def abort(self):
         """From a signal handler: shut every connection now (close() joins)."""
         for conn in list(self._conns):
-            self._hang_up(conn)
+            _hang_up(conn)
 
 
 # ---------------------------------------------------------------------------
@@ -3912,7 +3997,7 @@ class _OAuth(object):
         self.options = options
         self.timeout = timeout
         self.cap = cap  # seconds a whole renewal may take, a person's time aside
-        self.limit = None  # when the one under way must be done (monotonic)
+        self.renewal = None  # the _Deadline of the one under way
         self.context = context  # the TLS context for https:// (the transport's)
         self.environ = environ
         cache = options.get("cache")
@@ -3932,7 +4017,7 @@ class _OAuth(object):
         """The Authorization value for the next request, or None."""
         if not self.loaded:
             self.loaded = True
-            self.limit = time.monotonic() + self.cap
+            self.renewal = self._renewal()
             if self.options.get("login"):
                 self._forget()
             else:
@@ -3949,7 +4034,7 @@ class _OAuth(object):
         when a new token is in place and the request is worth sending again."""
         if generation != self.generation:
             return True  # another request renewed it meanwhile
-        self.limit = time.monotonic() + self.cap
+        self.renewal = self._renewal()
         if challenge.strip() and not re.search(r"(?:^|[\s,])bearer(?:[\s,]|$)", challenge,
                                                re.IGNORECASE):
             return False  # another scheme (Basic, Negotiate): not a matter for OAuth
@@ -4424,8 +4509,8 @@ class _OAuth(object):
                 return _await_redirect(listener, time.monotonic() + _PERSON_WAIT, state)
             pasted = on_authorize(url, False)
         finally:  # a person's time is not the servers'
-            if self.limit is not None:
-                self.limit += time.monotonic() - start
+            if self.renewal is not None:
+                self.renewal.at += time.monotonic() - start
         if not isinstance(pasted, str) or not pasted.strip():
             raise AuthError("OAuth authorization: nothing was pasted", status=401)
         return pasted.strip()
@@ -4540,15 +4625,19 @@ class _OAuth(object):
 
     # -- HTTP to authorization servers ------------------------------------------------------
 
-    def _left(self, step):
-        """Seconds the next request to an authorization server may take: the
-        timeout, within what is left of the renewal's time limit (--max-time)."""
-        left = self.timeout if self.limit is None else min(
-            self.timeout, self.limit - time.monotonic())
-        if left <= 0:
-            raise AuthError("OAuth %s: the authorization took longer than its time limit of "
-                            "%gs" % (step, self.cap), status=401)
-        return left
+    def _renewal(self):
+        return _Deadline(self.cap, "the authorization took longer than its time limit of "
+                         "%gs" % self.cap)
+
+    def _step(self, step):
+        """The _Deadline of one request to an authorization server: its timeout,
+        within what is left of the renewal's time limit (--max-time)."""
+        why = "no complete answer within %gs" % self.timeout
+        deadline = (_Deadline(self.timeout, why) if self.renewal is None
+                    else self.renewal.within(self.timeout, why))
+        if deadline.passed():
+            raise AuthError("OAuth %s: %s" % (step, deadline.why), status=401)
+        return deadline
 
     def _http(self, step, method, url, form=None, document=None, headers=None):
         """One request to an authorization server: (status, the JSON answer or None,
@@ -4580,77 +4669,50 @@ class _OAuth(object):
 
     def _exchange(self, step, method, url, body, headers):
         """(status, response, body) of one HTTP request, all of it within the
-        timeout: a watchdog shuts the socket down at the deadline, so a server
-        that dribbles its headers or body cannot stretch it."""
+        step's _Deadline: one timer hangs the connection up when it passes, so
+        a server that dribbles its headers or body cannot stretch it."""
         import http.client  # lazy: HTTP only
-        import socket  # lazy: HTTP only
         import threading  # lazy: HTTP only
         from urllib.parse import urlsplit  # lazy: HTTP only
-        left = self._left(step)
-        deadline = time.monotonic() + left
+        deadline = self._step(step)
         parts = urlsplit(url)
         scheme, host, port = parts.scheme.lower(), parts.hostname, parts.port
         target = _ascii_target(parts)
         proxy = _proxy_for(scheme, host, self.environ)
-        where = (host, port or (443 if scheme == "https" else 80))
-        if proxy is not None:
-            proxied = urlsplit(proxy)
-            where = (proxied.hostname, proxied.port or 80)
-        if scheme == "https":
-            conn = http.client.HTTPSConnection(where[0], where[1], timeout=left,
-                                               context=self.context())
-            if proxy is not None:
-                conn.set_tunnel(host, port or 443, headers=dict(_proxy_auth(proxy)))
-        else:
-            conn = http.client.HTTPConnection(where[0], where[1], timeout=left)
-            if proxy is not None:  # a plain proxy takes the whole URL
-                target = "http://%s%s" % (parts.netloc.rpartition("@")[2], target)
-                headers = dict(headers, **dict(_proxy_auth(proxy)))
-        expired, response, sockets = [], None, []
-        watchdog = threading.Timer(left, _shut_down, (conn, sockets, expired))
+        expired, response = [], None
+        conn = _http_connection(scheme, host, port or (443 if scheme == "https" else 80),
+                                proxy, self.context, deadline, lambda: bool(expired),
+                                blocking=True)
+        if proxy is not None and scheme != "https":  # a plain proxy takes the whole URL
+            target = "http://%s%s" % (parts.netloc.rpartition("@")[2], target)
+            headers = dict(headers, **dict(_proxy_auth(proxy)))
+        watchdog = threading.Timer(deadline.left(), lambda: (expired.append(True),
+                                                             _hang_up(conn)))
         watchdog.daemon = True
         watchdog.start()
         try:
-            conn.connect()
-            sockets.append(conn.sock)  # a response that ends with the connection takes it
             conn.request(method, target, body, headers)
             response = conn.getresponse()
             data = response.read(_OAUTH_MAX_BYTES + 1)
             if len(data) > _OAUTH_MAX_BYTES:
                 raise ValueError("it is larger than %d bytes" % _OAUTH_MAX_BYTES)
-            if expired:  # cut short by the watchdog: what came is not the answer
+            if expired:  # cut short by the timer: what came is not the answer
                 raise ValueError("timed out")
             return response.status, response, data
         except (OSError, ValueError, http.client.HTTPException) as e:
-            # Out of time, whichever noticed first: the watchdog, or the socket's
-            # own timeout of the same length (what it says depends on the deadline).
-            late = bool(expired) or isinstance(e, socket.timeout) or (
-                time.monotonic() >= deadline)
-            if late and left < self.timeout:  # the renewal's limit, not this request's
-                raise AuthError("OAuth %s: the authorization took longer than its time limit "
-                                "of %gs" % (step, self.cap), status=401)
-            why = ("no complete answer within %gs" % left if late else re.sub(
+            # Which limit ran out is the deadline's to say, whatever noticed it.
+            late = bool(expired) or deadline.passed()
+            if late and deadline is self.renewal:
+                raise AuthError("OAuth %s: %s" % (step, deadline.why), status=401)
+            why = deadline.why if late else re.sub(
                 r"\s*\(_ssl\.c:[0-9]+\)", "", getattr(e, "strerror", None) or str(e)
-                or type(e).__name__))
+                or type(e).__name__)
             raise AuthError("OAuth %s: %s %s: %s" % (
                 step, "cannot reach" if response is None else "the answer broke off from",
                 _shown_url(url), why), status=401)
         finally:
             watchdog.cancel()
-            conn.close()
-
-
-def _shut_down(conn, sockets, expired):
-    """The watchdog's end of an exchange: wake whatever waits on its socket (the
-    connection's while it connects, then the one kept once it is connected)."""
-    import socket  # lazy: HTTP only
-    expired.append(True)
-    for sock in sockets + [conn.sock]:
-        try:
-            if sock is not None:
-                sock.shutdown(socket.SHUT_RDWR)
-        except (OSError, AttributeError):
-            pass
+            _close_conn(conn)
 
 
 def _await_redirect(listener, deadline, state):
@@ -5233,15 +5295,13 @@ class _SessionTransport(_Transport):
         self._sel = select.poll()
         self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
         self._sel.register(self._sock.fileno(), self._events[0])
-        deadline = time.monotonic() + self.hello_wait
+        deadline = _Deadline(self.hello_wait, "session %s did not answer within %gs (it may "
+                             "still be starting its server)" % (self.name, self.hello_wait))
         while self._hello is None:
             self._check_open()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RequestTimeout("session %s did not answer within %gs (it may still "
-                                     "be starting its server)" % (self.name, self.hello_wait),
-                                     timeout=self.hello_wait)
-            if self._poll(left):
+            if deadline.passed():
+                raise RequestTimeout(deadline.why, timeout=self.hello_wait)
+            if self._poll(deadline.left()):
                 self._read()
 
     def _poll(self, timeout):
@@ -5386,39 +5446,6 @@ class _SessionTransport(_Transport):
 # ---------------------------------------------------------------------------
 # Client
 # ---------------------------------------------------------------------------
-
-class _Overtime(Exception):
-    """A bounded computation ran out of time."""
-
-
-def _raise_overtime(signum, frame):
-    raise _Overtime()
-
-
-def _within(seconds, function):
-    """function() under a wall-clock limit, raising _Overtime past it.
-
-    Uses SIGALRM, which even the regex engine notices; off the main thread
-    (no signals there) the function runs unbounded. Nested, the inner limit
-    is cut to what the outer one has left, and the outer one is set again
-    on the way out (at once, if it has passed meanwhile).
-    """
-    try:
-        previous = signal.signal(signal.SIGALRM, _raise_overtime)
-    except (ValueError, AttributeError):
-        return function()
-    started = time.monotonic()
-    seconds = min(seconds, _MAX_SECONDS)  # the timer takes no more (an infinite max_time)
-    outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
-    if 0 < outer < seconds:
-        signal.setitimer(signal.ITIMER_REAL, outer)
-    try:
-        return function()
-    finally:
-        left = outer - (time.monotonic() - started)
-        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
-
 
 class _Call(object):
     """One request in flight."""
@@ -5673,7 +5700,7 @@ class Client(object):
             if given:
                 raise UsageError("%s: not with a session, which was given its server, and "
                                  "how to answer it, when it started" % ", ".join(given))
-            self._transport = _SessionTransport(session, max_bytes)
+            self._transport = None  # made once the arguments are checked, below
         elif (command is None) == (url is None):
             raise UsageError("give the Client a server command or a url, not %s"
                              % ("both" if url is not None else "neither"))
@@ -5698,7 +5725,8 @@ class Client(object):
                          dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
                               on_log=on_log, on_warning=on_warning))
         if session is not None:  # its greeting, within this client's own time
-            self._transport.hello_wait = min(timeout, _time_cap(timeout, max_time))
+            self._transport = _SessionTransport(session, max_bytes,
+                                                hello=min(timeout, _time_cap(timeout, max_time)))
         self.timeout = timeout
         self.max_time = max_time
         self.pinned_version = protocol_version
