@@ -9444,11 +9444,9 @@ def _session_list(ctx):
                      started=status.get("started"), up=status.get("up"),
                      calls=status.get("calls"), idle=status.get("idle"))
                 for name, status in _session_statuses(_session_dir(os.environ), ctx)]
-    if ctx.json:
-        return ctx.emit({"sessions": sessions})
-    return ctx.lines("%s  pid %s  up %s  idle %s  calls %s  %s" % (
+    return ctx.mode.answer({"sessions": sessions}, ("%s  pid %s  up %s  idle %s  calls %s  %s" % (
         s["name"], s["pid"], _duration(_number(s["up"])), _duration(_number(s["idle"])),
-        s["calls"], s["server"]) for s in sessions)
+        s["calls"], s["server"]) for s in sessions))
 
 
 def _number(value):
@@ -9556,9 +9554,8 @@ def _session_start(args, ctx, server):
     except BaseException:
         _unlink(log)  # a failed start leaves nothing behind (its error says why)
         raise
-    if ctx.json:
-        return ctx.emit({"name": name, "pid": pid, "socket": path, "log": log})
-    return ctx.lines(["started %s (pid %d)" % (name, pid)])
+    return ctx.mode.answer({"name": name, "pid": pid, "socket": path, "log": log},
+                           ["started %s (pid %d)" % (name, pid)])
 
 
 def _open_log(path):
@@ -10472,9 +10469,7 @@ def _cmd_tools(client, args, ctx):
     result = ctx.listing(client, "tools/list")
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
     ctx.hidden_items("tool", "name", result["tools"])
-    if ctx.json:
-        return ctx.emit(result)
-    return ctx.entries(result["tools"], _signature)
+    return ctx.mode.listing(result, result["tools"], _signature)
 
 
 def _cmd_call(client, args, ctx):
@@ -10493,8 +10488,8 @@ def _cmd_call(client, args, ctx):
     ctx.diag.finish()
     ctx.hidden("the result of tool %r" % name, result)
     if "content" in result and not isinstance(result["content"], list):
-        ctx.malformed(result, "tools/call result has content that is not a list")
-    ctx.result(result)
+        ctx.mode.malformed(result, "tools/call result has content that is not a list")
+    ctx.mode.result(result)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
         return _EXIT_TOOL_ERROR
@@ -10581,32 +10576,29 @@ def _cmd_schema(client, args, ctx):
     if tool is None:
         raise ServerError("the server lists no tools, so %r has no schema to show" % name)
     ctx.hidden("tool %r" % name, tool)
-    if ctx.json:
-        return ctx.emit({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
-                         "outputSchema": tool.get("outputSchema")})
-    ctx.lines([_signature(tool)])  # then each schema as indented JSON (CLI.md)
-    for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
-        if key in tool:
-            ctx.out.text(_to_json(tool[key], pretty=True))
-        else:
-            ctx.lines(["no %s" % label])
-    return 0
+
+    def readable():
+        ctx.lines([_signature(tool)])  # then each schema as indented JSON (CLI.md)
+        for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
+            if key in tool:
+                ctx.out.text(_to_json(tool[key], pretty=True))
+            else:
+                ctx.lines(["no %s" % label])
+    return ctx.mode.answer({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
+                            "outputSchema": tool.get("outputSchema")}, readable)
 
 
 def _cmd_resources(client, args, ctx):
     result = client.list_all("resources/list")
     ctx.hidden_items("resource", "uri", result["resources"])
-    if ctx.json:
-        return ctx.emit(result)
-    return ctx.entries(result["resources"], lambda r: _listing(r.get("uri"), r))
+    return ctx.mode.listing(result, result["resources"], lambda r: _listing(r.get("uri"), r))
 
 
 def _cmd_templates(client, args, ctx):
     result = ctx.listing(client, "resources/templates/list")
     ctx.hidden_items("template", "uriTemplate", result["resourceTemplates"])
-    if ctx.json:
-        return ctx.emit(result)
-    return ctx.entries(result["resourceTemplates"], lambda t: _listing(t.get("uriTemplate"), t))
+    return ctx.mode.listing(result, result["resourceTemplates"],
+                            lambda t: _listing(t.get("uriTemplate"), t))
 
 
 def _listing(uri, item):
@@ -10620,15 +10612,13 @@ def _listing(uri, item):
 def _cmd_read(client, args, ctx):
     result = client.read_resource(args.args[0])
     ctx.hidden("resource %r" % args.args[0], result)
-    return ctx.result(result)
+    return ctx.mode.result(result)
 
 
 def _cmd_prompts(client, args, ctx):
     result = ctx.listing(client, "prompts/list")
     ctx.hidden_items("prompt", "name", result["prompts"])
-    if ctx.json:
-        return ctx.emit(result)
-    return ctx.entries(result["prompts"], _prompt_line)
+    return ctx.mode.listing(result, result["prompts"], _prompt_line)
 
 
 def _prompt_line(prompt):
@@ -10643,21 +10633,24 @@ def _cmd_prompt(client, args, ctx):
     pairs = _parse_pairs(args.args[1:], allow_json=False)
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
     ctx.hidden("prompt %r" % args.args[0], result)
-    if ctx.json:
-        return ctx.emit(result)
-    if not isinstance(result.get("messages"), list):
-        ctx.malformed(result, "prompts/get result has no messages list")
-    for message in map(_dict, result["messages"]):
-        ctx.out.text("[%s]" % message.get("role"))
-        ctx.blocks([message.get("content")])
-    return 0
+
+    def readable():
+        if not isinstance(result.get("messages"), list):
+            ctx.mode.malformed(result, "prompts/get result has no messages list")
+        for message in map(_dict, result["messages"]):
+            ctx.out.text("[%s]" % message.get("role"))
+            ctx.blocks([message.get("content")])
+    return ctx.mode.answer(result, readable)
 
 
 def _cmd_info(client, args, ctx):
     ctx.hidden("the server's name and version", client.server_info)
     ctx.hidden("the server's instructions", client.instructions)
-    if ctx.json:
-        return ctx.emit(client.initialize_result or client.discover_result)
+    return ctx.mode.answer(client.initialize_result or client.discover_result,
+                           lambda: _info_lines(client, ctx))
+
+
+def _info_lines(client, ctx):
     info = client.server_info
     ctx.lines([
         "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
@@ -10668,15 +10661,12 @@ def _cmd_info(client, args, ctx):
         "env: %s" % (", ".join(_shown_word(n) for n in client.env_names) or "none")]))
     if client.instructions:  # free text, last: it may take several lines
         ctx.out.text("instructions: %s" % client.instructions)
-    return 0
 
 
 def _cmd_ping(client, args, ctx):
     start = time.monotonic()
     result = client.ping()
-    if ctx.json:
-        return ctx.emit(result)
-    return ctx.lines(["ok (%.1f ms)" % ((time.monotonic() - start) * 1000)])
+    return ctx.mode.answer(result, ["ok (%.1f ms)" % ((time.monotonic() - start) * 1000)])
 
 
 def _cmd_complete(client, args, ctx):
@@ -10687,12 +10677,14 @@ def _cmd_complete(client, args, ctx):
            else {"type": "ref/resource", "uri": target})
     context = dict((k, v) for k, v, _ in pairs[1:])
     result = client.complete(ref, pairs[0][0], pairs[0][1], context)
-    if ctx.json:
-        return ctx.emit(result)
-    values = _dict(result.get("completion")).get("values")
-    if not isinstance(values, list):
-        ctx.malformed(result, "completion/complete result has no completion.values list")
-    return ctx.lines(_shown_word(v) for v in values)
+
+    def readable():
+        values = _dict(result.get("completion")).get("values")
+        if not isinstance(values, list):
+            ctx.mode.malformed(result, "completion/complete result has no completion.values "
+                               "list")
+        return ctx.lines(_shown_word(v) for v in values)
+    return ctx.mode.answer(result, readable)
 
 
 def _cmd_servers(args, ctx):
@@ -10704,9 +10696,7 @@ def _cmd_servers(args, ctx):
             ctx.diag.warning("server %r has %r in its name: its tools are reached with "
                              "--server only, not as server%stool" % (name, _SEPARATOR,
                                                                    _SEPARATOR))
-    if ctx.json:
-        return ctx.emit(_found_json(found))
-    return ctx.lines(_describe_found(found, cwd, os.environ))
+    return ctx.mode.answer(_found_json(found), _describe_found(found, cwd, os.environ))
 
 
 def _cmd_pin(client, args, ctx):
@@ -10716,17 +10706,14 @@ def _cmd_pin(client, args, ctx):
     _write_pin(path, _pin_text(pin))
     summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED)
     summary["sha256"] = pin["sha256"]
-    if ctx.json:
-        return ctx.emit(summary)
-    return ctx.lines(["pinned %s: %s" % (path, _counted(summary))])
+    return ctx.mode.answer(summary, ["pinned %s: %s" % (path, _counted(summary))])
 
 
 def _cmd_check(client, args, ctx):
     """check --pin FILE: the comparison is --pin's, done before any command."""
-    if ctx.json:
-        return ctx.emit({"match": True})
     counts = dict((section, len(ctx.pinned[section])) for section, _, _, _, _, _ in _PINNED)
-    return ctx.lines(["pin holds: %s (%s)" % (args.pin, _counted(counts))])
+    return ctx.mode.answer({"match": True},
+                           ["pin holds: %s (%s)" % (args.pin, _counted(counts))])
 
 
 def _counted(summary):
@@ -10770,17 +10757,16 @@ def _cmd_watch(client, args, ctx):
             raise
     finally:
         changes.close()
-    ctx.summary({"updates": updates})
+    ctx.mode.summary({"updates": updates})
     return 0
 
 
 def _watched_resource(client, ctx, uri, update, timeout):
     result = client.read_resource(uri, timeout)
     ctx.hidden("resource %r" % uri, result)
-    ctx.changed({"uri": uri, "update": update, "result": result},
-                "--- %s%s" % (uri, " (update %d)" % update if update else ""))
-    if not ctx.events:
-        ctx.result(result)
+    ctx.mode.change({"uri": uri, "update": update, "result": result},
+                    "--- %s%s" % (uri, " (update %d)" % update if update else ""),
+                    lambda: ctx.mode.result(result))
     ctx.out.flush()
 
 
@@ -10788,8 +10774,9 @@ def _watched_tools(client, ctx, update, timeout):
     result = ctx.listed.pop("tools/list", None) or client.list_all("tools/list", timeout)
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
     ctx.hidden_items("tool", "name", result["tools"])
-    ctx.changed({"tools": True, "update": update, "result": result},
-                "--- tools%s" % (" (update %d)" % update if update else ""))
+    ctx.mode.change({"tools": True, "update": update, "result": result},
+                    "--- tools%s" % (" (update %d)" % update if update else ""),
+                    lambda: ctx.mode.listing(result, result["tools"], _signature))
     if ctx.pinned is not None:  # what changed since the pin, said each time
         changes, diffs = _entry_changes(_PINNED[0], ctx.pinned["tools"],
                                         _pin_entries(_PINNED[0], result["tools"]))
@@ -10797,11 +10784,6 @@ def _watched_tools(client, ctx, update, timeout):
             ctx.diag.warning("the tools differ from the pin %s: %s" % (
                 ctx.pin_path, "; ".join(changes)), "pin")
             ctx.diag.block(diffs)
-    if not ctx.events:
-        if ctx.json:
-            ctx.emit(result)
-        else:
-            ctx.entries(result["tools"], _signature)
     ctx.out.flush()
 
 
@@ -10875,14 +10857,11 @@ def _auth_cached(args, ctx, server):
     if (kept["tokens"] or kept["clients"]) and not cache.update(
             entry["url"], lambda kept: (kept["tokens"].clear(), kept["clients"].clear())):
         raise UsageError("cannot write the token file %s" % cache.path)
-    if ctx.json:
-        return ctx.emit({"server": entry["url"], "tokens": len(kept["tokens"]),
-                         "clients": len(kept["clients"])})
-    return ctx.lines(["logged out of %s: %d token%s and %d client registration%s "
-                      "forgotten" % (_shown_url(entry["url"]), len(kept["tokens"]),
-                                     "" if len(kept["tokens"]) == 1 else "s",
-                                     len(kept["clients"]),
-                                     "" if len(kept["clients"]) == 1 else "s")])
+    tokens, clients = len(kept["tokens"]), len(kept["clients"])
+    return ctx.mode.answer({"server": entry["url"], "tokens": tokens, "clients": clients}, [
+        "logged out of %s: %d token%s and %d client registration%s forgotten" % (
+            _shown_url(entry["url"]), tokens, "" if tokens == 1 else "s",
+            clients, "" if clients == 1 else "s")])
 
 
 def _auth_cache(args):
@@ -10901,8 +10880,11 @@ def _auth_status(args, ctx, url):
                "refreshable": bool(t.get("refresh_token"))} for t in kept["tokens"]]
     clients = [{"issuer": issuer, "client_id": _dict(client).get("client_id")}
                for issuer, client in sorted(kept["clients"].items())]
-    if ctx.json:
-        return ctx.emit({"server": url, "tokens": tokens, "clients": clients})
+    return ctx.mode.answer({"server": url, "tokens": tokens, "clients": clients},
+                           _status_lines(args, url, kept, tokens, clients))
+
+
+def _status_lines(args, url, kept, tokens, clients):
     lines = ["server: %s" % _shown_url(url)]
     lines += ["client: %s (registered with %s)" % (_plain(c["client_id"]), _plain(c["issuer"]))
               for c in clients]
@@ -10916,7 +10898,7 @@ def _auth_status(args, ctx, url):
     if not tokens:
         lines.append("not logged in" if args.args[0] != "login" else
                      "the server did not ask for authorization; nothing is kept")
-    return ctx.lines(lines)
+    return lines
 
 
 def _plain(value):
@@ -10967,12 +10949,7 @@ def _cmd_batch(client, args, ctx):
             line["result"] = outcome
             code = _EXIT_TOOL_ERROR if outcome.get("isError") else 0
         status = status or code
-        if ctx.events is None:
-            ctx.out.json(line)
-        elif isinstance(outcome, MCPError):
-            ctx.events.error(code, str(outcome), outcome, ident=(ident,))
-        else:
-            ctx.events.result(outcome, ident=(ident,))
+        ctx.mode.batch_line(line, outcome, ident, code)
 
     guard = _BatchGuard(client, ctx)
     feed = _LineFeed.of(ctx.stdin)
@@ -11011,9 +10988,7 @@ def _cmd_batch(client, args, ctx):
 
 def _line_progress(ctx, ident):
     """A batch line's progress: events carry its id; without --events none is shown."""
-    if ctx.events is None:
-        return None
-    return lambda params: ctx.diag.progress(params, (ident,))
+    return ctx.mode.line_progress(ident)
 
 
 def _lines(text):
@@ -11189,9 +11164,143 @@ def _error_object(error, redact=None):
     return obj
 
 
+class _Human(object):
+    """The output mode without --json or --events: readable text on stdout.
+
+    _Json and _Stream have the same methods; a run picks one (see _Context)
+    and no command asks which it has. Each method writes one kind of output:
+    a command's answer, a tool result, a watch's change and summary, a result
+    the spec does not allow, a server's error, a batch line.
+    """
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def answer(self, value, readable):
+        """A command's answer: ``value`` (a spec result, or the command's own
+        object) as data, or ``readable`` as text: lines (an iterable; one
+        entry a line) or a function that writes them."""
+        if callable(readable):
+            return readable() or 0
+        return self.ctx.lines(readable)
+
+    def listing(self, result, items, render):
+        """A list's result: one line per item (``render(item)``)."""
+        return self.answer(result, _entries(items, render))
+
+    def result(self, result):
+        """A tool result or resource contents."""
+        ctx = self.ctx
+        ctx.blocks(_list(result.get("content")))
+        for item in _list(result.get("contents")):
+            ctx.out.text(_render_contents(_dict(item), ctx.saver))
+        if not result.get("content") and "structuredContent" in result:
+            ctx.out.text(_to_json(result["structuredContent"], True))
+        return 0
+
+    def change(self, fields, header, show):
+        """A new version of what a watch follows: a header on stderr, then
+        ``show()`` writes it."""
+        self.ctx.diag.block([header])
+        show()
+
+    def summary(self, result):
+        """What a command that streams its output ends with (--events only)."""
+
+    def malformed(self, result, problem):
+        """A result the spec does not allow: shown as it came (nothing is lost),
+        then exit 4."""
+        self.broken(result)
+        raise ProtocolError(problem)
+
+    def broken(self, result):
+        """The result a ProtocolError carries, shown before its message."""
+        self.ctx.out.json(result, self.ctx.pretty)
+
+    def server_error(self, error):
+        """The server's JSON-RPC error (--json writes its object, whole)."""
+
+    def batch_line(self, line, outcome, ident, code):
+        """A batch line's outcome: its JSON line (CLI.md "batch")."""
+        self.ctx.out.json(line)
+
+    def line_progress(self, ident):
+        """How a batch line's progress is shown: without --events, it is not."""
+        return None
+
+
+class _Json(_Human):
+    """--json: the spec's objects (or the command's own) as JSON on stdout."""
+
+    def answer(self, value, readable):
+        self.ctx.out.json(value, self.ctx.pretty)
+        return 0
+
+    def result(self, result):
+        ctx = self.ctx
+        if ctx.saver is not None:
+            ctx.saver.save_all(result)
+        ctx.out.json(result, ctx.pretty, large=True)
+        return 0
+
+    def server_error(self, error):
+        if error.code is not None:
+            self.ctx.out.json({"error": _error_object(error, self.ctx.diag.redact)},
+                              self.ctx.pretty)
+
+
+class _Stream(_Json):
+    """--events: stdout as JSON Lines (see _Events); the answer is the last line."""
+
+    def __init__(self, ctx):
+        _Json.__init__(self, ctx)
+        self.events = ctx.diag.events
+
+    def answer(self, value, readable):
+        self.events.result(value)
+        return 0
+
+    def result(self, result):
+        if self.ctx.saver is not None:
+            self.ctx.saver.save_all(result)
+        self.events.result(result)
+        return 0
+
+    def change(self, fields, header, show):
+        self.events.emit("changed", **fields)
+
+    def summary(self, result):
+        self.events.result(result)
+
+    def malformed(self, result, problem):
+        raise ProtocolError(problem, result=result)  # the error event carries it
+
+    def broken(self, result):
+        pass  # the error event carries it
+
+    def server_error(self, error):
+        pass  # the error event carries its code and data
+
+    def batch_line(self, line, outcome, ident, code):
+        if isinstance(outcome, MCPError):
+            self.events.error(code, str(outcome), outcome, ident=(ident,))
+        else:
+            self.events.result(outcome, ident=(ident,))
+
+    def line_progress(self, ident):
+        return lambda params: self.ctx.diag.progress(params, (ident,))
+
+
+def _entries(items, render):
+    """One line per listed item; an item that is not an object shows as JSON."""
+    return (render(item) if isinstance(item, dict) else "[not an object: %s]" % _show(item)
+            for item in items)
+
+
 class _Context(object):
-    """What a command writes to: results on ``out`` in the output mode (``json``:
-    the spec's objects; otherwise readable text), the rest through ``diag``."""
+    """What a command writes to: results on ``out`` through the output ``mode``
+    (_Human, _Json or _Stream, chosen here once from --json and --events),
+    the rest through ``diag``."""
 
     def __init__(self, out, diag, pretty, stdin, saver=None, json=False, policy=None,
                  events=False):
@@ -11200,8 +11309,7 @@ class _Context(object):
         self.pretty = pretty
         self.stdin = stdin
         self.saver = saver
-        self.events = diag.events if events else None  # --events: results go there
-        self.json = json or events
+        self.mode = (_Stream if events else _Json if json else _Human)(self)
         self.policy = policy or _ToolPolicy([], [], False)
         self.hidden_found = 0
         self.pinned = self.pin_path = None  # the --pin file's pin, and its path
@@ -11245,61 +11353,11 @@ class _Context(object):
         for item in items:
             self.hidden("%s %r" % (kind, _dict(item).get(key)), item)
 
-    def result(self, result):
-        """A tool result or resource contents, as JSON or readable text."""
-        if self.events is not None:
-            if self.saver is not None:
-                self.saver.save_all(result)
-            self.events.result(result)
-            return 0
-        if self.json:
-            if self.saver is not None:
-                self.saver.save_all(result)
-            self.out.json(result, self.pretty, large=True)
-            return 0
-        self.blocks(_list(result.get("content")))
-        for item in _list(result.get("contents")):
-            self.out.text(_render_contents(_dict(item), self.saver))
-        if not result.get("content") and "structuredContent" in result:
-            self.out.text(_to_json(result["structuredContent"], True))
-        return 0
-
-    def emit(self, value):
-        if self.events is not None:
-            self.events.result(value)
-            return 0
-        self.out.json(value, self.pretty)
-        return 0
-
-    def changed(self, fields, header):
-        """A new version of what a watch follows: an event, or a header on stderr."""
-        if self.events is not None:
-            self.events.emit("changed", **fields)
-        else:
-            self.diag.block([header])
-
-    def summary(self, result):
-        """What a command that streams its output ends with, under --events."""
-        if self.events is not None:
-            self.events.result(result)
-
     def lines(self, lines):
         """One entry a line: a newline inside one shows as \\n, so none can forge another."""
         for line in lines:
             self.out.write(_neutralise(line).replace("\n", "\\n") + "\n")
         return 0
-
-    def entries(self, items, render):
-        """One line per listed item; an item that is not an object shows as JSON."""
-        return self.lines(render(item) if isinstance(item, dict)
-                          else "[not an object: %s]" % _show(item) for item in items)
-
-    def malformed(self, result, problem):
-        """A result the spec does not allow: shown as it came (nothing is lost), then exit 4."""
-        if self.events is not None:  # the error event carries it
-            raise ProtocolError(problem, result=result)
-        self.emit(result)
-        raise ProtocolError(problem)
 
     def blocks(self, blocks):
         for block in blocks:
@@ -12174,9 +12232,7 @@ def _cmd_tools_many(args, ctx, server):
         raise error
     for name, error in failures:
         ctx.diag.warning("server %r: %s" % (name, error))
-    if ctx.json:
-        return ctx.emit({"tools": tools})
-    return ctx.entries(tools, _signature)
+    return ctx.mode.listing({"tools": tools}, tools, _signature)
 
 
 def _listed_at_once(args, ctx, found, names):
@@ -12495,8 +12551,8 @@ def _run(argv, diag, out, started):
                     cache.remember(key, client.era, client.protocol_version)
                 status = _run_command(client, args, ctx, elicitor)
         except ProtocolError as e:
-            if e.result is not None and ctx.events is None:  # a result that breaks the
-                ctx.emit(e.result)  # protocol, still shown (an error event carries it)
+            if e.result is not None:  # a result that breaks the protocol, still shown
+                ctx.mode.broken(e.result)
             raise
     finally:
         if trace is not None:
@@ -12525,9 +12581,7 @@ def _run_command(client, args, ctx, elicitor):
             ctx.tool_cache.drop()
         raise
     except ServerError as e:
-        if ctx.json and e.code is not None and ctx.events is None:  # the server's error
-            ctx.emit({"error": _error_object(e, ctx.diag.redact)})  # object, whole (an error
-            # event's too)
+        ctx.mode.server_error(e)
         raise
     finally:
         if ctx.tool_cache is not None and "tools" in client.list_changed:
