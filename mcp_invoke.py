@@ -7694,7 +7694,7 @@ class _Diagnostics(object):
         self.redact = None  # a _Redactor once the secrets of the run are known
         self.stopping = False  # a stop signal came: write only what stderr takes now
         self._blocked = False  # it did not, once: nothing more is tried
-        self.events = None  # an _Events with --events
+        self.events = _NoEvents()  # an _Events with --events: diagnostics are events too
 
     def _write(self, text):
         if self.redact is not None:
@@ -7720,8 +7720,7 @@ class _Diagnostics(object):
         mismatch's diff); with --events, the last event too."""
         self.error(str(error))
         self.block(getattr(error, "detail", ()))
-        if self.events is not None:
-            self.events.error(getattr(error, "exit_code", code), str(error), error)
+        self.events.error(getattr(error, "exit_code", code), str(error), error)
 
     def block(self, lines):
         """Lines that explain a line before them (a diff), each neutralised."""
@@ -7730,14 +7729,12 @@ class _Diagnostics(object):
                 self._write(_neutralise(line) + "\n")
 
     def warning(self, text, kind="cli"):
-        if self.events is not None:
-            self.events.emit("warning", kind=kind, text=self.events.text(text))
+        self.events.warning(kind, text)
         if not self.quiet:
             self._write("mcp_invoke: warning: %s\n" % _one_line(text))
 
     def note(self, text):
-        if self.events is not None:
-            self.events.emit("warning", kind="note", text=self.events.text(text))
+        self.events.warning("note", text)
         if not self.quiet:
             self._write("mcp_invoke: %s\n" % _one_line(text))
 
@@ -7760,11 +7757,7 @@ class _Diagnostics(object):
 
     def log(self, params):
         """A server's notifications/message (server/utilities/logging)."""
-        if self.events is not None:
-            data = params.get("data")
-            self.events.emit("log", level=params.get("level"),
-                             logger=self.events.value(params.get("logger")),
-                             data=self.events.value(data))
+        self.events.log(params)
         if self.quiet:
             return
         data = params.get("data")
@@ -7777,15 +7770,7 @@ class _Diagnostics(object):
     def progress(self, params, ident=None):
         """One progress line: rewritten on a terminal, else a few per second at most;
         ``ident``: (the batch line's id,), which events carry."""
-        if self.events is not None:
-            fields = collections.OrderedDict() if ident is None else collections.OrderedDict(
-                [("id", ident[0])])
-            fields.update((k, params[k]) for k in ("progress", "total", "message") if k in params)
-            if isinstance(fields.get("message"), str):
-                fields["message"] = self.events.text(fields["message"])
-            self.events.emit("progress", **fields)
-            return
-        if self.quiet:
+        if self.events.progress(params, ident) or self.quiet:
             return
         done, total = params.get("progress"), params.get("total")
         now = time.monotonic()
@@ -7834,6 +7819,25 @@ class _Diagnostics(object):
             self._write("")
 
 
+class _NoEvents(object):
+    """What diagnostics tell the event stream without --events: nothing."""
+
+    def warning(self, kind, text):
+        pass
+
+    def log(self, params):
+        pass
+
+    def progress(self, params, ident=None):
+        return False  # shown on stderr instead
+
+    def error(self, code, message, error=None, ident=None):
+        pass
+
+    def finish(self):
+        pass
+
+
 class _Events(object):
     """--events: stdout as JSON Lines, one event a line, flushed as it happens
     (CLI.md "Watching and events"). The command's result is held until the run
@@ -7852,6 +7856,25 @@ class _Events(object):
 
     def text(self, text):
         return text if self.diag.redact is None else self.diag.redact(text)
+
+    # What the diagnostics say (see _NoEvents), as events.
+
+    def warning(self, kind, text):
+        self.emit("warning", kind=kind, text=self.text(text))
+
+    def log(self, params):
+        self.emit("log", level=params.get("level"), logger=self.value(params.get("logger")),
+                  data=self.value(params.get("data")))
+
+    def progress(self, params, ident=None):
+        """True: the event carries it, and stderr shows none."""
+        fields = collections.OrderedDict() if ident is None else collections.OrderedDict(
+            [("id", ident[0])])
+        fields.update((k, params[k]) for k in ("progress", "total", "message") if k in params)
+        if isinstance(fields.get("message"), str):
+            fields["message"] = self.text(fields["message"])
+        self.emit("progress", **fields)
+        return True
 
     def value(self, value):
         """A server's value in a diagnostic event (a log's data), secrets redacted."""
@@ -13016,8 +13039,7 @@ def main(argv=None):
         except ValueError:
             pass  # not the main thread: signals stay as they are
         code = _run(argv, diag, out, started)
-        if diag.events is not None:  # the result, last
-            diag.events.finish()
+        diag.events.finish()  # the result, last
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code
     except MCPError as e:
