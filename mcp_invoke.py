@@ -1794,47 +1794,60 @@ class _Transport(object):
     happens behind these methods. A transport owns what it starts (a process,
     sockets, threads) and ``close`` ends all of it within the grace period.
 
+    The core, which every transport implements:
+
     start()             reach the server; LaunchError, ConnectionLost, ...
     send(message, frame, answer=False)
                         send one message: its dict (for what a transport
                         derives from it) and its encoded frame. Never blocks:
                         what cannot go now is queued. ``answer`` marks a
-                        response to the server. While ``held`` is set,
-                        frames only queue, to go out together at ``flush``.
+                        response to the server.
+    hold(), flush()     after hold(), frames only queue, to go out together
+                        at flush() (or at the next receive).
     receive(deadline)   the inbox, a deque the caller pops from, waiting until
                         ``deadline`` (monotonic) at most for something to
                         arrive. Items: messages (dicts), _Noise, and _Failed
                         (one request failed, the rest go on). What the caller
                         leaves stays for the next call. Raises the MCPError
                         that ended the connection once the inbox is empty.
-    time_limit(ident, limit)
-                        request ``ident``, about to be sent, may take until
-                        ``limit`` (monotonic) at most: a session passes it on
-                        (what it answers for that request stays within it).
-    cancel(ident)       True if the transport itself cancelled the request;
-                        False: the Client sends notifications/cancelled.
-    settled(era, version)
-                        the era and protocol version are known (or changed).
-    backlogged()        True while answers to the server pile up unsent: it
-                        is not reading, and is not answered any more.
-    vet_tools(tools)    (the tools of a tools/list page it can call, [(name,
-                        why) for each it cannot]); all of them by default.
-    needs_tools()       True while it must see tools/list before a tools/call.
-    held_back(ident)    why request ``ident`` was never sent, for people, or
-                        None if it went (or the transport cannot tell).
-    listen()            open what carries the server's own messages outside
-                        any request, if the transport has such a thing to open
-                        (the legacy era's GET stream) and has not yet.
     waker()             a function that another thread may call to make a
                         waiting ``receive`` return at once (a session's server
                         hears its clients so); call it before that thread starts.
-    negotiated()        the era and handshake the server already settled (a
-                        session's, as a dict), or None: the Client settles them.
     describe()          how the server is reached, for people (``info``).
     last_words          text the server said last, for error lines.
     close(grace=None)   end everything, each step ``grace`` seconds at most
                         (None: the transport's own); idempotent.
     abort()             from a signal handler: end everything at once.
+
+    Optional hooks, for what differs by transport; the defaults here do
+    nothing (or say there is nothing to do):
+
+    time_limit(ident, limit)
+                        request ``ident``, about to be sent, may take until
+                        ``limit`` (monotonic) at most: a session passes it on,
+                        HTTP connects within it.
+    cancel(ident)       True if the transport itself cancelled the request;
+                        False: the Client sends notifications/cancelled.
+    settled(era, version)
+                        the era and protocol version are known (or changed).
+    negotiated()        the era and handshake the server already settled (a
+                        session's, as a dict), or None: the Client settles them.
+    listen()            open what carries the server's own messages outside
+                        any request, if the transport has such a thing to open
+                        (the legacy era's GET stream) and has not yet.
+    backlogged()        True while answers to the server pile up unsent: it
+                        is not reading, and is not answered any more.
+    held_back(ident)    why request ``ident`` was never sent, for people, or
+                        None if it went (or the transport cannot tell).
+    vet_tools(tools)    (the tools of a tools/list page it can call, [(name,
+                        why) for each it cannot]); all of them by default.
+    needs_tools()       True while it must see tools/list before a tools/call.
+    authorize(error)    after an AuthError: True when new credentials are in
+                        place and the refused request is worth sending again.
+    renew(session)      after the server ended session ``session`` (HTTP 404):
+                        True when this call should open a new one, False when
+                        another request renewed it already.
+    env_names()         the names of the variables the server was given, or None.
 
     Attributes: ``max_bytes`` (the largest message), ``received`` (bytes read
     so far), ``pid`` (the server's process, or None).
@@ -1853,11 +1866,28 @@ class _Transport(object):
     def send(self, message, frame, answer=False):
         raise NotImplementedError
 
-    def receive(self, deadline):
-        raise NotImplementedError
+    def hold(self):
+        self.held = True
 
     def flush(self):
         pass
+
+    def receive(self, deadline):
+        raise NotImplementedError
+
+    def waker(self):
+        raise NotImplementedError
+
+    def describe(self):
+        raise NotImplementedError
+
+    def close(self, grace=None):
+        raise NotImplementedError
+
+    def abort(self):
+        self.close(0)
+
+    # -- optional hooks ----------------------------------------------------------
 
     def time_limit(self, ident, limit):
         pass
@@ -1868,8 +1898,17 @@ class _Transport(object):
     def settled(self, era, version):
         pass
 
+    def negotiated(self):
+        return None
+
+    def listen(self):
+        pass
+
     def backlogged(self):
         return False
+
+    def held_back(self, ident):
+        return None
 
     def vet_tools(self, tools):
         return tools, []
@@ -1877,35 +1916,14 @@ class _Transport(object):
     def needs_tools(self):
         return False
 
-    def held_back(self, ident):
-        return None
-
-    def listen(self):
-        pass
-
-    def waker(self):
-        raise NotImplementedError
-
-    def negotiated(self):
-        return None
-
     def authorize(self, error):
-        """After an AuthError: True when new credentials are in place and the
-        refused request is worth sending again."""
         return False
 
-    def describe(self):
-        raise NotImplementedError
+    def renew(self, session):
+        return False
 
     def env_names(self):
-        """The names of the environment variables the server was given, or None."""
         return None
-
-    def close(self, grace=None):
-        raise NotImplementedError
-
-    def abort(self):
-        self.close(0)
 
 
 class _Failed(object):
@@ -2782,6 +2800,24 @@ class _Post(object):
         self.limit = None  # a request's time limit (monotonic), as the Client keeps it
 
 
+class _Wire(object):
+    """How an HTTP server carries its messages: Streamable HTTP answers each POST
+    in its own response; the 2024-11-05 HTTP+SSE transport answers every POST
+    on one GET stream, whose first event names where to POST. A transport
+    starts with the first, and may learn the server speaks the second (see
+    _HttpTransport._old_transport)."""
+
+    __slots__ = ("name", "one_stream")
+
+    def __init__(self, name, one_stream):
+        self.name = name
+        self.one_stream = one_stream  # every answer comes on the one GET stream
+
+
+_STREAMABLE_HTTP = _Wire("streamable HTTP", False)
+_HTTP_SSE = _Wire("HTTP+SSE (2024-11-05)", True)
+
+
 class _HttpTransport(_Transport):
     """Streamable HTTP, in both eras (2025-11-25 basic/transports; 2026-07-28
     basic/transports/streamable-http).
@@ -2848,7 +2884,7 @@ class _HttpTransport(_Transport):
         self._get_wanted = False
         self._get_opening = None  # until when requests wait for the GET stream
         self._renewing = False  # a new session is being opened: requests wait for it
-        self.old_sse = False  # the 2024-11-05 HTTP+SSE transport: answers on one stream
+        self.wire = _STREAMABLE_HTTP  # or _HTTP_SSE, once the server shows it speaks that
         self._ended = None  # what ended that stream: every later receive raises it
         self._closed = False
         self._tls = None
@@ -2910,7 +2946,7 @@ class _HttpTransport(_Transport):
         return wake
 
     def _open_get(self):
-        if self._get_wanted and self.era == "legacy" and not self.old_sse:
+        if self._get_wanted and self.era == "legacy" and not self.wire.one_stream:
             self._get_wanted = False
             self._get_opening = time.monotonic() + min(_GET_OPENING, self.connect_timeout / 4)
             self._spawn(self._serve_get)
@@ -2952,10 +2988,8 @@ class _HttpTransport(_Transport):
         return self._small_bytes > self.max_bytes
 
     def describe(self):
-        if self.old_sse:
-            return "HTTP+SSE (2024-11-05) %s" % self.shown_url
         session = " (session %s)" % self.session_id if self.session_id else ""
-        return "streamable HTTP %s%s" % (self.shown_url, session)
+        return "%s %s%s" % (self.wire.name, self.shown_url, session)
 
     def vet_tools(self, tools):
         """2026-07-28 streamable-http, "Custom Headers from Tool Parameters": a
@@ -3081,7 +3115,7 @@ class _HttpTransport(_Transport):
                     self._take(response, post)
             except ProtocolError as e:
                 if not (post.method == "initialize" and e.status in (400, 404, 405)
-                        and not self.old_sse and self._old_transport(post)):
+                        and self.wire is _STREAMABLE_HTTP and self._old_transport(post)):
                     raise
                 response = self._open("POST", self._headers_for(post), post)
                 if response is not None:
@@ -3374,7 +3408,7 @@ class _HttpTransport(_Transport):
         """Hand over what a POST's response says, or how it failed."""
         status = response.status
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-        if (post.ident is None or self.old_sse) and 200 <= status < 300:
+        if (post.ident is None or self.wire.one_stream) and 200 <= status < 300:
             # Taken: a notification or an answer; with HTTP+SSE, a request too,
             # answered on the stream (nothing to cancel there once sent).
             post.answered = True
@@ -3579,7 +3613,7 @@ class _HttpTransport(_Transport):
             if not isinstance(message, dict):
                 items.append(_Noise(event.data))
                 continue
-            if "method" not in message and not self.old_sse:
+            if "method" not in message and not self.wire.one_stream:
                 if post is None or message.get("id") != post.ident:
                     # A stream carries the answer to its own request only
                     # (2025-11-25 transports, "Sending Messages to the Server").
@@ -3623,7 +3657,7 @@ class _HttpTransport(_Transport):
                 raise ProtocolError("the server's HTTP+SSE stream sent over %d events "
                                     "before naming its endpoint" % _DEFERRED_MAX)
         self.target = self._redirected(endpoint, "named its endpoint on")
-        self.old_sse = True
+        self.wire = _HTTP_SSE
         stream = _Post({}, None)  # the stream outlives this exchange
         with self._cond:
             stream.conn, stream.response, post.conn, post.response = (
@@ -6445,7 +6479,7 @@ class Client(object):
 
         Refilled from half full, their frames go out in one write.
         """
-        self._transport.held = True
+        self._transport.hold()
         try:
             while len(window) < MAX_IN_FLIGHT:
                 try:
