@@ -469,6 +469,8 @@ class CommandNotFound(LaunchError):
 # Shared helpers: small functions every part uses, files, directories
 # ---------------------------------------------------------------------------
 
+# -- values and messages ------------------------------------------------------
+
 def _cut(text, limit=_MESSAGE_CHARS):
     """Text from a server, cut to ``limit`` characters for a message of ours."""
     return text if len(text) <= limit else text[:limit] + "..."
@@ -499,13 +501,6 @@ def _cwd():
                          "cd to one that does")
 
 
-def _flat(text):
-    """A server's text within a line of ours: a line break in it shows as \\n, so it
-    cannot forge a line of its own (the rest is neutralised where it is written)."""
-    text = text if isinstance(text, str) else json.dumps(text)
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
 def _list(value):
     return value if isinstance(value, list) else []
 
@@ -515,20 +510,138 @@ def _show(value):
     return text if len(text) <= _SHOW_CHARS else text[:_SHOW_CHARS - 3] + "..."
 
 
-def _xdg(environ, name, default):
-    """An XDG base directory: the variable if it holds an absolute path (the XDG
-    Base Directory spec has relative ones ignored), else ``default``."""
-    value = environ.get(name)
-    return value if value and os.path.isabs(value) else default
+# -- escaping: one function for each place text goes --------------------------
+#
+# What a server sends may hold what rewrites a screen, forges a line or hides
+# a message. Each place our output goes has one escaper:
+#
+#   _flat(text)            a server's text inside a message line of ours: line
+#                          breaks become \n (the line is escaped as a whole
+#                          where it is written)
+#   _terminal_line(text)   a diagnostic line on stderr: one line, cut short,
+#                          escaped by _terminal_text
+#   _terminal_text(text)   text for a terminal (stdout, stderr): control
+#                          characters as \x.. escapes, hidden ones as <U+XXXX>
+#   _json_text(text)       JSON text written out (--json, --events, a pin):
+#                          what JSON leaves raw that a terminal or a JavaScript
+#                          reader trips on, as \u escapes
+#   _header_value(value)   an HTTP header's value (Transports: Streamable HTTP)
+#   _ascii_target(parts)   an HTTP request target, percent-encoded (the same)
+#
+# No file name is made from what a server sends: saved content is named by
+# its hash, a session by a name checked against _SESSION_NAME.
+
+def _flat(text):
+    """A server's text within a line of ours: a line break in it shows as \\n, so it
+    cannot forge a line of its own (the rest is neutralised where it is written)."""
+    text = text if isinstance(text, str) else json.dumps(text)
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _state_home(environ):
-    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
-    sessions' logs, the shell's history."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
-                        "mcp_invoke")
+# Hidden text: characters that change what a person sees without showing
+# themselves, used to smuggle instructions past a reader: every
+# Default_Ignorable_Code_Point of Unicode's DerivedCoreProperties (tag
+# characters U+E0000-E007F, which spell ASCII; bidirectional marks,
+# embeddings, overrides and isolates; zero-width characters; the soft hyphen,
+# Hangul fillers, Mongolian and Khmer invisibles, musical format characters;
+# variation selectors, each of which can carry a nibble), and the
+# interlinear annotation marks U+FFF9-FFFB. Shown as <U+XXXX> for a person
+# but where _SHOWN_AS_IS leaves them; --json keeps them.
+_HIDDEN_RANGES = ((0x00ad, 0x00ad), (0x034f, 0x034f), (0x061c, 0x061c), (0x115f, 0x1160),
+                  (0x17b4, 0x17b5), (0x180b, 0x180f), (0x200b, 0x200f), (0x202a, 0x202e),
+                  (0x2060, 0x206f), (0x3164, 0x3164), (0xfe00, 0xfe0f), (0xfeff, 0xfeff),
+                  (0xffa0, 0xffa0), (0xfff0, 0xfffb), (0x1bca0, 0x1bca3),
+                  (0x1d173, 0x1d17a), (0xe0000, 0xe0fff))
+_HIDDEN_CLASS = u"".join(u"%s-%s" % (chr(low), chr(high)) for low, high in _HIDDEN_RANGES)
+_HIDDEN = u"[%s]" % _HIDDEN_CLASS
+# Terminal control characters a server could use to rewrite the user's screen:
+# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
+# no encoding can write; and the hidden characters.
+_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
+# What is left alone (CLI.md "Hidden text"): an emoji tag sequence, that is a
+# subdivision flag (U+1F3F4, tag letters, U+E007F) of the three that Unicode
+# recommends (England, Scotland, Wales: any other spelling would carry a
+# message), a zero-width joiner between two emoji (with their modifiers
+# and presentation selector), and one presentation selector (U+FE0E text,
+# U+FE0F emoji) after an emoji or in a keycap: a second one would carry a message.
+_EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
+          u"\U0001f000-\U0001faff]")
+_SHOWN_AS_IS = (
+    u"\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
+    u"\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
+    u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI)
+    + u"|%s[\ufe0e\ufe0f](?![\ufe00-\ufe0f])|[0-9#*]\ufe0f\u20e3" % _EMOJI)
+# In --json output, JSON escapes C0 itself; these it would leave raw.
+_JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+# The same two sets within ASCII, as bytes: output is checked on its encoded
+# bytes, which is several times faster than a regular expression on the text.
+_CONTROL_ASCII = bytes(range(0x00, 0x09)) + bytes(range(0x0b, 0x20)) + b"\x7f"
+_JSON_UNSAFE_ASCII = b"\x7f"
 
+
+def _terminal_text(text):
+    """Text safe for a terminal: control characters shown as escapes, hidden
+    ones as <U+XXXX>."""
+    if not re.search(_CONTROL, text):  # most text: no copy
+        return text
+    text = text.replace("\r\n", "\n")
+    if re.search(_HIDDEN, text):
+        return _visible(text)
+    return re.sub(_CONTROL, _escape_control, text)
+
+
+def _escape_control(match):
+    code = ord(match.group())
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def _visible(text):
+    """``text`` with hidden characters as <U+XXXX>, but for the sequences left alone."""
+    parts, start = [], 0
+    for kept in re.finditer(_SHOWN_AS_IS, text):
+        parts.append(_visible_part(text[start:kept.start()]))
+        parts.append(kept.group())
+        start = kept.end()
+    parts.append(_visible_part(text[start:]))
+    return "".join(parts)
+
+
+def _visible_part(text):
+    return text.translate(_visible_table())
+
+
+def _visible_table(table={}):
+    """What _visible_part makes of each character it changes, built on first
+    use (str.translate: a result with millions of them takes a second, not ten)."""
+    if not table:
+        for code in itertools.chain(range(0x00, 0x09), range(0x0b, 0x20), range(0x7f, 0xa0),
+                                    range(0xd800, 0xe000)):
+            table[code] = "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+        for low, high in _HIDDEN_RANGES:
+            for code in range(low, high + 1):
+                table[code] = "<U+%04X>" % code
+    return table
+
+
+def _json_text(text, unsafe=_JSON_UNSAFE):
+    """JSON text with the characters a terminal or a JavaScript reader trips on
+    (``unsafe``, a character class) as \\u escapes, surrogate pairs for those
+    past U+FFFF."""
+    return re.sub(unsafe, _json_escape, text)
+
+
+def _json_escape(match):
+    data = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join("\\u%02x%02x" % (data[i], data[i + 1]) for i in range(0, len(data), 2))
+
+
+def _terminal_line(text):
+    # Cut before neutralising: escapes make a line longer, never a cut one whole again.
+    return _terminal_text(_cut(" | ".join(part for part in text.splitlines() if part.strip()),
+                            _LINE_CHARS))
+
+
+# -- time ---------------------------------------------------------------------
 
 class _Deadline(object):
     """When something must be done by (monotonic), and why, said when it passes:
@@ -586,6 +699,23 @@ def _within(seconds, function):
         left = outer - (time.monotonic() - started)
         signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+
+# -- files and directories ----------------------------------------------------
+
+def _xdg(environ, name, default):
+    """An XDG base directory: the variable if it holds an absolute path (the XDG
+    Base Directory spec has relative ones ignored), else ``default``."""
+    value = environ.get(name)
+    return value if value and os.path.isabs(value) else default
+
+
+def _state_home(environ):
+    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
+    sessions' logs, the shell's history."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
+                        "mcp_invoke")
 
 
 def _private_dir(path, narrow=True):
@@ -1887,7 +2017,7 @@ class _Transport(object):
     def abort(self):
         self.close(0)
 
-    # -- optional hooks ----------------------------------------------------------
+    # -- optional hooks -------------------------------------------------------
 
     def time_limit(self, ident, limit):
         pass
@@ -2152,7 +2282,7 @@ class _StdioTransport(_Transport):
         self._woken = False
         self._aborted = False  # abort() came: nothing more is started
 
-    # -- start ---------------------------------------------------------------
+    # -- start ----------------------------------------------------------------
 
     def start(self):
         if self.cwd is not None and not os.path.isdir(self.cwd):
@@ -2202,7 +2332,7 @@ class _StdioTransport(_Transport):
     def env_names(self):
         return sorted(self.env)
 
-    # -- the loop ------------------------------------------------------------
+    # -- the loop -------------------------------------------------------------
 
     def send(self, message, frame, answer=False):
         """Write one frame, or as much as the pipe takes now and queue the rest.
@@ -2381,7 +2511,7 @@ class _StdioTransport(_Transport):
         self._failure = ConnectionLost(reason, stderr_tail=self.last_words,
                                        returncode=returncode)
 
-    # -- shutdown ------------------------------------------------------------
+    # -- shutdown -------------------------------------------------------------
 
     def close(self, grace=None):
         """Stop the server in the spec's order and reap it (basic/lifecycle, "Shutdown").
@@ -2898,7 +3028,7 @@ class _HttpTransport(_Transport):
     def start(self):
         pass  # connections open as requests go
 
-    # -- the Client's side -----------------------------------------------------
+    # -- the Client's side ----------------------------------------------------
 
     def send(self, message, frame, answer=False):
         if self._closed:
@@ -3043,7 +3173,7 @@ class _HttpTransport(_Transport):
             self._renewing = True  # until the new initialize's exchange ends
             return True
 
-    # -- workers -----------------------------------------------------------------
+    # -- workers --------------------------------------------------------------
 
     def _spawn(self, target):
         thread = self._thread(target=target, name="mcp_invoke-http")
@@ -3155,7 +3285,7 @@ class _HttpTransport(_Transport):
             self._inbox.extend(items)
             self._cond.notify_all()
 
-    # -- HTTP --------------------------------------------------------------------
+    # -- HTTP -----------------------------------------------------------------
 
     def _post_headers(self, message):
         headers = [("Content-Type", "application/json"),
@@ -3402,7 +3532,7 @@ class _HttpTransport(_Transport):
             if response is not None:
                 response.close()
 
-    # -- responses ---------------------------------------------------------------
+    # -- responses ------------------------------------------------------------
 
     def _take(self, response, post):
         """Hand over what a POST's response says, or how it failed."""
@@ -3626,7 +3756,7 @@ class _HttpTransport(_Transport):
             items.append(message)
         return items
 
-    # -- the 2024-11-05 HTTP+SSE transport ----------------------------------------
+    # -- the 2024-11-05 HTTP+SSE transport ------------------------------------
 
     def _old_transport(self, post):
         """2025-11-25 transports, "Backwards Compatibility": initialize refused
@@ -3681,7 +3811,7 @@ class _HttpTransport(_Transport):
             self._ended = lost
             self._cond.notify_all()
 
-    # -- the standing GET stream (legacy era) -------------------------------------
+    # -- the standing GET stream (legacy era) ---------------------------------
 
     def _serve_get(self):
         """2025-11-25 transports, "Listening for Messages from the Server": a GET
@@ -3724,7 +3854,7 @@ class _HttpTransport(_Transport):
             if not self._pause(parser.retry, post):
                 return
 
-    # -- shutdown ----------------------------------------------------------------
+    # -- shutdown -------------------------------------------------------------
 
     def close(self, grace=None):
         """Stop every exchange, DELETE the session (legacy era; 405 is fine), and
@@ -4045,7 +4175,7 @@ class _OAuth(object):
         self.clients = {}  # issuer -> the client registered with it in this run
         self.loaded = False
 
-    # -- what the transport asks -------------------------------------------------
+    # -- what the transport asks ----------------------------------------------
 
     def header(self):
         """The Authorization value for the next request, or None."""
@@ -4092,7 +4222,7 @@ class _OAuth(object):
         self._authorize(params.get("resource_metadata"), wanted, status, challenge)
         return True
 
-    # -- the token in use, and the cache -----------------------------------------
+    # -- the token in use, and the cache --------------------------------------
 
     def _cached(self):
         if self.cache is None:
@@ -4140,7 +4270,7 @@ class _OAuth(object):
                 entry["tokens"] = []
             self.cache.update(self.url, change)
 
-    # -- refresh ----------------------------------------------------------------------
+    # -- refresh --------------------------------------------------------------
 
     def _refresh_quietly(self):
         """Refresh the token in use (RFC 6749 6); False when that did not work
@@ -4173,7 +4303,7 @@ class _OAuth(object):
                                       _scopes(old.get("scope"))))
         return True
 
-    # -- a new authorization ---------------------------------------------------------
+    # -- a new authorization --------------------------------------------------
 
     def _authorize(self, hint, wanted, status, challenge):
         grant = self.options.get("grant") or "authorization_code"
@@ -4241,7 +4371,7 @@ class _OAuth(object):
             scopes.append("offline_access")
         return scopes
 
-    # -- discovery ---------------------------------------------------------------------
+    # -- discovery ------------------------------------------------------------
 
     def _discover(self, hint):
         """The resource, its authorization server's issuer and metadata, and the
@@ -4344,7 +4474,7 @@ class _OAuth(object):
             raise AuthError("OAuth %s: the %s %s is not HTTPS; tokens go over HTTPS only"
                             % (step, name, _shown_url(url)), status=401)
 
-    # -- the client's identity -----------------------------------------------------------
+    # -- the client's identity ------------------------------------------------
 
     def _identity(self, server, grant, redirect, scopes=()):
         """Who we are to the authorization server, in the spec's order
@@ -4473,7 +4603,7 @@ class _OAuth(object):
                             % (e.strerror or e), status=401)
         return listener
 
-    # -- grants ------------------------------------------------------------------------------
+    # -- grants ---------------------------------------------------------------
 
     def _code_grant(self, server, scopes):
         """The authorization code grant with PKCE (OAuth 2.1 4.1; RFC 7636), the
@@ -4657,7 +4787,7 @@ class _OAuth(object):
         except ValueError as e:
             raise UsageError("--oauth-private-key-file %s: %s" % (path, e))
 
-    # -- HTTP to authorization servers ------------------------------------------------------
+    # -- HTTP to authorization servers ----------------------------------------
 
     def _renewal(self):
         return _Deadline(self.cap, "the authorization took longer than its time limit of "
@@ -5806,7 +5936,7 @@ class Client(object):
         self.capabilities = {}
         self.instructions = None
 
-    # -- lifecycle -------------------------------------------------------------
+    # -- lifecycle ------------------------------------------------------------
 
     def __enter__(self):
         self.open()
@@ -5914,7 +6044,7 @@ class Client(object):
             capabilities["elicitation"] = {"form": {}, "url": {}}
         return capabilities
 
-    # -- the protocol era ------------------------------------------------------
+    # -- the protocol era -----------------------------------------------------
 
     def _probe(self):
         """Find the server's era (2026-07-28 basic/transports/stdio, "Backward Compatibility").
@@ -6077,7 +6207,7 @@ class Client(object):
         except ServerError as e:
             self._warn("server", "server refused logging/setLevel: %s" % e)
 
-    # -- requests --------------------------------------------------------------
+    # -- requests -------------------------------------------------------------
 
     def request(self, method, params=None, timeout=None, on_progress=None):
         """Send one request and wait for its complete result (a dict).
@@ -6402,7 +6532,7 @@ class Client(object):
             wake()
         return woken
 
-    # -- the request engine -------------------------------------------------------
+    # -- the request engine ---------------------------------------------------
     #
     # What drives many requests at once (``batch``, a session's server in Part
     # II), besides the calls above. A request runs in rounds (input given for
@@ -6573,7 +6703,7 @@ class Client(object):
             params = {"cursor": cursor}
         raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
 
-    # -- the request machinery -------------------------------------------------
+    # -- the request machinery ------------------------------------------------
 
     def _callable(self, tools):
         """The tools the transport can call; a warning for each left out."""
@@ -7132,7 +7262,7 @@ class Client(object):
         shaped["content"] = content
         return shaped
 
-    # -- oddities --------------------------------------------------------------
+    # -- oddities -------------------------------------------------------------
 
     def _warn(self, kind, text):
         # A server can repeat any oddity without end: each kind is reported
@@ -7397,91 +7527,6 @@ def _root(path):
 # Output and diagnostics: stdout, stderr, progress, --events, hidden text
 # ---------------------------------------------------------------------------
 
-# Hidden text: characters that change what a person sees without showing
-# themselves, used to smuggle instructions past a reader: every
-# Default_Ignorable_Code_Point of Unicode's DerivedCoreProperties (tag
-# characters U+E0000-E007F, which spell ASCII; bidirectional marks,
-# embeddings, overrides and isolates; zero-width characters; the soft hyphen,
-# Hangul fillers, Mongolian and Khmer invisibles, musical format characters;
-# variation selectors, each of which can carry a nibble), and the
-# interlinear annotation marks U+FFF9-FFFB. Shown as <U+XXXX> for a person
-# but where _SHOWN_AS_IS leaves them; --json keeps them.
-_HIDDEN_RANGES = ((0x00ad, 0x00ad), (0x034f, 0x034f), (0x061c, 0x061c), (0x115f, 0x1160),
-                  (0x17b4, 0x17b5), (0x180b, 0x180f), (0x200b, 0x200f), (0x202a, 0x202e),
-                  (0x2060, 0x206f), (0x3164, 0x3164), (0xfe00, 0xfe0f), (0xfeff, 0xfeff),
-                  (0xffa0, 0xffa0), (0xfff0, 0xfffb), (0x1bca0, 0x1bca3),
-                  (0x1d173, 0x1d17a), (0xe0000, 0xe0fff))
-_HIDDEN_CLASS = u"".join(u"%s-%s" % (chr(low), chr(high)) for low, high in _HIDDEN_RANGES)
-_HIDDEN = u"[%s]" % _HIDDEN_CLASS
-# Terminal control characters a server could use to rewrite the user's screen:
-# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
-# no encoding can write; and the hidden characters.
-_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
-# What is left alone (CLI.md "Hidden text"): an emoji tag sequence, that is a
-# subdivision flag (U+1F3F4, tag letters, U+E007F) of the three that Unicode
-# recommends (England, Scotland, Wales: any other spelling would carry a
-# message), a zero-width joiner between two emoji (with their modifiers
-# and presentation selector), and one presentation selector (U+FE0E text,
-# U+FE0F emoji) after an emoji or in a keycap: a second one would carry a message.
-_EMOJI = (u"[\u00a9\u00ae\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
-          u"\U0001f000-\U0001faff]")
-_SHOWN_AS_IS = (
-    u"\U0001f3f4\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063"
-    u"\U000e0074|\U000e0077\U000e006c\U000e0073)\U000e007f"
-    u"|%s[\ufe0f\U0001f3fb-\U0001f3ff]*\u200d(?=%s)" % (_EMOJI, _EMOJI)
-    + u"|%s[\ufe0e\ufe0f](?![\ufe00-\ufe0f])|[0-9#*]\ufe0f\u20e3" % _EMOJI)
-# In --json output, JSON escapes C0 itself; these it would leave raw.
-_JSON_UNSAFE = u"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-# The same two sets within ASCII, as bytes: output is checked on its encoded
-# bytes, which is several times faster than a regular expression on the text.
-_CONTROL_ASCII = bytes(range(0x00, 0x09)) + bytes(range(0x0b, 0x20)) + b"\x7f"
-_JSON_UNSAFE_ASCII = b"\x7f"
-
-
-def _neutralise(text):
-    """Text safe for a terminal: control characters shown as escapes, hidden
-    ones as <U+XXXX>."""
-    if not re.search(_CONTROL, text):  # most text: no copy
-        return text
-    text = text.replace("\r\n", "\n")
-    if re.search(_HIDDEN, text):
-        return _visible(text)
-    return re.sub(_CONTROL, _escape_control, text)
-
-
-def _escape_control(match):
-    code = ord(match.group())
-    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
-
-
-def _visible(text):
-    """``text`` with hidden characters as <U+XXXX>, but for the sequences left alone."""
-    parts, start = [], 0
-    for kept in re.finditer(_SHOWN_AS_IS, text):
-        parts.append(_visible_part(text[start:kept.start()]))
-        parts.append(kept.group())
-        start = kept.end()
-    parts.append(_visible_part(text[start:]))
-    return "".join(parts)
-
-
-def _visible_part(text):
-    return text.translate(_visible_table())
-
-
-def _visible_table(table={}):
-    """What _visible_part makes of each character it changes, built on first
-    use (str.translate: a result with millions of them takes a second, not ten)."""
-    if not table:
-        for code in itertools.chain(range(0x00, 0x09), range(0x0b, 0x20), range(0x7f, 0xa0),
-                                    range(0xd800, 0xe000)):
-            table[code] = "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
-        for low, high in _HIDDEN_RANGES:
-            for code in range(low, high + 1):
-                table[code] = "<U+%04X>" % code
-    return table
-
-
 def _hidden_text(text):
     """What a person would not see in ``text``: None, or a description of it,
     the ASCII that tag characters spell first (the smuggled message)."""
@@ -7527,21 +7572,10 @@ def _hidden_in(value):
     return None
 
 
-def _json_safe(text):
-    """JSON text with the characters a terminal or a JavaScript reader trips on escaped."""
-    return re.sub(_JSON_UNSAFE, lambda m: "\\u%04x" % ord(m.group()), text)
-
-
 # How output that needs escaping is checked: (the characters, the same within
 # ASCII as bytes, the function that escapes them).
-_TERMINAL = (_CONTROL, _CONTROL_ASCII, _neutralise)
-_JSON = (_JSON_UNSAFE, _JSON_UNSAFE_ASCII, _json_safe)
-
-
-def _one_line(text):
-    # Cut before neutralising: escapes make a line longer, never a cut one whole again.
-    return _neutralise(_cut(" | ".join(part for part in text.splitlines() if part.strip()),
-                            _LINE_CHARS))
+_TERMINAL = (_CONTROL, _CONTROL_ASCII, _terminal_text)
+_JSON = (_JSON_UNSAFE, _JSON_UNSAFE_ASCII, _json_text)
 
 
 # Output encoders, built once like the wire's; --json output keeps non-ASCII text.
@@ -7550,8 +7584,8 @@ _PRETTY_OUT = json.JSONEncoder(ensure_ascii=False, indent=2, separators=(",", ":
 
 
 def _to_json(value, pretty=False):
-    """``value`` as JSON text for output (escaped by _json_safe)."""
-    return _json_safe("".join(_json_chunks(value, pretty)))
+    """``value`` as JSON text for output (escaped by _json_text)."""
+    return _json_text("".join(_json_chunks(value, pretty)))
 
 
 def _json_chunks(value, pretty=False, large=False):
@@ -7746,7 +7780,7 @@ class _Diagnostics(object):
             pass
 
     def error(self, text):
-        self._write("mcp_invoke: %s\n" % _one_line(text))
+        self._write("mcp_invoke: %s\n" % _terminal_line(text))
 
     def failed(self, error, code=None):
         """The run failed with ``error`` (an MCPError, or the text of another end
@@ -7760,29 +7794,29 @@ class _Diagnostics(object):
         """Lines that explain a line before them (a diff), each neutralised."""
         if not self.quiet:
             for line in lines:
-                self._write(_neutralise(line) + "\n")
+                self._write(_terminal_text(line) + "\n")
 
     def warning(self, text, kind="cli"):
         self.events.warning(kind, text)
         if not self.quiet:
-            self._write("mcp_invoke: warning: %s\n" % _one_line(text))
+            self._write("mcp_invoke: warning: %s\n" % _terminal_line(text))
 
     def note(self, text):
         self.events.warning("note", text)
         if not self.quiet:
-            self._write("mcp_invoke: %s\n" % _one_line(text))
+            self._write("mcp_invoke: %s\n" % _terminal_line(text))
 
     def prompt(self, text, marked="", after=""):
         """A question for the person at the terminal (never suppressed): text,
         then ``marked`` (bold and underlined on a terminal), then ``after``."""
-        marked = _neutralise(marked)
+        marked = _terminal_text(marked)
         if marked and self.tty:
             marked = "\x1b[1;4m%s\x1b[0m" % marked
-        self._write(_neutralise(text) + marked + _neutralise(after))
+        self._write(_terminal_text(text) + marked + _terminal_text(after))
 
     def debug(self, text):
         if self.verbose and not self.quiet:
-            self._write("mcp_invoke: %s\n" % _one_line(text))
+            self._write("mcp_invoke: %s\n" % _terminal_line(text))
 
     def client_warning(self, kind, text):
         """The library's warnings; responses nobody waits for only under --verbose."""
@@ -7797,9 +7831,9 @@ class _Diagnostics(object):
         data = params.get("data")
         text = data if isinstance(data, str) else json.dumps(data)
         logger = params.get("logger")
-        self._write("[%s] %s%s\n" % (_one_line(str(params.get("level", "info"))),
-                                     _one_line(str(logger)) + ": " if logger else "",
-                                     _one_line(text)))
+        self._write("[%s] %s%s\n" % (_terminal_line(str(params.get("level", "info"))),
+                                     _terminal_line(str(logger)) + ": " if logger else "",
+                                     _terminal_line(text)))
 
     def progress(self, params, ident=None):
         """One progress line: rewritten on a terminal, else a few per second at most;
@@ -7815,7 +7849,7 @@ class _Diagnostics(object):
         text = "[progress] %s%s" % (_num(done), "/" + _num(total) if total is not None else "")
         if params.get("message"):
             text += " " + str(params["message"])
-        line = _one_line(text)
+        line = _terminal_line(text)
         if self.redact is not None:  # before it is cut to the terminal's width
             line = self.redact(line)
         if self.tty:
@@ -7843,11 +7877,11 @@ class _Diagnostics(object):
             lines.append(self._relay)
             self._relay = b""
         for line in lines:
-            self._write(_neutralise(line.decode("utf-8", "replace").rstrip("\r")) + "\n")
+            self._write(_terminal_text(line.decode("utf-8", "replace").rstrip("\r")) + "\n")
 
     def finish(self):
         if self._relay:
-            self._write(_neutralise(self._relay.decode("utf-8", "replace")) + "\n")
+            self._write(_terminal_text(self._relay.decode("utf-8", "replace")) + "\n")
             self._relay = b""
         if self._progress_shown:
             self._write("")
@@ -7968,7 +8002,7 @@ def _secret_forms(secret):
     import base64  # lazy: only with secrets
     coded = base64.b64encode(secret.encode("utf-8", "surrogateescape")).decode("ascii")
     safe = coded.replace("+", "-").replace("/", "_")
-    return (secret, json.dumps(secret)[1:-1], _neutralise(secret), coded, safe,
+    return (secret, json.dumps(secret)[1:-1], _terminal_text(secret), coded, safe,
             coded.rstrip("="), safe.rstrip("="))
 
 
@@ -10165,7 +10199,7 @@ class _SessionServer(object):
         for fd in self.poke_fds:
             os.close(fd)
 
-    # -- the pump thread: the sockets -------------------------------------------
+    # -- the pump thread: the sockets -----------------------------------------
 
     def _pump(self):
         selectors = self.selectors
@@ -10477,7 +10511,7 @@ class _LineEditor(object):
         try:
             if state == 0:  # a word whole is followed by a space, a name= by its value
                 # Server text reaches the terminal as every listing shows it.
-                shown = [_neutralise(c) for c in self.candidates() if isinstance(c, str)]
+                shown = [_terminal_text(c) for c in self.candidates() if isinstance(c, str)]
                 self.matches = [c if c.endswith("=") else c + " "
                                 for c in shown if c.startswith(text)]
             return self.matches[state] if state < len(self.matches) else None
@@ -11413,7 +11447,7 @@ class _Context(object):
     def lines(self, lines):
         """One entry a line: a newline inside one shows as \\n, so none can forge another."""
         for line in lines:
-            self.out.write(_neutralise(line).replace("\n", "\\n") + "\n")
+            self.out.write(_terminal_text(line).replace("\n", "\\n") + "\n")
         return 0
 
     def blocks(self, blocks):
@@ -12051,12 +12085,7 @@ def _pin_text(pin):
     """A pin file's text: stable (sorted keys, two-space indent, a final newline)
     and readable in a diff, with hidden and control characters as JSON escapes."""
     text = json.dumps(pin, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    return re.sub(u"%s|%s" % (_JSON_UNSAFE, _HIDDEN), _json_escape, text)
-
-
-def _json_escape(match):
-    data = match.group().encode("utf-16-be", "surrogatepass")
-    return "".join("\\u%02x%02x" % (data[i], data[i + 1]) for i in range(0, len(data), 2))
+    return _json_text(text, u"%s|%s" % (_JSON_UNSAFE, _HIDDEN))
 
 
 def _load_pin(path):

@@ -267,8 +267,8 @@ def test_tool_signature_reads_like_a_function():
 
 def test_neutralise_shows_terminal_controls_as_escapes():
     text = u"a\x1b[31mb\x07c\x9bd\r\ne\tf\u202eg"
-    assert mcp_invoke._neutralise(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf<U+202E>g"
-    assert mcp_invoke._one_line(u"one\ntwo\x1b") == u"one | two\\x1b"
+    assert mcp_invoke._terminal_text(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf<U+202E>g"
+    assert mcp_invoke._terminal_line(u"one\ntwo\x1b") == u"one | two\\x1b"
 
 
 def test_deeply_nested_json_is_printed_compact_even_when_pretty():
@@ -3123,7 +3123,7 @@ def test_malformed_completions_and_prompts_are_shown_and_exit_4(capsys, tmp_path
 
 
 def test_diagnostic_lines_are_cut_whatever_the_server_sent(capsys):
-    line = mcp_invoke._one_line("x" * 10000000)
+    line = mcp_invoke._terminal_line("x" * 10000000)
     assert len(line) == mcp_invoke._LINE_CHARS + 3 and line.endswith("...")
     answer = {"result": {"resultType": "input_required",
                          "inputRequests": {"k": {"method": "x" * 100000}}}}
@@ -7667,7 +7667,7 @@ def test_hidden_text_in_results_prompts_resources_and_instructions(era, capsys):
 
 
 def test_emoji_sequences_are_left_alone_and_everything_else_is_shown():
-    neutralise = mcp_invoke._neutralise
+    neutralise = mcp_invoke._terminal_text
     flag = u"\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
     assert neutralise(flag) == flag
     assert neutralise(u"\u2764\ufe0f\u200d\U0001F525") == u"\u2764\ufe0f\u200d\U0001F525"
@@ -8385,10 +8385,10 @@ def test_secrets_are_redacted_in_events_and_error_lines_but_not_in_results(capsy
 def test_a_flag_spelling_a_message_is_shown_and_its_text_told():
     fake_flag = u"\U0001F3F4" + "".join(chr(0xE0000 + ord(c)) for c in "ignoreall") + \
         u"\U000E007F"
-    assert mcp_invoke._neutralise(fake_flag).startswith(u"\U0001F3F4<U+E0069><U+E0067>")
+    assert mcp_invoke._terminal_text(fake_flag).startswith(u"\U0001F3F4<U+E0069><U+E0067>")
     assert mcp_invoke._hidden_text(fake_flag) == '"ignoreall"'
     england = u"\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F"
-    assert mcp_invoke._neutralise(england) == england
+    assert mcp_invoke._terminal_text(england) == england
     assert mcp_invoke._hidden_in({"properties": {u"x\U000E0041": {}}}) == (
         u"properties.x\U000E0041", '"A"')
 
@@ -9278,7 +9278,7 @@ def test_shell_completion_lists_tool_names_neutralised_as_every_listing_does(tmp
     raw = [c for c in u"\u202e\u009b" if c.encode("utf-8") in listing]
     assert raw == [], listing
     for name in odd:
-        assert mcp_invoke._neutralise(name).encode("utf-8") in listing, listing
+        assert mcp_invoke._terminal_text(name).encode("utf-8") in listing, listing
 
 
 def test_a_stream_closed_after_a_non_latin1_event_id_is_resumed_with_that_id_in_utf8(
