@@ -9123,9 +9123,16 @@ class _Elicitor(object):
         return _CANCELLED
 
     def _line(self, prompt):
-        self.diag.prompt(prompt)
-        line = self.stdin.readline()
-        return line.strip() if line else None
+        """What the person typed, stripped; None at the end of the input."""
+        while True:
+            self.diag.prompt(prompt)
+            line = _read_line(self.stdin)
+            if line is _TOO_LONG:
+                self.diag.prompt("  that is over the input limit of %d bytes\n" % _INPUT_LIMIT)
+            elif re.search(_ESCAPED_BYTES, line):
+                self.diag.prompt("  that is not valid UTF-8\n")
+            else:
+                return line.strip() if line else None
 
 
 def _ipv4(host):
@@ -10363,6 +10370,10 @@ def _cmd_shell(client, args, ctx):
         while True:
             try:
                 line = editor.read() if editor is not None else _read_line(ctx.stdin)
+                if line is _TOO_LONG:
+                    ctx.diag.error("a line is over the input limit of %d bytes" % _INPUT_LIMIT)
+                    status = UsageError.exit_code
+                    continue
             except _Signalled:
                 raise  # SIGTERM, SIGHUP: the shell ends
             except KeyboardInterrupt:
@@ -12553,12 +12564,20 @@ def _read_text(stream, errors="strict"):
 
 
 def _read_line(stream):
-    """A line of ``stream`` as text, bytes that are not UTF-8 kept as
-    surrogates for the caller to refuse (3.6 decodes stdin strictly)."""
+    """A line of ``stream`` as text ("" at its end), bytes that are not UTF-8
+    kept as surrogates for the caller to refuse (3.6 decodes stdin strictly);
+    _TOO_LONG for a line over the input limit, the rest of which is read and
+    dropped. The blocking reader (the shell, answers typed to a question);
+    ``batch`` reads through _LineFeed, with the same limit."""
     buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text stream of our caller's
-        return stream.readline()
-    return buffer.readline().decode("utf-8", "surrogateescape")
+    source = stream if buffer is None else buffer  # else a text stream of our caller's
+    line = source.readline(_INPUT_LIMIT + 1)
+    if len(line) > _INPUT_LIMIT:
+        end = line[-1:]
+        while end not in ("\n", b"\n", "", b""):
+            end = source.readline(_READ_SIZE)[-1:]
+        return _TOO_LONG
+    return line if buffer is None else line.decode("utf-8", "surrogateescape")
 
 
 def _check_utf8(words):
@@ -13025,7 +13044,12 @@ def _person(diag, stdin):
             diag.prompt("waiting for the browser to come back (Ctrl-C to give up)...\n")
             return None
         diag.prompt("then paste the address the browser ends up at (or the code alone): ")
-        return stdin.readline()
+        line = _read_line(stdin)
+        if line is _TOO_LONG or re.search(_ESCAPED_BYTES, line):
+            raise UsageError("what was pasted is %s" % ("over the input limit of %d bytes"
+                                                        % _INPUT_LIMIT if line is _TOO_LONG
+                                                        else "not valid UTF-8"))
+        return line
     return on_authorize
 
 

@@ -9659,3 +9659,30 @@ def test_the_command_line_part_touches_nothing_private_of_client_or_a_transport(
                          if isinstance(n, ast.Attribute) and n.attr in private
                          and not (isinstance(n.value, ast.Name) and n.value.id == "self")))
     assert touched == []
+
+
+def test_a_shell_line_over_the_input_limit_is_refused_and_the_shell_goes_on(capsys, monkeypatch):
+    """The shell reads its lines within the input limit, as batch does: a longer
+    line is one error (exit 2 if it is the last), the rest of it dropped, and
+    the next line runs."""
+    monkeypatch.setattr(mcp_invoke, "_INPUT_LIMIT", 40)
+    lines = "call echo text=" + "x" * 60 + "\ncall echo text=short\n"
+    code, out, err = run(capsys, "shell", "--", *fake(), stdin=lines)
+    assert (code, out) == (0, "short\n")
+    assert err == "mcp_invoke: a line is over the input limit of 40 bytes\n"
+    code, out, err = run(capsys, "shell", "--", *fake(), stdin="call echo text=" + "y" * 60)
+    assert (code, out, err) == (2, "", "mcp_invoke: a line is over the input limit of 40 bytes\n")
+
+
+def test_a_typed_answer_over_the_limit_or_not_utf8_is_asked_again(monkeypatch):
+    monkeypatch.setattr(mcp_invoke, "_INPUT_LIMIT", 20)
+    terminal = _Terminal()
+    typed = io.BytesIO(b"z" * 50 + b"\n\xff\xfe\nAda\n\n")  # then Enter: send it
+    elicitor = mcp_invoke._Elicitor(["interactive"], mcp_invoke._Diagnostics(terminal),
+                                    io.TextIOWrapper(typed, "utf-8"))
+    schema = {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}
+    answer = elicitor({"message": "?", "requestedSchema": schema})
+    assert answer == {"action": "accept", "content": {"v": "Ada"}}
+    shown = terminal.getvalue()
+    assert "that is over the input limit of 20 bytes" in shown
+    assert "that is not valid UTF-8" in shown
