@@ -679,10 +679,16 @@ def _raise_overtime(signum, frame):
 def _within(seconds, function):
     """function() under a wall-clock limit, raising _Overtime past it.
 
-    Uses SIGALRM, which even the regex engine notices; off the main thread
-    (no signals there) the function runs unbounded. Nested, the inner limit
-    is cut to what the outer one has left, and the outer one is set again
-    on the way out (at once, if it has passed meanwhile).
+    For what nothing else can interrupt, and only that: a schema check (a
+    server's pattern running in the regex engine, a $ref fan-out), and a
+    handler answering the server (on_elicit, on_sample: a person typing, a
+    command sampling), which runs within the time limit of the requests it
+    serves (Client._fulfil). A schema check inside a handler is so bounded
+    by the request's limit too. Uses SIGALRM, which even the regex engine
+    notices; off the main thread (no signals there) the function runs
+    unbounded. Nested, the inner limit is cut to what the outer one has
+    left, and the outer one is set again on the way out (at once, if it has
+    passed meanwhile).
     """
     try:
         previous = signal.signal(signal.SIGALRM, _raise_overtime)
