@@ -742,14 +742,19 @@ def _write_whole(path, text, private=True, narrow=True, durable=True):
     replaced); what is not a regular file is never renamed over.
 
     ``private``: the file only its user may read, in a directory made by
-    _private_dir (``narrow`` passed on); otherwise the umask decides, and the
-    directory must exist. ``durable``: on disk before the rename (a token or a
+    _private_dir (``narrow`` passed on); otherwise the umask decides for a
+    new file, a replaced one keeps its permissions, and the directory must
+    exist. ``durable``: on disk before the rename (a token or a
     pin; a cache may be lost). Raises OSError; nothing is left behind.
     """
     import stat  # lazy: only where a file is written
     path = os.path.realpath(path)
-    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-        raise OSError(errno.EINVAL, "not a regular file", path)
+    mode = None  # the permissions of the file replaced, which the new one keeps
+    if os.path.lexists(path):
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        mode = stat.S_IMODE(info.st_mode) & (0o600 if private else 0o777)
     if private:
         _private_dir(os.path.dirname(path), narrow)
     temporary = "%s.%d.tmp" % (path, os.getpid())
@@ -758,6 +763,8 @@ def _write_whole(path, text, private=True, narrow=True, durable=True):
             os.unlink(temporary)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
                      0o600 if private else 0o666)
+        if mode is not None:
+            os.fchmod(fd, mode)
         with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
             if durable:
@@ -6576,6 +6583,7 @@ class Client(object):
         """Send the first round of a request; its handle (see the request engine)."""
         request = _Request(method, params, timeout, on_progress, limit)
         request.call = self._begin(request)
+        request.limit = request.call.limit
         return request
 
     def wait(self, requests, until=None, first=False, stop=None):
@@ -6587,7 +6595,8 @@ class Client(object):
         (see the request engine). Raises the request's failure."""
         outcome = self._next_round(request, request.call)
         if isinstance(outcome, _Call):
-            request.call = outcome
+            # A renewed token starts a time limit of its own (see _next_round).
+            request.call, request.limit = outcome, outcome.limit
             return None
         return outcome
 
@@ -9582,6 +9591,10 @@ def _session_stop(name, ctx):
                 _signal_session(state, signum)
             if _hung_up(transport, time.monotonic() + _STOP_WAIT):
                 break
+        else:
+            raise RequestTimeout("session %s did not stop: it still answers after SIGTERM and "
+                                 "SIGKILL (is its socket another program's?)" % name,
+                                 timeout=_STOP_WAIT)
     finally:
         transport.close(0)
     _remove_stale(transport.path)  # what a SIGKILL left
@@ -10017,8 +10030,9 @@ class _SessionServer(object):
             return
         if message.get("session") == "limit" and _is_id(message.get("id")):
             seconds = message.get("seconds")
-            if isinstance(seconds, (int, float)) and seconds >= 0 and len(peer.limits) < 4096:
-                peer.limits[message["id"]] = seconds
+            if (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                    and 0 <= seconds <= _MAX_SECONDS and len(peer.limits) < 4096):
+                peer.limits[message["id"]] = float(seconds)
             return
         method, params = message.get("method"), message.get("params")
         if not isinstance(method, str):
@@ -10093,7 +10107,8 @@ class _SessionServer(object):
         return True
 
     def _cancel(self, peer, params):
-        job = peer.jobs.get(params.get("requestId"))
+        ident = params.get("requestId")
+        job = peer.jobs.get(ident) if _is_id(ident) else None
         if job is not None and not job.request.done:
             self._drop(job)
             reason = params.get("reason")
@@ -12577,9 +12592,9 @@ def _read_line(stream):
     ``batch`` reads through _LineFeed, with the same limit."""
     buffer = getattr(stream, "buffer", None)
     source = stream if buffer is None else buffer  # else a text stream of our caller's
-    line = source.readline(_INPUT_LIMIT + 1)
-    if len(line) > _INPUT_LIMIT:
-        end = line[-1:]
+    line = source.readline(_INPUT_LIMIT + 2)
+    end = line[-1:]
+    if len(line) - (end in ("\n", b"\n")) > _INPUT_LIMIT:
         while end not in ("\n", b"\n", "", b""):
             end = source.readline(_READ_SIZE)[-1:]
         return _TOO_LONG

@@ -9686,3 +9686,104 @@ def test_a_typed_answer_over_the_limit_or_not_utf8_is_asked_again(monkeypatch):
     shown = terminal.getvalue()
     assert "that is over the input limit of 20 bytes" in shown
     assert "that is not valid UTF-8" in shown
+
+
+def _revoke_all(url):
+    """Every access token fake_server.py --oauth gave is refused from now on."""
+    revoke = urllib.request.Request(_origin_of(url) + "/as/revoke-all", data=b"",
+                                    method="POST")
+    assert urllib.request.urlopen(revoke, timeout=TIMEOUT).status == 204
+
+
+def test_a_session_renews_a_refused_oauth_token_and_serves_on(sessions, capsys, tmp_path):
+    """A token refused mid-session is renewed, the request sent again, and the
+    session serves the next client as before (renewal starts a time limit of
+    its own, which the session reads as the request's)."""
+    cache = str(tmp_path / "tokens" / "oauth.json")
+    with _oauth_server(tmp_path) as (url, record):
+        assert _start("ren", "--url", url, "--oauth-headless", "--oauth-cache", cache)[0] == 0
+        try:
+            assert run(capsys, "--session", "ren", "call", "echo", "text=one") == (0, "one\n", "")
+            _revoke_all(url)
+            assert run(capsys, "--session", "ren", "call", "echo", "text=two") == (0, "two\n", "")
+            assert run(capsys, "--session", "ren", "call", "echo", "text=3") == (0, "3\n", "")
+        finally:
+            assert run(capsys, "session", "stop", "ren")[0] == 0
+
+
+def test_what_a_session_client_sends_cannot_end_the_session(sessions, capsys):
+    """A time limit too large for a float, and a cancellation whose id is a list,
+    from a client speaking to the socket itself, are ignored; the session serves on."""
+    assert _start("odd", "--", *fake())[0] == 0
+    try:
+        sock, stream, hello = _raw_session(sessions, "odd")
+        for message in ({"session": "limit", "id": 1, "seconds": 10 ** 400},
+                        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                        {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": [1]}},
+                        {"jsonrpc": "2.0", "id": 2, "method": "ping"}):
+            stream.write(json.dumps(message).encode() + b"\n")
+        stream.flush()
+        answers = [json.loads(stream.readline().decode()) for _ in range(2)]
+        sock.close()
+        assert sorted(a["id"] for a in answers) == [1, 2] and all(
+            "result" in a for a in answers)
+        assert run(capsys, "--session", "odd", "call", "echo", "text=on") == (0, "on\n", "")
+    finally:
+        assert run(capsys, "session", "stop", "odd")[0] == 0
+
+
+def test_session_stop_fails_when_what_answers_on_the_socket_does_not_stop(
+        sessions, capsys, monkeypatch):
+    """Something that greets like a session but neither stops when asked nor names
+    a process to signal is not reported stopped: exit 124, its socket left alone."""
+    import socket
+    import threading
+    monkeypatch.setattr(mcp_invoke, "_STOP_WAIT", 0.2)
+    os.makedirs(sessions, 0o700)
+    path = os.path.join(sessions, "mute.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(4)
+    held = []
+
+    def greet():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+            conn.sendall(b'{"session": "hello", "state": {}}\n')
+    thread = threading.Thread(target=greet)
+    thread.start()
+    try:
+        code, out, err = run(capsys, "session", "stop", "mute")
+        assert (code, out) == (124, "")
+        assert err.splitlines()[-1] == (
+            "mcp_invoke: session mute did not stop: it still answers after SIGTERM and "
+            "SIGKILL (is its socket another program's?)")
+        assert os.path.exists(path)
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join(TIMEOUT)
+        for conn in held:
+            conn.close()
+        os.unlink(path)
+
+
+def test_a_shell_line_of_exactly_the_input_limit_runs(capsys, monkeypatch):
+    monkeypatch.setattr(mcp_invoke, "_INPUT_LIMIT", 40)
+    line = "call echo text=" + "x" * (40 - len("call echo text="))
+    assert len(line) == 40
+    code, out, err = run(capsys, "shell", "--", *fake(), stdin=line + "\n")
+    assert (code, out, err) == (0, "x" * 25 + "\n", "")
+
+
+def test_a_pin_written_again_keeps_its_permissions(capsys, tmp_path):
+    path = str(tmp_path / "server.pin")
+    assert run(capsys, "pin", path, "--", *fake())[0] == 0
+    os.chmod(path, 0o600)
+    assert run(capsys, "pin", path, "--", *fake())[0] == 0
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
