@@ -4885,7 +4885,8 @@ class _OAuth(object):
                 r"\s*\(_ssl\.c:[0-9]+\)", "", getattr(e, "strerror", None) or str(e)
                 or type(e).__name__)
             raise AuthError("OAuth %s: %s %s: %s" % (
-                step, "cannot reach" if response is None else "the answer broke off from",
+                step, "the answer broke off from" if response is not None
+                else "no answer from" if conn.mcp_sock is not None else "cannot reach",
                 _shown_url(url), why), status=401)
         finally:
             watchdog.cancel()

@@ -9787,3 +9787,16 @@ def test_a_pin_written_again_keeps_its_permissions(capsys, tmp_path):
     os.chmod(path, 0o600)
     assert run(capsys, "pin", path, "--", *fake())[0] == 0
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_oauth_an_authorization_server_that_takes_the_request_and_never_answers_is_named_so(
+        capsys, oauth_cache):
+    """Connected, then silent: "no answer from", not "cannot reach", within the
+    timeout (the server's handler waits for the client to hang up)."""
+    with _hostile_as({"/.well-known/oauth-authorization-server":
+                      lambda handler: handler.rfile.read(1)}) as url:
+        code, out, err = run(capsys, "--timeout", "0.5", "--url", url, "--oauth-headless",
+                             "--oauth-cache", oauth_cache, "tools", stdin="")
+    metadata = _origin_of(url) + "/.well-known/oauth-authorization-server"
+    assert (code, out, err) == (6, "", "mcp_invoke: OAuth discovery: no answer from %s: no "
+                                       "complete answer within 0.5s\n" % metadata)
