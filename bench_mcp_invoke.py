@@ -22,7 +22,6 @@ Usage::
     python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under a minute
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
                                             # and sequential calls over HTTP
-    python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
@@ -164,96 +163,41 @@ TARGETS = {
 VERSION_FLOOR = ("argparse", "json", "os", "selectors", "signal", "subprocess", "sys",
                  "time")
 
-# The handshake-era revisions the server echoes back; anything else gets the latest.
-PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The handshake-era revision the floors offer in initialize, as mcp_invoke does.
+LEGACY_VERSION = "2025-11-25"
 
 # The library's os.read size, so the large-result floor reads the same way.
 READ_SIZE = 64 * 1024
 
-TOOLS = [
-    {"name": "echo", "description": "Echo the text back.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                     "required": ["text"]}},
-    {"name": "blob", "description": "Return a text block of the given size.",
-     "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}},
-                     "required": ["size"]}},
-]
+# The floor servers (bench/): lean, so that their start and their work per
+# request, on both sides of each ratio, hide as little of the client as can be.
+SERVERS = os.path.join(HERE, "bench")
+STDIO_SERVER = os.path.join(SERVERS, "stdio_server.py")
+HTTP_SERVER = os.path.join(SERVERS, "http_server.py")
+
+# The tools the stdio server lists, in order.
+TOOL_NAMES = ["echo", "blob"]
+
+# How every Python process the bench times is started: the clients, their
+# floors and the servers alike. -S leaves out the site module, whose work
+# (the .pth files of this interpreter's site-packages) is the installation's,
+# not mcp_invoke's, and would sit on both sides of every ratio; mcp_invoke
+# and the floors use the standard library only.
+PYTHON = [sys.executable, "-S"]
 
 ECHO = ("echo", {"text": "hi"})
 
 # One line of a CLI batch: an echo call, as a user would write it.
 BATCH_LINE = b'{"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n'
 
-# The HTTP rows' eras of fake_server.py (both are measured), and the one version
+# The HTTP rows' eras (both are measured), and the one version
 # of the modern era, which every request of that era names in _meta and headers.
 HTTP_ERAS = ("legacy", "modern")
 MODERN_VERSION = "2026-07-28"
 
-# What a POST to the server must accept and carry (fake_server.py: 406 and 415).
+# What a POST must accept and carry (fake_server.py answers 406 and 415 without).
 HTTP_HEADERS = {"Accept": "application/json, text/event-stream",
                 "Content-Type": "application/json"}
-
-
-# ---------------------------------------------------------------------------
-# The server: a fast stdio MCP echo server, run as `bench_mcp_invoke.py --serve`
-# ---------------------------------------------------------------------------
-
-def serve():
-    """Answer requests on stdin, one line each, in order, until stdin ends."""
-    read = sys.stdin.buffer.readline
-    # A buffered writer of our own: under PYTHONUNBUFFERED sys.stdout.buffer is
-    # a raw FileIO, whose write may stop short.
-    out = open(sys.stdout.fileno(), "wb", closefd=False)
-    blobs = {}
-    while True:
-        line = read()
-        if not line:
-            return 0
-        try:
-            message = json.loads(line.decode("utf-8"))
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "id" not in message:
-            continue  # notifications/* need no answer
-        for part in _reply(message, blobs):
-            out.write(part)
-        out.flush()
-
-
-def _reply(message, blobs):
-    """The answer to one request, as a list of byte strings to write in turn."""
-    head = b'{"jsonrpc":"2.0","id":' + json.dumps(message["id"]).encode("ascii")
-    method = message.get("method")
-    params = message.get("params") or {}
-    arguments = params.get("arguments") or {}
-    if method == "tools/call" and params.get("name") == "blob":
-        # The payload is built once per size and written as is: no copy per call.
-        size = int(arguments.get("size", 0))
-        if size not in blobs:
-            blobs[size] = b"x" * size
-        return [head + b',"result":{"content":[{"type":"text","text":"',
-                blobs[size], b'"}]}}\n']
-    result = _result(method, params, arguments)
-    if result is None:
-        body = {"code": -32601, "message": "Method not found: %s" % method}
-        return [head + b',"error":' + _dumps(body) + b"}\n"]
-    return [head + b',"result":' + _dumps(result) + b"}\n"]
-
-
-def _result(method, params, arguments):
-    if method == "initialize":
-        version = params.get("protocolVersion")
-        return {"protocolVersion": version if version in PROTOCOL_VERSIONS
-                else PROTOCOL_VERSIONS[-1],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "bench-echo", "version": "1.0"}}
-    if method == "ping":
-        return {}
-    if method == "tools/list":
-        return {"tools": TOOLS}
-    if method == "tools/call" and params.get("name") == "echo":
-        return {"content": [{"type": "text", "text": arguments.get("text", "")}]}
-    return None
 
 
 def _dumps(value):
@@ -261,7 +205,8 @@ def _dumps(value):
 
 
 def _server_argv():
-    return [sys.executable, BENCH, "--serve"]
+    """The lean stdio server, bench/stdio_server.py."""
+    return PYTHON + [STDIO_SERVER]
 
 
 # ---------------------------------------------------------------------------
@@ -345,7 +290,7 @@ sys.exit(main(sys.argv[1:]))
 
 def _minimal_argv(*command):
     """The minimal client's argv up to and including ``--``; the server's argv follows."""
-    return [sys.executable, "-c", MINIMAL_CLIENT] + list(command) + ["--"]
+    return PYTHON + ["-c", MINIMAL_CLIENT] + list(command) + ["--"]
 
 
 # Run as ``python -c MINIMAL_HTTP_CLIENT legacy|modern URL``: ``tools`` over
@@ -408,7 +353,7 @@ sys.exit(main(*sys.argv[1:]))
 
 
 def _minimal_http_argv(era, url):
-    return [sys.executable, "-c", MINIMAL_HTTP_CLIENT, era, url]
+    return PYTHON + ["-c", MINIMAL_HTTP_CLIENT, era, url]
 
 
 # ---------------------------------------------------------------------------
@@ -427,7 +372,7 @@ def _call_params(name, arguments, ident):
 
 
 def _initialize_params():
-    return {"protocolVersion": PROTOCOL_VERSIONS[-1], "capabilities": {},
+    return {"protocolVersion": LEGACY_VERSION, "capabilities": {},
             "clientInfo": {"name": "bench", "version": "1.0"}}
 
 
@@ -486,28 +431,40 @@ class _RawSession(_Child):
 
 
 # ---------------------------------------------------------------------------
-# Streamable HTTP: fake_server.py --http, and the floors' raw http.client
+# Streamable HTTP: the servers, and the floors' raw http.client
 # ---------------------------------------------------------------------------
 
-class _FakeHttp(_Child):
-    """``fake_server.py --http 0`` in a child; entered, its URL.
+class _HttpServer(_Child):
+    """An HTTP server child that prints its URL and serves until its stdin
+    closes; entered, its URL. The CPUs it may run on are the ones this thread
+    has when it starts."""
 
-    It serves until its stdin closes. The CPUs it may run on are the ones
-    this thread has when it starts.
-    """
+    def __init__(self, argv):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.url = self.proc.stdout.readline().decode("ascii", "replace").strip()
+        if not self.url.startswith("http://"):
+            self.close()
+            raise RuntimeError("%s printed %r, not its URL" % (_show_argv(argv), self.url))
+
+    def __enter__(self):
+        return self.url
+
+
+class _LeanHttp(_HttpServer):
+    """bench/http_server.py, the lean server of the HTTP call and cold rows."""
+
+    def __init__(self, era):
+        _HttpServer.__init__(self, PYTHON + [HTTP_SERVER, "--era", era])
+
+
+class _FakeHttp(_HttpServer):
+    """``fake_server.py --http 0``, whose event streams the SSE rows measure."""
 
     def __init__(self, era, modes=()):
         argv = [sys.executable, os.path.join(HERE, "fake_server.py"), "--http", "0", "--era", era]
         for mode in modes:
             argv += ["--mode", mode]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.url = self.proc.stdout.readline().decode("ascii", "replace").strip()
-        if not self.url.startswith("http://"):
-            self.close()
-            raise RuntimeError("fake_server.py --http printed %r, not its URL" % self.url)
-
-    def __enter__(self):
-        return self.url
+        _HttpServer.__init__(self, argv)
 
 
 def _modern_meta():
@@ -518,7 +475,7 @@ def _modern_meta():
 
 
 class _RawHttp(object):
-    """A session with fake_server.py --http on one plain http.client connection.
+    """A session with an HTTP server on one plain http.client connection.
 
     What the HTTP floors send is what mcp_invoke sends: the same JSON-RPC
     bodies (a progress token in every call) and the headers the server
@@ -779,7 +736,7 @@ def bench_startup(counts, notes):
     """
     _write_bytecode()
     server = _server_argv()
-    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
     imports = "import " + ", ".join(VERSION_FLOOR)
     compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
     _check_tools(module + ["tools", "--"] + server, _minimal_argv("tools") + server)
@@ -790,22 +747,31 @@ def bench_startup(counts, notes):
             raw.send("initialize", _initialize_params())
             raw.readline()
 
+    # The same two with the site module, as a plain python3 starts them here.
+    site = [sys.executable] + module[2:], [sys.executable] + _minimal_argv("tools")[2:]
     names = ("tools", "tools script", "minimal", "version", "version script", "imports",
-             "compile", "bare", "server")
+             "compile", "bare", "server", "tools site", "minimal site", "bare site")
     tasks = (_run(module + ["tools", "--"] + server), _run(script + ["tools", "--"] + server),
              _run(_minimal_argv("tools") + server), _run(module + ["--version"]),
-             _run(script + ["--version"]), _run([sys.executable, "-c", imports]),
-             _run([sys.executable, "-c", compiles]), _run([sys.executable, "-c", "pass"]),
-             server_start)
+             _run(script + ["--version"]), _run(PYTHON + ["-c", imports]),
+             _run(PYTHON + ["-c", compiles]), _run(PYTHON + ["-c", "pass"]),
+             server_start, _run(site[0] + ["tools", "--"] + server), _run(site[1] + server),
+             _run([sys.executable, "-c", "pass"]))
     t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
     compiling = max(t["compile"] - t["imports"], 0.0)
     notes.append("startup: fastest of %d runs each; compiling mcp_invoke.py %.1f ms (compile "
-                 "floor - import floor); the minimal client's tools %.1f ms = python -c pass "
-                 "%.1f ms + the server's start %.1f ms + the rest; it compiles its %d lines "
-                 "on every run, %.2f ms"
+                 "floor - import floor); the minimal client's tools %.1f ms = python -S -c "
+                 "pass %.1f ms + the server's start and handshake %.1f ms + the rest; it "
+                 "compiles its %d lines on every run, %.2f ms"
                  % (counts["process_runs"], compiling * 1e3, t["minimal"] * 1e3,
                     t["bare"] * 1e3, t["server"] * 1e3,
                     len(MINIMAL_CLIENT.strip().splitlines()), _minimal_compile() * 1e3))
+    notes.append("startup with the site module (python without -S, the client only): cold "
+                 "tools %.1f ms against the minimal client's %.1f ms, %.2fx; python -c pass "
+                 "%.1f ms, so site costs %.1f ms a start here"
+                 % (t["tools site"] * 1e3, t["minimal site"] * 1e3,
+                    t["tools site"] / t["minimal site"], t["bare site"] * 1e3,
+                    (t["bare site"] - t["bare"]) * 1e3))
     extra = sorted(set(_library_imports()) - set(VERSION_FLOOR))
     notes.append("--version floor imports %s; mcp_invoke.py imports at its top%s"
                  % (", ".join(VERSION_FLOOR),
@@ -827,7 +793,7 @@ def bench_startup(counts, notes):
 
 def _check_tools(cli, minimal):
     """Both list the server's tools, one line each, the name first."""
-    expected = [tool["name"] for tool in TOOLS]
+    expected = TOOL_NAMES
     for argv in (cli, minimal):
         lines = _output(argv).decode("utf-8").splitlines()
         names = [re.match(r"\w*", line).group() for line in lines]
@@ -866,7 +832,7 @@ def bench_cli_batch(counts, notes):
     _write_bytecode()
     lines = counts["batch_lines"]
     server = _server_argv()
-    cli = [sys.executable, "-m", "mcp_invoke", "batch", "--"] + server
+    cli = PYTHON + ["-m", "mcp_invoke", "batch", "--"] + server
     minimal = _minimal_argv("batch") + server
     workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
     try:
@@ -912,7 +878,7 @@ def bench_cli_large(counts, notes):
     label = "%d MB" % (size // MB)
     server = _server_argv()
     arguments = json.dumps({"size": size})
-    cli = [sys.executable, "-m", "mcp_invoke", "--max-bytes", str(size + MB)]
+    cli = PYTHON + ["-m", "mcp_invoke", "--max-bytes", str(size + MB)]
     argvs = [cli + ["call", "blob", arguments, "--"] + server,
              cli + ["--json", "call", "blob", arguments, "--"] + server,
              _minimal_argv("call", "blob", arguments) + server]
@@ -1214,7 +1180,8 @@ def bench_probe(counts, notes):
 
     The bench server is of the handshake era, so ``server/discover`` is
     answered with -32601 and ``initialize`` follows: one extra round trip
-    per session, against a session pinned to 2025-11-25 (no probe).
+    per session, against a session pinned to 2025-11-25 (no probe). The CLI
+    row probes with --no-cache, as on a first run: later runs remember the era.
     """
     import mcp_invoke
     server = _server_argv()
@@ -1227,17 +1194,23 @@ def bench_probe(counts, notes):
 
     probed, pinned = _interleaved([session(None), session("2025-11-25")],
                                   counts["process_runs"])
-    cli = [sys.executable, LIBRARY, "tools"]
-    cli_probed, cli_pinned = _interleaved(
-        [_run(cli + ["--"] + server),
-         _run(cli + ["--protocol-version", "2025-11-25", "--"] + server)],
+    _write_bytecode()
+    cli = PYTHON + ["-m", "mcp_invoke", "tools"]
+    _output(cli + ["--"] + server)  # the era cache remembers the server from here on
+    cli_probed, cli_pinned, cli_remembered = _interleaved(
+        [_run(cli + ["--no-cache", "--"] + server),
+         _run(cli + ["--protocol-version", LEGACY_VERSION, "--"] + server),
+         _run(cli + ["--"] + server)],
         counts["process_runs"])
-    notes.append("probe: %.2f ms more per session (%.2f ms more per CLI run)"
-                 % ((probed - pinned) * 1e3, (cli_probed - cli_pinned) * 1e3))
+    notes.append("probe: %.2f ms more per session; %.2f ms more per CLI run (python -m, "
+                 "--no-cache against --protocol-version); the era remembered (the cache, "
+                 "as for every other CLI row): %.2f ms against pinned"
+                 % ((probed - pinned) * 1e3, (cli_probed - cli_pinned) * 1e3,
+                    (cli_remembered - cli_pinned) * 1e3))
     return [_row("probe, legacy server: session", "%.1f ms" % (probed * 1e3),
                  "%.1f ms" % (pinned * 1e3), probed / pinned),
-            _row("probe, legacy server: CLI tools", "%.1f ms" % (cli_probed * 1e3),
-                 "%.1f ms" % (cli_pinned * 1e3), cli_probed / cli_pinned)]
+            _row("probe, legacy server: CLI tools (-m, --no-cache)", _ms(cli_probed),
+                 _ms(cli_pinned), cli_probed / cli_pinned)]
 
 
 # ---------------------------------------------------------------------------
@@ -1277,7 +1250,7 @@ def _http_call_rounds(counts, era, cpus=None):
     try:
         if cpus:
             os.sched_setaffinity(0, cpus[0])  # the server inherits it at fork
-        with _FakeHttp(era) as url:
+        with _LeanHttp(era) as url:
             if cpus:
                 os.sched_setaffinity(0, cpus[1])  # the client's threads inherit this
             with mcp_invoke.Client(url=url) as client, _RawHttp(url, era) as raw:
@@ -1450,13 +1423,13 @@ def bench_http_startup(counts, notes):
     the import floor, from the same rounds). The servers run throughout.
     """
     _write_bytecode()
-    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
     imports = "import " + ", ".join(VERSION_FLOOR)
     compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
-    with _FakeHttp("legacy") as legacy, _FakeHttp("modern") as modern:
+    with _LeanHttp("legacy") as legacy, _LeanHttp("modern") as modern:
         names, tasks = ["imports", "compile", "bare"], [
-            _run([sys.executable, "-c", imports]), _run([sys.executable, "-c", compiles]),
-            _run([sys.executable, "-c", "pass"])]
+            _run(PYTHON + ["-c", imports]), _run(PYTHON + ["-c", compiles]),
+            _run(PYTHON + ["-c", "pass"])]
         for era, url in zip(HTTP_ERAS, (legacy, modern)):
             tools = ["tools", "--url", url]
             _check_http_tools(module + tools, _minimal_http_argv(era, url))
@@ -1466,11 +1439,11 @@ def bench_http_startup(counts, notes):
         t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
     compiling = max(t["compile"] - t["imports"], 0.0)
     notes.append("HTTP cold: fastest of %d runs each; compiling mcp_invoke.py %.1f ms; "
-                 "python -c pass %.1f ms; the CLI asks server/discover first (on the legacy "
-                 "server an extra round trip, -32601, then initialize; the modern floor sends "
-                 "tools/list alone), and on the legacy server also DELETEs the session "
-                 "(a lone list opens no GET stream)" % (counts["process_runs"],
-                                                        compiling * 1e3, t["bare"] * 1e3))
+                 "python -S -c pass %.1f ms; on the legacy server the CLI sends initialize at "
+                 "once (the era remembered) and DELETEs the session at the end (a lone list "
+                 "opens no GET stream); on the modern one it asks server/discover first, "
+                 "where the floor sends tools/list alone" % (counts["process_runs"],
+                                                             compiling * 1e3, t["bare"] * 1e3))
     rows = []
     for era in HTTP_ERAS:
         floor, script_floor = t[era + " minimal"], t[era + " minimal"] + compiling
@@ -1541,7 +1514,7 @@ def _profile_http(counts):
         profilers.append(profiler)
         profiler.enable()
 
-    with _FakeHttp("legacy") as url:
+    with _LeanHttp("legacy") as url:
         if sys.version_info < (3, 12):
             threading.setprofile(per_thread)
         try:
@@ -1603,7 +1576,7 @@ def bench_session(counts, notes):
     runtime = tempfile.mkdtemp(prefix="mib", dir="/tmp")  # short: a socket path
     env = dict(os.environ, XDG_RUNTIME_DIR=runtime, XDG_STATE_HOME=runtime,
                XDG_CACHE_HOME=runtime)
-    module = [sys.executable, "-m", "mcp_invoke"]
+    module = PYTHON + ["-m", "mcp_invoke"]
     call = ["call", ECHO[0], "text=%s" % ECHO[1]["text"]]
     try:
         _output(module + ["session", "start", "bench", "--"] + _server_argv(), env=env)
@@ -1615,7 +1588,7 @@ def bench_session(counts, notes):
             _sequential(client, WARM_UP_CALLS)
             library = _median([_sequential(client, 20) / 20 for _ in range(counts["rounds"])])
         t = _interleaved((_run(through, env=env), _run(cold + _server_argv(), env=env),
-                          _run([sys.executable, "-c", "pass"])), counts["process_runs"])
+                          _run(PYTHON + ["-c", "pass"])), counts["process_runs"])
     finally:
         subprocess.run(module + ["session", "stop", "--all"], env=env, cwd=HERE,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -1671,11 +1644,23 @@ def run(quick=False, profile=False):
                      "fewer runs and rounds, no callgrind"
                      % (counts["cli_size"] // MB, counts["batch_lines"],
                         " and ".join("%d MB" % (size // MB) for size, _ in counts["sizes"])))
-    for title, figure in FIGURES:
-        sys.stderr.write("bench: %s ...\n" % title)
-        sys.stderr.flush()
-        rows.extend(figure(counts, notes))
-    reports = profile_calls(counts) if profile else []
+    # The era cache the command line keeps, a fresh one for this run, so each
+    # server is probed once (the check before its figure) and remembered after,
+    # whatever runs did before; no other cache is read or written.
+    cache, saved = tempfile.mkdtemp(prefix="bench_mcp_invoke."), os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = cache
+    try:
+        for title, figure in FIGURES:
+            sys.stderr.write("bench: %s ...\n" % title)
+            sys.stderr.flush()
+            rows.extend(figure(counts, notes))
+        reports = profile_calls(counts) if profile else []
+    finally:
+        if saved is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = saved
+        shutil.rmtree(cache, ignore_errors=True)
     notes.append("total %.1f s" % (time.perf_counter() - started))
     print(_describe_run(quick))
     print(format_table(rows))
@@ -1687,11 +1672,9 @@ def run(quick=False, profile=False):
 
 
 def main(argv=None):
-    """``--serve``, ``--rss``, ``--calls``, ``--peak`` and ``--http-rss`` are
-    the bench's own children."""
+    """``--rss``, ``--calls``, ``--peak`` and ``--http-rss`` are the bench's
+    own children."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv == ["--serve"]:
-        return serve()
     if argv[:1] == ["--rss"] and len(argv) == 3:
         return rss_child(argv[1], int(argv[2]))
     if argv[:1] == ["--calls"] and len(argv) == 3:
