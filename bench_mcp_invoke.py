@@ -6,15 +6,35 @@ Every figure is a ratio: what mcp_invoke costs, over what the same work costs
 without it on this machine, in this run (a bare interpreter, a minimal client,
 raw pipes, plain os.read and json.loads). No absolute time is asserted anywhere.
 
-The floor of the whole-process figures is a minimal stdlib MCP client of about
-sixty lines, MINIMAL_CLIENT below, run as ``python -c MINIMAL_CLIENT tools|call
-NAME JSON|batch -- SERVER...``: subprocess, json and readline on the pipe;
-initialize, notifications/initialized, one request (or every batch line),
-close stdin, wait. It prints what mcp_invoke prints, byte for byte for a
-call's text and for batch lines that succeed (checked before each figure),
-and does nothing that is not needed for that. The HTTP rows' floor is the
-same for Streamable HTTP, MINIMAL_HTTP_CLIENT below: http.client on one
-kept connection, and the fewest requests the server's era needs.
+The floors' servers are lean, so that what they cost (their start, their
+work per request), which is on both sides of each ratio, hides as little of
+the client as can be: bench/stdio_server.py, a few dozen lines of os.read
+and json answering the handshake era's initialize, tools/list and tools/call
+(echo, blob), and -32601 at once to anything else (server/discover
+included), as such servers do; and bench/http_server.py, the same answers
+over Streamable HTTP on one thread with selectors on raw sockets (JSON
+answers on kept connections, Mcp-Session-Id, 202, 405 for GET). Only the
+event-stream rows use fake_server.py --http, whose streams are what they
+measure.
+
+The floor of the whole-process figures is a minimal stdlib MCP client of
+about sixty lines, bench/minimal_client.py (``tools|call NAME JSON|batch --
+SERVER...``): subprocess, json and readline on the pipe; initialize,
+notifications/initialized, one request (or every batch line), close stdin,
+wait. It prints what mcp_invoke prints, byte for byte for a call's text and
+for batch lines that succeed (checked before each figure), and does nothing
+that is not needed for that. The HTTP rows' floor is the same for Streamable
+HTTP, bench/minimal_http_client.py: http.client on one kept connection, and
+the fewest requests the server's era needs.
+
+Every timed Python process, client, floor or server, starts the same way:
+``python -E -S``, so neither this installation's site-packages (.pth files
+run at every start) nor the caller's PYTHON* variables are measured; the
+cold rows give the plain start in a note. ``python -m mcp_invoke`` runs are
+measured against floors run as ``python -m`` too (runpy, and the module from
+its bytecode cache), scripts against scripts. Each run has an era cache of
+its own: a server is probed once, before its figure, and remembered after,
+as on any run but a server's first.
 
 Usage::
 
@@ -32,17 +52,17 @@ Figures (after a warm-up, measured and floor runs interleaved; whole
 processes and large results are the fastest of their runs, calls the median
 of their rounds):
 
-    cold tools    ``python -m mcp_invoke tools -- <this server>``, from the
-                  bytecode cache, against the minimal client listing the
-                  tools; and ``mcp_invoke.py tools`` as a script against the
-                  minimal client plus compiling mcp_invoke.py, which Python
-                  does for a script on every run (measured as the compile
-                  floor below less the import floor).
-    --version     ``python -m mcp_invoke --version`` against a child that
-                  imports argparse, json, os, selectors, signal, subprocess,
-                  sys and time; ``mcp_invoke.py --version`` as a script
-                  against that floor, and against that floor plus compiling
-                  mcp_invoke.py.
+    cold tools    ``python -m mcp_invoke tools -- <stdio server>``, from the
+                  bytecode cache, against ``python -m minimal_client tools``;
+                  and ``mcp_invoke.py tools`` as a script against the minimal
+                  client as a script plus compiling mcp_invoke.py, which
+                  Python does for a script on every run (measured as the
+                  compile floor below less the import floor).
+    --version     ``python -m mcp_invoke --version`` against ``python -m
+                  import_floor`` importing argparse, json, os, selectors,
+                  signal, subprocess, sys and time; ``mcp_invoke.py
+                  --version`` as a script against ``python -c`` of those
+                  imports, and against that plus compiling mcp_invoke.py.
     CLI batch     microseconds per call of ``python -m mcp_invoke batch``
                   with 20,000 echo lines on stdin (2,000 with --quick) and
                   stdout to /dev/null, less the same command with one line,
@@ -72,10 +92,11 @@ of their rounds):
                   such call over a warmed-up baseline, each side in a fresh
                   child process, as a multiple of the payload.
     probe         what finding the era costs on this (legacy) server: a
-                  session, and a CLI ``tools`` run, against the same pinned.
+                  session, and a CLI ``tools`` run with --no-cache, against
+                  the same pinned.
     HTTP calls    microseconds per ``Client.call_tool("echo", ...)`` on an open
-                  ``Client(url=...)`` of ``fake_server.py --http 0``, legacy
-                  and modern era, against a raw http.client connection kept
+                  ``Client(url=...)`` of the lean HTTP server, legacy and
+                  modern era, against a raw http.client connection kept
                   alive: the same POST (body and the headers the server
                   requires), then json.loads of the JSON answer. CPUs set as
                   for the sequential rows.
@@ -86,19 +107,20 @@ of their rounds):
                   json.loads of it; and the peak RSS growth of one such call
                   in a fresh child process, as a multiple of the payload.
     sessions      ``python -m mcp_invoke --session NAME call echo`` (.pyc), a
-                  session of the bench server started before: against a cold
+                  session of the stdio server started before: against a cold
                   ``python -m mcp_invoke call echo -- SERVER``, and against
-                  ``python -c pass`` plus one ``Client.call_tool`` on an open
-                  client (the median over rounds), what it cannot do without.
+                  ``python -m`` of a module doing nothing plus one
+                  ``Client.call_tool`` on an open client (the median over
+                  rounds), what it cannot do without.
     HTTP cold     ``python -m mcp_invoke tools --url URL`` (.pyc) and
                   ``mcp_invoke.py tools --url URL`` as a script, against the
-                  legacy and the modern server, against MINIMAL_HTTP_CLIENT
-                  (plus compiling mcp_invoke.py, for the script), as for
-                  cold tools.
+                  legacy and the modern lean server, against the minimal HTTP
+                  client run the same way (plus compiling mcp_invoke.py, for
+                  the script), as for cold tools.
 
-The HTTP servers are fake_server.py --http, which sets TCP_NODELAY on its
-connections as servers in use do (without it, a body written apart from its
-headers waits for the client's delayed ACK on a kept connection: 40 ms).
+Both HTTP servers set TCP_NODELAY on their connections as servers in use do
+(without it, a body written apart from its headers waits for the client's
+delayed ACK on a kept connection: 40 ms).
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -156,7 +178,7 @@ TARGETS = {
     "sse_rss": ("<=", 2.20),     # its peak RSS growth, as a multiple of the payload
     "http_cold": ("<=", 1.20),   # cold tools --url, as python -m and as a script
     "session_cold": ("<=", 0.50),  # a call through --session, against a cold call
-    "session_floor": ("<=", 1.50),  # the same, against python -c pass + a library call
+    "session_floor": ("<=", 1.50),  # the same, against python -m (nothing) + a library call
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -169,11 +191,16 @@ LEGACY_VERSION = "2025-11-25"
 # The library's os.read size, so the large-result floor reads the same way.
 READ_SIZE = 64 * 1024
 
-# The floor servers (bench/): lean, so that their start and their work per
-# request, on both sides of each ratio, hide as little of the client as can be.
-SERVERS = os.path.join(HERE, "bench")
-STDIO_SERVER = os.path.join(SERVERS, "stdio_server.py")
-HTTP_SERVER = os.path.join(SERVERS, "http_server.py")
+# The floors (bench/): the servers, lean, so that their start and their work
+# per request, on both sides of each ratio, hide as little of the client as
+# can be; and the minimal clients, which the floor processes run.
+FLOORS = os.path.join(HERE, "bench")
+STDIO_SERVER = os.path.join(FLOORS, "stdio_server.py")
+HTTP_SERVER = os.path.join(FLOORS, "http_server.py")
+MINIMAL_CLIENT = os.path.join(FLOORS, "minimal_client.py")
+MINIMAL_HTTP_CLIENT = os.path.join(FLOORS, "minimal_http_client.py")
+# The floor modules, run as ``python -E -S -m NAME`` from FLOORS.
+FLOOR_MODULES = ("minimal_client", "minimal_http_client", "import_floor")
 
 # The tools the stdio server lists, in order.
 TOOL_NAMES = ["echo", "blob"]
@@ -182,8 +209,10 @@ TOOL_NAMES = ["echo", "blob"]
 # floors and the servers alike. -S leaves out the site module, whose work
 # (the .pth files of this interpreter's site-packages) is the installation's,
 # not mcp_invoke's, and would sit on both sides of every ratio; mcp_invoke
-# and the floors use the standard library only.
-PYTHON = [sys.executable, "-S"]
+# and the floors use the standard library only. -E leaves out the PYTHON*
+# variables of the caller's environment (PYTHONUNBUFFERED makes every write
+# a system call; PYTHONPATH adds places to look for every import).
+PYTHON = [sys.executable, "-E", "-S"]
 
 ECHO = ("echo", {"text": "hi"})
 
@@ -210,150 +239,22 @@ def _server_argv():
 
 
 # ---------------------------------------------------------------------------
-# The minimal client: what a whole-process figure costs without mcp_invoke
+# The minimal clients: what a whole-process figure costs without mcp_invoke
 # ---------------------------------------------------------------------------
 
-# Run as ``python -c MINIMAL_CLIENT COMMAND [ARGS] -- SERVER...``. The same
-# job as mcp_invoke's command and nothing more: no probe, no tools/list
-# before a call, no deadlines, no escaping of control characters. Its output
-# is mcp_invoke's, byte for byte, for a call's text and for batch lines that
-# succeed; tools prints name and description, where mcp_invoke prints a signature.
-MINIMAL_CLIENT = r'''
-import json
-import subprocess
-import sys
-import threading
+def _minimal_argv(*command, **how):
+    """The minimal stdio client's argv up to and including ``--``; the server's
+    argv follows. ``python -E -S -m minimal_client``, run from FLOORS (its cwd, as
+    HERE is mcp_invoke's) from its bytecode, as mcp_invoke is run; or, with
+    ``script=True``, as a script, compiled on every run."""
+    start = [MINIMAL_CLIENT] if how.get("script") else ["-m", "minimal_client"]
+    return PYTHON + start + list(command) + ["--"]
 
 
-def frame(ident, method, params=None):
-    message = {"jsonrpc": "2.0", "method": method}
-    if ident is not None:
-        message["id"] = ident
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-def result(line):
-    answer = json.loads(line)
-    if "result" not in answer:
-        sys.exit("minimal client: %s" % answer.get("error"))
-    return answer["result"]
-
-
-def main(argv):
-    split = argv.index("--")
-    command, args, server = argv[0], argv[1:split], argv[split + 1:]
-    proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    send, answers, out = proc.stdin, proc.stdout, sys.stdout
-    send.write(frame(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                       "clientInfo": {"name": "minimal", "version": "1"}}))
-    send.flush()
-    result(answers.readline())
-    send.write(frame(None, "notifications/initialized"))
-    if command == "tools":
-        send.write(frame(1, "tools/list"))
-        send.flush()
-        for tool in result(answers.readline())["tools"]:
-            out.write("%s - %s\n" % (tool["name"], tool.get("description", "")))
-    elif command == "call":
-        send.write(frame(1, "tools/call", {"name": args[0], "arguments": json.loads(args[1])}))
-        send.flush()
-        for block in result(answers.readline())["content"]:
-            if block["type"] == "text":
-                out.write(block["text"])
-                out.write("\n")
-    elif command == "batch":
-        lines = [(n, json.loads(line)) for n, line in enumerate(sys.stdin.buffer, 1)
-                 if line.strip()]
-        frames = b"".join(frame(n, entry["method"], entry.get("params"))
-                          for n, entry in lines)
-
-        def write_all():  # from a thread: all at once would fill both pipes and stall
-            send.write(frames)
-            send.flush()
-        writer = threading.Thread(target=write_all)
-        writer.start()
-        for n, entry in lines:
-            answer = json.loads(answers.readline())
-            key = "result" if "result" in answer else "error"
-            line = {"id": entry.get("id", n), key: answer[key]}
-            out.write(json.dumps(line, separators=(",", ":")) + "\n")
-        writer.join()
-    send.close()
-    return proc.wait()
-
-
-sys.exit(main(sys.argv[1:]))
-'''
-
-
-def _minimal_argv(*command):
-    """The minimal client's argv up to and including ``--``; the server's argv follows."""
-    return PYTHON + ["-c", MINIMAL_CLIENT] + list(command) + ["--"]
-
-
-# Run as ``python -c MINIMAL_HTTP_CLIENT legacy|modern URL``: ``tools`` over
-# Streamable HTTP with http.client, one kept connection (TCP_NODELAY, as
-# mcp_invoke sets it), and the fewest requests the era needs: initialize,
-# notifications/initialized and tools/list (legacy); tools/list with the
-# _meta and headers of 2026-07-28 (modern). No server/discover, no standing
-# GET stream, no DELETE of the session, no event streams (the server answers
-# these with JSON). It prints name and the description's first line, one
-# line per tool, as mcp_invoke does after the signature.
-MINIMAL_HTTP_CLIENT = r'''
-import http.client
-import json
-import socket
-import sys
-from urllib.parse import urlsplit
-
-
-def main(era, url):
-    parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port)
-    conn.connect()
-    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    headers = {"Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
-
-    def post(message, more):
-        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-        conn.request("POST", parts.path, body, dict(headers, **more))
-        response = conn.getresponse()
-        return response, response.read()
-
-    if era == "legacy":
-        response, body = post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                          "clientInfo": {"name": "minimal", "version": "1"}}},
-                              {})
-        session = {"Mcp-Session-Id": response.getheader("Mcp-Session-Id"),
-                   "MCP-Protocol-Version": json.loads(body)["result"]["protocolVersion"]}
-        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, session)
-    else:
-        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}
-        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                               "params": {"_meta": meta}},
-                              {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
-    answer = json.loads(body)
-    if "result" not in answer:
-        sys.exit("minimal client: %s" % answer.get("error"))
-    for tool in answer["result"]["tools"]:
-        description = tool.get("description", "").split("\n")[0]
-        sys.stdout.write("%s - %s\n" % (tool["name"], description))
-    conn.close()
-    return 0
-
-
-sys.exit(main(*sys.argv[1:]))
-'''
-
-
-def _minimal_http_argv(era, url):
-    return PYTHON + ["-c", MINIMAL_HTTP_CLIENT, era, url]
+def _minimal_http_argv(era, url, script=False):
+    """The minimal HTTP client's argv, as _minimal_argv."""
+    start = [MINIMAL_HTTP_CLIENT] if script else ["-m", "minimal_http_client"]
+    return PYTHON + start + [era, url]
 
 
 # ---------------------------------------------------------------------------
@@ -603,21 +504,22 @@ def _interleaved(tasks, runs):
     return [min(samples) for samples in times]
 
 
-def _run(argv, cwd=HERE, stdin=None, env=None):
+def _run(argv, cwd=None, stdin=None, env=None):
     """A task that runs ``argv`` to completion and fails loudly if it fails.
 
     ``stdin``: a file to read, else /dev/null; stdout goes to /dev/null.
+    ``cwd``: by default the directory whose module ``python -m`` runs (_home).
     """
     def task():
         _output(argv, cwd, stdin, subprocess.DEVNULL, env)
     return task
 
 
-def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE, env=None):
+def _output(argv, cwd=None, stdin=None, stdout=subprocess.PIPE, env=None):
     """What ``argv`` writes to stdout (with the default ``stdout``); fails if it fails."""
     with open(stdin or os.devnull, "rb") as source:
         proc = subprocess.run(argv, stdin=source, stdout=stdout, stderr=subprocess.PIPE,
-                              cwd=cwd, env=env)
+                              cwd=cwd or _home(argv), env=env)
     if proc.returncode != 0:
         raise RuntimeError("%s exited with %d: %s"
                            % (_show_argv(argv), proc.returncode,
@@ -625,19 +527,30 @@ def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE, env=None):
     return proc.stdout
 
 
+def _home(argv):
+    """The working directory to run ``argv`` in: FLOORS for a floor module run
+    with -m (a --peak wrapper's included), which finds it there as
+    ``python -m mcp_invoke`` finds mcp_invoke in HERE."""
+    for before, arg in zip(argv, argv[1:]):
+        if before == "-m" and arg in FLOOR_MODULES:
+            return FLOORS
+    return HERE
+
+
 def _show_argv(argv):
-    shown = {MINIMAL_CLIENT: "MINIMAL_CLIENT", MINIMAL_HTTP_CLIENT: "MINIMAL_HTTP_CLIENT"}
-    return " ".join(shown.get(arg, arg) for arg in argv)
+    return " ".join(argv)
 
 
 def _write_bytecode():
-    """Write mcp_invoke's bytecode cache, for the ``python -m`` runs.
+    """Write the bytecode caches of mcp_invoke and the floor modules, for the
+    ``python -m`` runs.
 
     Written here, as PYTHONDONTWRITEBYTECODE may be set; again before each
-    figure that uses it, as mcp_invoke.py may have changed since.
+    figure that uses them, as the files may have changed since.
     """
     import py_compile
-    py_compile.compile(LIBRARY, doraise=True)
+    for path in [LIBRARY] + [os.path.join(FLOORS, name + ".py") for name in FLOOR_MODULES]:
+        py_compile.compile(path, doraise=True)
 
 
 def _peak_runs(argvs, outputs, runs):
@@ -657,7 +570,7 @@ def _peak_runs(argvs, outputs, runs):
 
 def _peak_run(argv, output):
     """(seconds, peak RSS bytes) of one run of ``argv``, stdout to the file ``output``."""
-    text = _output([sys.executable, BENCH, "--peak", output, "--"] + argv)
+    text = _output([sys.executable, BENCH, "--peak", output, "--"] + argv, _home(argv))
     seconds, peak = text.split()
     return float(seconds), int(peak)
 
@@ -747,28 +660,32 @@ def bench_startup(counts, notes):
             raw.send("initialize", _initialize_params())
             raw.readline()
 
-    # The same two with the site module, as a plain python3 starts them here.
-    site = [sys.executable] + module[2:], [sys.executable] + _minimal_argv("tools")[2:]
-    names = ("tools", "tools script", "minimal", "version", "version script", "imports",
-             "compile", "bare", "server", "tools site", "minimal site", "bare site")
+    # cold tools and its floor as a plain python3 starts them here (site, environment)
+    site = [[sys.executable] + argv[len(PYTHON):] for argv in (module, _minimal_argv("tools"))]
+    empty = PYTHON + ["-m", "import_floor"]  # python -m of a module that does nothing
+    names = ("tools", "tools script", "minimal", "minimal script", "version",
+             "version script", "imports", "imports -c", "compile", "bare", "bare -m", "server",
+             "tools site", "minimal site", "bare site")
     tasks = (_run(module + ["tools", "--"] + server), _run(script + ["tools", "--"] + server),
-             _run(_minimal_argv("tools") + server), _run(module + ["--version"]),
-             _run(script + ["--version"]), _run(PYTHON + ["-c", imports]),
-             _run(PYTHON + ["-c", compiles]), _run(PYTHON + ["-c", "pass"]),
-             server_start, _run(site[0] + ["tools", "--"] + server), _run(site[1] + server),
+             _run(_minimal_argv("tools") + server),
+             _run(_minimal_argv("tools", script=True) + server), _run(module + ["--version"]),
+             _run(script + ["--version"]), _run(empty + list(VERSION_FLOOR)),
+             _run(PYTHON + ["-c", imports]), _run(PYTHON + ["-c", compiles]),
+             _run(PYTHON + ["-c", "pass"]), _run(empty), server_start,
+             _run(site[0] + ["tools", "--"] + server), _run(site[1] + server),
              _run([sys.executable, "-c", "pass"]))
     t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
-    compiling = max(t["compile"] - t["imports"], 0.0)
+    compiling = max(t["compile"] - t["imports -c"], 0.0)
     notes.append("startup: fastest of %d runs each; compiling mcp_invoke.py %.1f ms (compile "
-                 "floor - import floor); the minimal client's tools %.1f ms = python -S -c "
-                 "pass %.1f ms + the server's start and handshake %.1f ms + the rest; it "
-                 "compiles its %d lines on every run, %.2f ms"
+                 "floor - import floor); the minimal client's tools %.1f ms = python -E -S -m "
+                 "of a module doing nothing %.1f ms (-c pass %.1f ms, runpy the rest) + the "
+                 "server's start and handshake %.1f ms + the rest; as a script %.1f ms"
                  % (counts["process_runs"], compiling * 1e3, t["minimal"] * 1e3,
-                    t["bare"] * 1e3, t["server"] * 1e3,
-                    len(MINIMAL_CLIENT.strip().splitlines()), _minimal_compile() * 1e3))
-    notes.append("startup with the site module (python without -S, the client only): cold "
-                 "tools %.1f ms against the minimal client's %.1f ms, %.2fx; python -c pass "
-                 "%.1f ms, so site costs %.1f ms a start here"
+                    t["bare -m"] * 1e3, t["bare"] * 1e3, t["server"] * 1e3,
+                    t["minimal script"] * 1e3))
+    notes.append("startup as a plain python3 starts (no -E -S; the client only): cold tools "
+                 "%.1f ms against the minimal client's %.1f ms, %.2fx; python -c pass %.1f ms, "
+                 "so site costs %.1f ms a start here"
                  % (t["tools site"] * 1e3, t["minimal site"] * 1e3,
                     t["tools site"] / t["minimal site"], t["bare site"] * 1e3,
                     (t["bare site"] - t["bare"]) * 1e3))
@@ -776,7 +693,7 @@ def bench_startup(counts, notes):
     notes.append("--version floor imports %s; mcp_invoke.py imports at its top%s"
                  % (", ".join(VERSION_FLOOR),
                     " also " + ", ".join(extra) if extra else " nothing more"))
-    script_floor = t["minimal"] + compiling
+    script_floor = t["minimal script"] + compiling
     return [
         _row("cold tools, python -m (.pyc)", _ms(t["tools"]), _ms(t["minimal"]),
              t["tools"] / t["minimal"], TARGETS["cold"]),
@@ -784,8 +701,8 @@ def bench_startup(counts, notes):
              t["tools script"] / script_floor, TARGETS["cold"]),
         _row("--version, python -m (.pyc)", _ms(t["version"]), _ms(t["imports"]),
              t["version"] / t["imports"], TARGETS["version"]),
-        _row("--version, script", _ms(t["version script"]), _ms(t["imports"]),
-             t["version script"] / t["imports"]),
+        _row("--version, script", _ms(t["version script"]), _ms(t["imports -c"]),
+             t["version script"] / t["imports -c"]),
         _row("--version, script, floor + compile", _ms(t["version script"]),
              _ms(t["compile"]), t["version script"] / t["compile"], TARGETS["version"]),
     ]
@@ -800,17 +717,6 @@ def _check_tools(cli, minimal):
         if names != expected:
             raise RuntimeError("%s listed %r, not the tools %r"
                                % (_show_argv(argv), lines, expected))
-
-
-def _minimal_compile():
-    """Seconds to compile the minimal client's source: the fastest of ten."""
-    best = None
-    for _ in range(10):
-        start = time.perf_counter()
-        compile(MINIMAL_CLIENT, "<string>", "exec")
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-    return best
 
 
 def _library_imports():
@@ -1416,11 +1322,12 @@ def http_rss_child(side, url, size):
 
 
 def bench_http_startup(counts, notes):
-    """Cold ``tools --url`` against MINIMAL_HTTP_CLIENT, on a legacy and a modern server.
+    """Cold ``tools --url`` against the minimal HTTP client, on a legacy and a modern server.
 
-    As bench_startup: python -m from the bytecode cache, and the script
-    against the floor plus compiling mcp_invoke.py (the compile floor less
-    the import floor, from the same rounds). The servers run throughout.
+    As bench_startup: python -m from the bytecode cache against the minimal
+    client run so too, and the script against the minimal client as a script
+    plus compiling mcp_invoke.py (the compile floor less the import floor,
+    from the same rounds). The servers run throughout.
     """
     _write_bytecode()
     module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
@@ -1433,20 +1340,21 @@ def bench_http_startup(counts, notes):
         for era, url in zip(HTTP_ERAS, (legacy, modern)):
             tools = ["tools", "--url", url]
             _check_http_tools(module + tools, _minimal_http_argv(era, url))
-            names += [era, era + " script", era + " minimal"]
+            names += [era, era + " script", era + " minimal", era + " minimal script"]
             tasks += [_run(module + tools), _run(script + tools),
-                      _run(_minimal_http_argv(era, url))]
+                      _run(_minimal_http_argv(era, url)),
+                      _run(_minimal_http_argv(era, url, script=True))]
         t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
     compiling = max(t["compile"] - t["imports"], 0.0)
     notes.append("HTTP cold: fastest of %d runs each; compiling mcp_invoke.py %.1f ms; "
-                 "python -S -c pass %.1f ms; on the legacy server the CLI sends initialize at "
-                 "once (the era remembered) and DELETEs the session at the end (a lone list "
+                 "python -E -S -c pass %.1f ms; on the legacy server the CLI sends initialize "
+                 "at once (the era remembered) and DELETEs the session at the end (a lone list "
                  "opens no GET stream); on the modern one it asks server/discover first, "
                  "where the floor sends tools/list alone" % (counts["process_runs"],
                                                              compiling * 1e3, t["bare"] * 1e3))
     rows = []
     for era in HTTP_ERAS:
-        floor, script_floor = t[era + " minimal"], t[era + " minimal"] + compiling
+        floor, script_floor = t[era + " minimal"], t[era + " minimal script"] + compiling
         rows += [
             _row("HTTP cold tools, %s, python -m (.pyc)" % era, _ms(t[era]), _ms(floor),
                  t[era] / floor, TARGETS["http_cold"]),
@@ -1570,7 +1478,8 @@ def format_table(rows):
 def bench_session(counts, notes):
     """A ``call`` through a keep-alive session, as a whole process (.pyc): against
     a cold ``call`` of the same tool, and against what it cannot do without,
-    starting Python (``python -c pass``) and one call on an open Client."""
+    starting Python as the call starts it (``python -m`` of a module doing
+    nothing) and one call on an open Client."""
     import mcp_invoke
     _write_bytecode()
     runtime = tempfile.mkdtemp(prefix="mib", dir="/tmp")  # short: a socket path
@@ -1588,7 +1497,7 @@ def bench_session(counts, notes):
             _sequential(client, WARM_UP_CALLS)
             library = _median([_sequential(client, 20) / 20 for _ in range(counts["rounds"])])
         t = _interleaved((_run(through, env=env), _run(cold + _server_argv(), env=env),
-                          _run(PYTHON + ["-c", "pass"])), counts["process_runs"])
+                          _run(PYTHON + ["-m", "import_floor"])), counts["process_runs"])
     finally:
         subprocess.run(module + ["session", "stop", "--all"], env=env, cwd=HERE,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -1600,7 +1509,7 @@ def bench_session(counts, notes):
     return [
         _row("call via --session, vs cold call", _ms(t[0]), _ms(t[1]), t[0] / t[1],
              TARGETS["session_cold"]),
-        _row("call via --session, vs -c pass + call", _ms(t[0]), _ms(floor), t[0] / floor,
+        _row("call via --session, vs -m (nothing) + call", _ms(t[0]), _ms(floor), t[0] / floor,
              TARGETS["session_floor"]),
     ]
 

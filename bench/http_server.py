@@ -12,10 +12,11 @@ other than /mcp gets 404. Connections are kept alive (HTTP/1.1,
 Content-Length bodies), with TCP_NODELAY set as servers in use do.
 
 Legacy era (the default): initialize gives a new Mcp-Session-Id, which every
-later request must carry (400 without one, 404 for one not known); DELETE
-ends the session; server/discover gets -32601 at once. Modern era
-(2026-07-28): server/discover answers with the version, no sessions, DELETE
-gets 405. Standard library only; CPython 3.6 or newer.
+later request must carry (400 without one, 404 for one not known, with a
+JSON-RPC error in the body, as the SDKs' servers answer), so a
+server/discover without one gets 400 at once; DELETE ends the session.
+Modern era (2026-07-28): server/discover answers with the version, no
+sessions, DELETE gets 405. Standard library only; CPython 3.6 or newer.
 """
 
 import binascii
@@ -41,8 +42,11 @@ def respond(era, sessions, method, path, headers, body):
     message = json.loads(body) if method == "POST" else {}
     if era == "legacy" and message.get("method") != "initialize":
         session = headers.get("mcp-session-id")
-        if session not in sessions:
-            return (404 if session else 400), [], b""
+        if session not in sessions:  # as the SDKs answer, server/discover included
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": (
+                "Session not found" if session else "Bad Request: no Mcp-Session-Id")}}
+            return ((404 if session else 400), [("Content-Type", "application/json")],
+                    json.dumps(error).encode())
         if method == "DELETE":
             sessions.discard(session)
             return 200, [], b""
