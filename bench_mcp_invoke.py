@@ -41,7 +41,8 @@ Usage::
     python3 bench_mcp_invoke.py             # the full run, a few minutes
     python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under a minute
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
-                                            # and sequential calls over HTTP
+                                            # and sequential calls over HTTP; and where a
+                                            # cold tools run's start goes (-X importtime)
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
@@ -83,7 +84,10 @@ of their rounds):
     CPU           instructions per sequential call, counted by callgrind in the
                   calling process (client or floor), when valgrind is on PATH;
                   full run only. Steady where time is not: the same code gives
-                  the same count on a loaded or virtual machine.
+                  the same count on a loaded or virtual machine. The same for
+                  cold tools (stdio, and --url in both eras) and for CLI batch
+                  per call: the client's process against the floor's, the
+                  server not counted.
     pipelined     microseconds per call through ``Client.batch``, against the
                   same sequential floor.
     large result  MB/s of ``call_tool("blob", {"size": N})`` for 10 and 100 MB,
@@ -921,15 +925,74 @@ def bench_instructions(counts, notes):
 
 def _instructions(valgrind, side, calls):
     """Instructions the bench process runs for ``calls`` echo calls, setup included."""
-    proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, BENCH, "--calls", side, str(calls)],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
+    return _counted_run(valgrind, [sys.executable, BENCH, "--calls", side, str(calls)])
+
+
+def _counted_run(valgrind, argv, stdin=None):
+    """Instructions callgrind counts in the process ``argv`` (every thread of it, no
+    child: a server runs natively), run from _home(argv), stdin from ``stdin``."""
+    with open(stdin or os.devnull, "rb") as source:
+        proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+                              + argv, cwd=_home(argv), stdin=source,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     found = re.search(rb"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or found is None:
         raise RuntimeError("callgrind run failed: %s"
                            % proc.stderr.decode("utf-8", "replace")[-500:])
     return int(found.group(1))
+
+
+def bench_process_instructions(counts, notes):
+    """The cold and batch figures in instructions: what callgrind counts in the
+    client's process and in the floor's, the server not counted (it runs
+    natively). Steady where time is not; full run only, and only with valgrind.
+
+    cold tools (stdio) and cold tools --url (legacy and modern) against the
+    minimal clients, each run once after a run that settles the era cache;
+    and batch per call, (count at 2,200 lines - count at 200) / 2,000.
+    """
+    valgrind = shutil.which("valgrind")
+    if valgrind is None or counts["instruction_calls"] is None:
+        notes.append("process instructions: skipped (%s)"
+                     % ("no valgrind on PATH" if valgrind is None else "quick run"))
+        return []
+    _write_bytecode()
+    server = _server_argv()
+    module = PYTHON + ["-m", "mcp_invoke"]
+    rows = []
+    pairs = [("cold tools, python -m, CPU", module + ["tools", "--"] + server,
+              _minimal_argv("tools") + server, "cold")]
+    with _LeanHttp("legacy") as legacy, _LeanHttp("modern") as modern:
+        for era, url in zip(HTTP_ERAS, (legacy, modern)):
+            pairs.append(("HTTP cold tools, %s, python -m, CPU" % era,
+                          module + ["tools", "--url", url], _minimal_http_argv(era, url),
+                          "http_cold"))
+        for name, cli, floor, target in pairs:
+            _output(cli)  # the era remembered, as in the timed figures
+            client, minimal = _counted_run(valgrind, cli), _counted_run(valgrind, floor)
+            rows.append(_row(name, "%.1fM instr" % (client / 1e6),
+                             "%.1fM instr" % (minimal / 1e6), client / float(minimal),
+                             TARGETS[target]))
+    workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
+    try:
+        per_call = []
+        for argv in (module + ["batch", "--"] + server, _minimal_argv("batch") + server):
+            found = []
+            for lines in (200, 2200):
+                path = os.path.join(workdir, "lines")
+                with open(path, "wb") as f:
+                    f.write(BATCH_LINE * lines)
+                found.append(_counted_run(valgrind, argv, path))
+            per_call.append((found[1] - found[0]) / 2000.0)
+    finally:
+        shutil.rmtree(workdir)
+    rows.insert(1, _row("CLI batch, CPU", "%.0f instr/call" % per_call[0],
+                        "%.0f instr/call" % per_call[1], per_call[0] / per_call[1],
+                        TARGETS["batch"]))
+    notes.append("process instructions: callgrind in the client's process and the floor's "
+                 "(every thread, the server not counted), one run each; batch per call: "
+                 "(count at 2,200 lines - count at 200) / 2,000")
+    return rows
 
 
 def calls_child(side, calls):
@@ -1398,7 +1461,77 @@ def profile_calls(counts):
             pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(14)
             reports.append("profile: %s\n%s" % (title, _trim_profile(stream.getvalue())))
     reports.append(_profile_http(counts))
+    reports.extend(_profile_cold(counts))
     return reports
+
+
+# A cold run's main() under cProfile, in a child started as the figures start
+# theirs; mcp_invoke is imported first, so the profile is of main() alone.
+_PROFILE_MAIN = """
+import cProfile, io, pstats, sys
+import mcp_invoke
+profiler = cProfile.Profile()
+profiler.runcall(mcp_invoke.main, sys.argv[1:])
+stream = io.StringIO()
+pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(%d)
+sys.stderr.write(stream.getvalue())
+"""
+
+
+def _profile_cold(counts):
+    """Where a cold ``tools`` run's start goes, over stdio and over HTTP (legacy):
+    python -X importtime of the client and of its floor, each module's fastest
+    of a few runs, the modules the client imports and the floor does not (and
+    the total of those both import); and cProfile of main() in a child."""
+    _write_bytecode()
+    runs = max(3, counts["process_runs"] // 3)
+    server = _server_argv()
+    reports = []
+    with _LeanHttp("legacy") as url:
+        for label, cli, floor in (
+                ("tools -- SERVER", PYTHON + ["-m", "mcp_invoke", "tools", "--"] + server,
+                 _minimal_argv("tools") + server),
+                ("tools --url URL", PYTHON + ["-m", "mcp_invoke", "tools", "--url", url],
+                 _minimal_http_argv("legacy", url))):
+            _output(cli)  # the era remembered, as in the figures
+            imported = [_import_times(argv, runs) for argv in (cli, floor)]
+            only = sorted(set(imported[0]) - set(imported[1]),
+                          key=lambda name: -imported[0][name])
+            both = [sum(times[name] for name in set(imported[0]) & set(imported[1]))
+                    for times in imported]
+            lines = ["%8.2f ms  %s" % (imported[0][name] / 1e3, name) for name in only[:16]]
+            reports.append(
+                "profile: cold %s, python -X importtime, fastest of %d runs: the client's "
+                "imports %.1f ms (the floor's %.1f ms); of the modules both import, the "
+                "client %.1f ms and the floor %.1f ms; the client alone imports %d modules, "
+                "%.1f ms, the largest by own time:\n%s"
+                % (label, runs, sum(imported[0].values()) / 1e3,
+                   sum(imported[1].values()) / 1e3, both[0] / 1e3, both[1] / 1e3, len(only),
+                   sum(imported[0][name] for name in only) / 1e3, "\n".join(lines)))
+            argv = PYTHON + ["-c", _PROFILE_MAIN % 22] + cli[len(PYTHON) + 2:]
+            text = subprocess.run(argv, cwd=HERE, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE).stderr.decode("utf-8", "replace")
+            reports.append("profile: one cold %s, main() by cumulative time, the calling "
+                           "thread\n%s" % (label, _trim_profile(text)))
+    return reports
+
+
+def _import_times(argv, runs):
+    """{module: its own import time in microseconds, the fastest of ``runs``}."""
+    fastest = {}
+    argv = argv[:len(PYTHON)] + ["-X", "importtime"] + argv[len(PYTHON):]
+    for _ in range(runs):
+        with open(os.devnull, "rb") as source:
+            proc = subprocess.run(argv, cwd=_home(argv), stdin=source,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for line in proc.stderr.decode("utf-8", "replace").splitlines():
+            fields = line.split("|")
+            if len(fields) == 3 and line.startswith("import time:") and fields[0][12:].strip(
+                    ).isdigit():
+                name, own = fields[2].strip(), int(fields[0][12:])
+                fastest[name] = min(own, fastest.get(name, own))
+    return fastest
 
 
 def _profile_http(counts):
@@ -1529,6 +1662,7 @@ FIGURES = (
     ("HTTP calls", bench_http_calls),
     ("HTTP event stream", bench_http_sse),
     ("HTTP startup", bench_http_startup),
+    ("process instructions", bench_process_instructions),
     ("sessions", bench_session),
 )
 
