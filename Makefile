@@ -16,7 +16,7 @@
 PYTHON ?= python3
 
 SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py \
-	conformance_client.py interop_mcp_invoke.py
+	conformance_client.py interop_mcp_invoke.py $(wildcard bench/*.py)
 DESIGN_CARD = ../shared/tools/check_design_card.py
 
 # Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.
@@ -196,4 +196,4 @@ interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json 
 	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
 
 clean:
-	rm -rf .cache __pycache__ .pytest_cache
+	rm -rf .cache __pycache__ bench/__pycache__ .pytest_cache

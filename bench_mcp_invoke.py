@@ -6,23 +6,43 @@ Every figure is a ratio: what mcp_invoke costs, over what the same work costs
 without it on this machine, in this run (a bare interpreter, a minimal client,
 raw pipes, plain os.read and json.loads). No absolute time is asserted anywhere.
 
-The floor of the whole-process figures is a minimal stdlib MCP client of about
-sixty lines, MINIMAL_CLIENT below, run as ``python -c MINIMAL_CLIENT tools|call
-NAME JSON|batch -- SERVER...``: subprocess, json and readline on the pipe;
-initialize, notifications/initialized, one request (or every batch line),
-close stdin, wait. It prints what mcp_invoke prints, byte for byte for a
-call's text and for batch lines that succeed (checked before each figure),
-and does nothing that is not needed for that. The HTTP rows' floor is the
-same for Streamable HTTP, MINIMAL_HTTP_CLIENT below: http.client on one
-kept connection, and the fewest requests the server's era needs.
+The floors' servers are lean, so that what they cost (their start, their
+work per request), which is on both sides of each ratio, hides as little of
+the client as can be: bench/stdio_server.py, a few dozen lines of os.read
+and json answering the handshake era's initialize, tools/list and tools/call
+(echo, blob), and -32601 at once to anything else (server/discover
+included), as such servers do; and bench/http_server.py, the same answers
+over Streamable HTTP on one thread with selectors on raw sockets (JSON
+answers on kept connections, Mcp-Session-Id, 202, 405 for GET). Only the
+event-stream rows use fake_server.py --http, whose streams are what they
+measure.
+
+The floor of the whole-process figures is a minimal stdlib MCP client of
+about sixty lines, bench/minimal_client.py (``tools|call NAME JSON|batch --
+SERVER...``): subprocess, json and readline on the pipe; initialize,
+notifications/initialized, one request (or every batch line), close stdin,
+wait. It prints what mcp_invoke prints, byte for byte for a call's text and
+for batch lines that succeed (checked before each figure), and does nothing
+that is not needed for that. The HTTP rows' floor is the same for Streamable
+HTTP, bench/minimal_http_client.py: http.client on one kept connection, and
+the fewest requests the server's era needs.
+
+Every timed Python process, client, floor or server, starts the same way:
+``python -E -S``, so neither this installation's site-packages (.pth files
+run at every start) nor the caller's PYTHON* variables are measured; the
+cold rows give the plain start in a note. ``python -m mcp_invoke`` runs are
+measured against floors run as ``python -m`` too (runpy, and the module from
+its bytecode cache), scripts against scripts. Each run has an era cache of
+its own: a server is probed once, before its figure, and remembered after,
+as on any run but a server's first.
 
 Usage::
 
     python3 bench_mcp_invoke.py             # the full run, a few minutes
     python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under a minute
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
-                                            # and sequential calls over HTTP
-    python3 bench_mcp_invoke.py --serve     # the MCP echo server the bench talks to
+                                            # and sequential calls over HTTP; and where a
+                                            # cold tools run's start goes (-X importtime)
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
@@ -33,17 +53,17 @@ Figures (after a warm-up, measured and floor runs interleaved; whole
 processes and large results are the fastest of their runs, calls the median
 of their rounds):
 
-    cold tools    ``python -m mcp_invoke tools -- <this server>``, from the
-                  bytecode cache, against the minimal client listing the
-                  tools; and ``mcp_invoke.py tools`` as a script against the
-                  minimal client plus compiling mcp_invoke.py, which Python
-                  does for a script on every run (measured as the compile
-                  floor below less the import floor).
-    --version     ``python -m mcp_invoke --version`` against a child that
-                  imports argparse, json, os, selectors, signal, subprocess,
-                  sys and time; ``mcp_invoke.py --version`` as a script
-                  against that floor, and against that floor plus compiling
-                  mcp_invoke.py.
+    cold tools    ``python -m mcp_invoke tools -- <stdio server>``, from the
+                  bytecode cache, against ``python -m minimal_client tools``;
+                  and ``mcp_invoke.py tools`` as a script against the minimal
+                  client as a script plus compiling mcp_invoke.py, which
+                  Python does for a script on every run (measured as the
+                  compile floor below less the import floor).
+    --version     ``python -m mcp_invoke --version`` against ``python -m
+                  import_floor`` importing argparse, json, os, selectors,
+                  signal, subprocess, sys and time; ``mcp_invoke.py
+                  --version`` as a script against ``python -c`` of those
+                  imports, and against that plus compiling mcp_invoke.py.
     CLI batch     microseconds per call of ``python -m mcp_invoke batch``
                   with 20,000 echo lines on stdin (2,000 with --quick) and
                   stdout to /dev/null, less the same command with one line,
@@ -64,7 +84,10 @@ of their rounds):
     CPU           instructions per sequential call, counted by callgrind in the
                   calling process (client or floor), when valgrind is on PATH;
                   full run only. Steady where time is not: the same code gives
-                  the same count on a loaded or virtual machine.
+                  the same count on a loaded or virtual machine. The same for
+                  cold tools (stdio, and --url in both eras) and for CLI batch
+                  per call: the client's process against the floor's, the
+                  server not counted.
     pipelined     microseconds per call through ``Client.batch``, against the
                   same sequential floor.
     large result  MB/s of ``call_tool("blob", {"size": N})`` for 10 and 100 MB,
@@ -73,10 +96,11 @@ of their rounds):
                   such call over a warmed-up baseline, each side in a fresh
                   child process, as a multiple of the payload.
     probe         what finding the era costs on this (legacy) server: a
-                  session, and a CLI ``tools`` run, against the same pinned.
+                  session, and a CLI ``tools`` run with --no-cache, against
+                  the same pinned.
     HTTP calls    microseconds per ``Client.call_tool("echo", ...)`` on an open
-                  ``Client(url=...)`` of ``fake_server.py --http 0``, legacy
-                  and modern era, against a raw http.client connection kept
+                  ``Client(url=...)`` of the lean HTTP server, legacy and
+                  modern era, against a raw http.client connection kept
                   alive: the same POST (body and the headers the server
                   requires), then json.loads of the JSON answer. CPUs set as
                   for the sequential rows.
@@ -87,19 +111,20 @@ of their rounds):
                   json.loads of it; and the peak RSS growth of one such call
                   in a fresh child process, as a multiple of the payload.
     sessions      ``python -m mcp_invoke --session NAME call echo`` (.pyc), a
-                  session of the bench server started before: against a cold
+                  session of the stdio server started before: against a cold
                   ``python -m mcp_invoke call echo -- SERVER``, and against
-                  ``python -c pass`` plus one ``Client.call_tool`` on an open
-                  client (the median over rounds), what it cannot do without.
+                  ``python -m`` of a module doing nothing plus one
+                  ``Client.call_tool`` on an open client (the median over
+                  rounds), what it cannot do without.
     HTTP cold     ``python -m mcp_invoke tools --url URL`` (.pyc) and
                   ``mcp_invoke.py tools --url URL`` as a script, against the
-                  legacy and the modern server, against MINIMAL_HTTP_CLIENT
-                  (plus compiling mcp_invoke.py, for the script), as for
-                  cold tools.
+                  legacy and the modern lean server, against the minimal HTTP
+                  client run the same way (plus compiling mcp_invoke.py, for
+                  the script), as for cold tools.
 
-The HTTP servers are fake_server.py --http, which sets TCP_NODELAY on its
-connections as servers in use do (without it, a body written apart from its
-headers waits for the client's delayed ACK on a kept connection: 40 ms).
+Both HTTP servers set TCP_NODELAY on their connections as servers in use do
+(without it, a body written apart from its headers waits for the client's
+delayed ACK on a kept connection: 40 ms).
 
 Output: one table row per figure with the measured value, the floor, their
 ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
@@ -157,103 +182,55 @@ TARGETS = {
     "sse_rss": ("<=", 2.20),     # its peak RSS growth, as a multiple of the payload
     "http_cold": ("<=", 1.20),   # cold tools --url, as python -m and as a script
     "session_cold": ("<=", 0.50),  # a call through --session, against a cold call
-    "session_floor": ("<=", 1.50),  # the same, against python -c pass + a library call
+    "session_floor": ("<=", 1.50),  # the same, against python -m (nothing) + a library call
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
 VERSION_FLOOR = ("argparse", "json", "os", "selectors", "signal", "subprocess", "sys",
                  "time")
 
-# The handshake-era revisions the server echoes back; anything else gets the latest.
-PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The handshake-era revision the floors offer in initialize, as mcp_invoke does.
+LEGACY_VERSION = "2025-11-25"
 
 # The library's os.read size, so the large-result floor reads the same way.
 READ_SIZE = 64 * 1024
 
-TOOLS = [
-    {"name": "echo", "description": "Echo the text back.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                     "required": ["text"]}},
-    {"name": "blob", "description": "Return a text block of the given size.",
-     "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}},
-                     "required": ["size"]}},
-]
+# The floors (bench/): the servers, lean, so that their start and their work
+# per request, on both sides of each ratio, hide as little of the client as
+# can be; and the minimal clients, which the floor processes run.
+FLOORS = os.path.join(HERE, "bench")
+STDIO_SERVER = os.path.join(FLOORS, "stdio_server.py")
+HTTP_SERVER = os.path.join(FLOORS, "http_server.py")
+MINIMAL_CLIENT = os.path.join(FLOORS, "minimal_client.py")
+MINIMAL_HTTP_CLIENT = os.path.join(FLOORS, "minimal_http_client.py")
+# The floor modules, run as ``python -E -S -m NAME`` from FLOORS.
+FLOOR_MODULES = ("minimal_client", "minimal_http_client", "import_floor")
+
+# The tools the stdio server lists, in order.
+TOOL_NAMES = ["echo", "blob"]
+
+# How every Python process the bench times is started: the clients, their
+# floors and the servers alike. -S leaves out the site module, whose work
+# (the .pth files of this interpreter's site-packages) is the installation's,
+# not mcp_invoke's, and would sit on both sides of every ratio; mcp_invoke
+# and the floors use the standard library only. -E leaves out the PYTHON*
+# variables of the caller's environment (PYTHONUNBUFFERED makes every write
+# a system call; PYTHONPATH adds places to look for every import).
+PYTHON = [sys.executable, "-E", "-S"]
 
 ECHO = ("echo", {"text": "hi"})
 
 # One line of a CLI batch: an echo call, as a user would write it.
 BATCH_LINE = b'{"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n'
 
-# The HTTP rows' eras of fake_server.py (both are measured), and the one version
+# The HTTP rows' eras (both are measured), and the one version
 # of the modern era, which every request of that era names in _meta and headers.
 HTTP_ERAS = ("legacy", "modern")
 MODERN_VERSION = "2026-07-28"
 
-# What a POST to the server must accept and carry (fake_server.py: 406 and 415).
+# What a POST must accept and carry (fake_server.py answers 406 and 415 without).
 HTTP_HEADERS = {"Accept": "application/json, text/event-stream",
                 "Content-Type": "application/json"}
-
-
-# ---------------------------------------------------------------------------
-# The server: a fast stdio MCP echo server, run as `bench_mcp_invoke.py --serve`
-# ---------------------------------------------------------------------------
-
-def serve():
-    """Answer requests on stdin, one line each, in order, until stdin ends."""
-    read = sys.stdin.buffer.readline
-    # A buffered writer of our own: under PYTHONUNBUFFERED sys.stdout.buffer is
-    # a raw FileIO, whose write may stop short.
-    out = open(sys.stdout.fileno(), "wb", closefd=False)
-    blobs = {}
-    while True:
-        line = read()
-        if not line:
-            return 0
-        try:
-            message = json.loads(line.decode("utf-8"))
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "id" not in message:
-            continue  # notifications/* need no answer
-        for part in _reply(message, blobs):
-            out.write(part)
-        out.flush()
-
-
-def _reply(message, blobs):
-    """The answer to one request, as a list of byte strings to write in turn."""
-    head = b'{"jsonrpc":"2.0","id":' + json.dumps(message["id"]).encode("ascii")
-    method = message.get("method")
-    params = message.get("params") or {}
-    arguments = params.get("arguments") or {}
-    if method == "tools/call" and params.get("name") == "blob":
-        # The payload is built once per size and written as is: no copy per call.
-        size = int(arguments.get("size", 0))
-        if size not in blobs:
-            blobs[size] = b"x" * size
-        return [head + b',"result":{"content":[{"type":"text","text":"',
-                blobs[size], b'"}]}}\n']
-    result = _result(method, params, arguments)
-    if result is None:
-        body = {"code": -32601, "message": "Method not found: %s" % method}
-        return [head + b',"error":' + _dumps(body) + b"}\n"]
-    return [head + b',"result":' + _dumps(result) + b"}\n"]
-
-
-def _result(method, params, arguments):
-    if method == "initialize":
-        version = params.get("protocolVersion")
-        return {"protocolVersion": version if version in PROTOCOL_VERSIONS
-                else PROTOCOL_VERSIONS[-1],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "bench-echo", "version": "1.0"}}
-    if method == "ping":
-        return {}
-    if method == "tools/list":
-        return {"tools": TOOLS}
-    if method == "tools/call" and params.get("name") == "echo":
-        return {"content": [{"type": "text", "text": arguments.get("text", "")}]}
-    return None
 
 
 def _dumps(value):
@@ -261,154 +238,27 @@ def _dumps(value):
 
 
 def _server_argv():
-    return [sys.executable, BENCH, "--serve"]
+    """The lean stdio server, bench/stdio_server.py."""
+    return PYTHON + [STDIO_SERVER]
 
 
 # ---------------------------------------------------------------------------
-# The minimal client: what a whole-process figure costs without mcp_invoke
+# The minimal clients: what a whole-process figure costs without mcp_invoke
 # ---------------------------------------------------------------------------
 
-# Run as ``python -c MINIMAL_CLIENT COMMAND [ARGS] -- SERVER...``. The same
-# job as mcp_invoke's command and nothing more: no probe, no tools/list
-# before a call, no deadlines, no escaping of control characters. Its output
-# is mcp_invoke's, byte for byte, for a call's text and for batch lines that
-# succeed; tools prints name and description, where mcp_invoke prints a signature.
-MINIMAL_CLIENT = r'''
-import json
-import subprocess
-import sys
-import threading
+def _minimal_argv(*command, **how):
+    """The minimal stdio client's argv up to and including ``--``; the server's
+    argv follows. ``python -E -S -m minimal_client``, run from FLOORS (its cwd, as
+    HERE is mcp_invoke's) from its bytecode, as mcp_invoke is run; or, with
+    ``script=True``, as a script, compiled on every run."""
+    start = [MINIMAL_CLIENT] if how.get("script") else ["-m", "minimal_client"]
+    return PYTHON + start + list(command) + ["--"]
 
 
-def frame(ident, method, params=None):
-    message = {"jsonrpc": "2.0", "method": method}
-    if ident is not None:
-        message["id"] = ident
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-def result(line):
-    answer = json.loads(line)
-    if "result" not in answer:
-        sys.exit("minimal client: %s" % answer.get("error"))
-    return answer["result"]
-
-
-def main(argv):
-    split = argv.index("--")
-    command, args, server = argv[0], argv[1:split], argv[split + 1:]
-    proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    send, answers, out = proc.stdin, proc.stdout, sys.stdout
-    send.write(frame(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                       "clientInfo": {"name": "minimal", "version": "1"}}))
-    send.flush()
-    result(answers.readline())
-    send.write(frame(None, "notifications/initialized"))
-    if command == "tools":
-        send.write(frame(1, "tools/list"))
-        send.flush()
-        for tool in result(answers.readline())["tools"]:
-            out.write("%s - %s\n" % (tool["name"], tool.get("description", "")))
-    elif command == "call":
-        send.write(frame(1, "tools/call", {"name": args[0], "arguments": json.loads(args[1])}))
-        send.flush()
-        for block in result(answers.readline())["content"]:
-            if block["type"] == "text":
-                out.write(block["text"])
-                out.write("\n")
-    elif command == "batch":
-        lines = [(n, json.loads(line)) for n, line in enumerate(sys.stdin.buffer, 1)
-                 if line.strip()]
-        frames = b"".join(frame(n, entry["method"], entry.get("params"))
-                          for n, entry in lines)
-
-        def write_all():  # from a thread: all at once would fill both pipes and stall
-            send.write(frames)
-            send.flush()
-        writer = threading.Thread(target=write_all)
-        writer.start()
-        for n, entry in lines:
-            answer = json.loads(answers.readline())
-            key = "result" if "result" in answer else "error"
-            line = {"id": entry.get("id", n), key: answer[key]}
-            out.write(json.dumps(line, separators=(",", ":")) + "\n")
-        writer.join()
-    send.close()
-    return proc.wait()
-
-
-sys.exit(main(sys.argv[1:]))
-'''
-
-
-def _minimal_argv(*command):
-    """The minimal client's argv up to and including ``--``; the server's argv follows."""
-    return [sys.executable, "-c", MINIMAL_CLIENT] + list(command) + ["--"]
-
-
-# Run as ``python -c MINIMAL_HTTP_CLIENT legacy|modern URL``: ``tools`` over
-# Streamable HTTP with http.client, one kept connection (TCP_NODELAY, as
-# mcp_invoke sets it), and the fewest requests the era needs: initialize,
-# notifications/initialized and tools/list (legacy); tools/list with the
-# _meta and headers of 2026-07-28 (modern). No server/discover, no standing
-# GET stream, no DELETE of the session, no event streams (the server answers
-# these with JSON). It prints name and the description's first line, one
-# line per tool, as mcp_invoke does after the signature.
-MINIMAL_HTTP_CLIENT = r'''
-import http.client
-import json
-import socket
-import sys
-from urllib.parse import urlsplit
-
-
-def main(era, url):
-    parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port)
-    conn.connect()
-    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    headers = {"Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
-
-    def post(message, more):
-        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-        conn.request("POST", parts.path, body, dict(headers, **more))
-        response = conn.getresponse()
-        return response, response.read()
-
-    if era == "legacy":
-        response, body = post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                          "clientInfo": {"name": "minimal", "version": "1"}}},
-                              {})
-        session = {"Mcp-Session-Id": response.getheader("Mcp-Session-Id"),
-                   "MCP-Protocol-Version": json.loads(body)["result"]["protocolVersion"]}
-        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, session)
-    else:
-        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}
-        response, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                               "params": {"_meta": meta}},
-                              {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
-    answer = json.loads(body)
-    if "result" not in answer:
-        sys.exit("minimal client: %s" % answer.get("error"))
-    for tool in answer["result"]["tools"]:
-        description = tool.get("description", "").split("\n")[0]
-        sys.stdout.write("%s - %s\n" % (tool["name"], description))
-    conn.close()
-    return 0
-
-
-sys.exit(main(*sys.argv[1:]))
-'''
-
-
-def _minimal_http_argv(era, url):
-    return [sys.executable, "-c", MINIMAL_HTTP_CLIENT, era, url]
+def _minimal_http_argv(era, url, script=False):
+    """The minimal HTTP client's argv, as _minimal_argv."""
+    start = [MINIMAL_HTTP_CLIENT] if script else ["-m", "minimal_http_client"]
+    return PYTHON + start + [era, url]
 
 
 # ---------------------------------------------------------------------------
@@ -427,7 +277,7 @@ def _call_params(name, arguments, ident):
 
 
 def _initialize_params():
-    return {"protocolVersion": PROTOCOL_VERSIONS[-1], "capabilities": {},
+    return {"protocolVersion": LEGACY_VERSION, "capabilities": {},
             "clientInfo": {"name": "bench", "version": "1.0"}}
 
 
@@ -486,28 +336,40 @@ class _RawSession(_Child):
 
 
 # ---------------------------------------------------------------------------
-# Streamable HTTP: fake_server.py --http, and the floors' raw http.client
+# Streamable HTTP: the servers, and the floors' raw http.client
 # ---------------------------------------------------------------------------
 
-class _FakeHttp(_Child):
-    """``fake_server.py --http 0`` in a child; entered, its URL.
+class _HttpServer(_Child):
+    """An HTTP server child that prints its URL and serves until its stdin
+    closes; entered, its URL. The CPUs it may run on are the ones this thread
+    has when it starts."""
 
-    It serves until its stdin closes. The CPUs it may run on are the ones
-    this thread has when it starts.
-    """
+    def __init__(self, argv):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.url = self.proc.stdout.readline().decode("ascii", "replace").strip()
+        if not self.url.startswith("http://"):
+            self.close()
+            raise RuntimeError("%s printed %r, not its URL" % (_show_argv(argv), self.url))
+
+    def __enter__(self):
+        return self.url
+
+
+class _LeanHttp(_HttpServer):
+    """bench/http_server.py, the lean server of the HTTP call and cold rows."""
+
+    def __init__(self, era):
+        _HttpServer.__init__(self, PYTHON + [HTTP_SERVER, "--era", era])
+
+
+class _FakeHttp(_HttpServer):
+    """``fake_server.py --http 0``, whose event streams the SSE rows measure."""
 
     def __init__(self, era, modes=()):
         argv = [sys.executable, os.path.join(HERE, "fake_server.py"), "--http", "0", "--era", era]
         for mode in modes:
             argv += ["--mode", mode]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.url = self.proc.stdout.readline().decode("ascii", "replace").strip()
-        if not self.url.startswith("http://"):
-            self.close()
-            raise RuntimeError("fake_server.py --http printed %r, not its URL" % self.url)
-
-    def __enter__(self):
-        return self.url
+        _HttpServer.__init__(self, argv)
 
 
 def _modern_meta():
@@ -518,7 +380,7 @@ def _modern_meta():
 
 
 class _RawHttp(object):
-    """A session with fake_server.py --http on one plain http.client connection.
+    """A session with an HTTP server on one plain http.client connection.
 
     What the HTTP floors send is what mcp_invoke sends: the same JSON-RPC
     bodies (a progress token in every call) and the headers the server
@@ -646,21 +508,22 @@ def _interleaved(tasks, runs):
     return [min(samples) for samples in times]
 
 
-def _run(argv, cwd=HERE, stdin=None, env=None):
+def _run(argv, cwd=None, stdin=None, env=None):
     """A task that runs ``argv`` to completion and fails loudly if it fails.
 
     ``stdin``: a file to read, else /dev/null; stdout goes to /dev/null.
+    ``cwd``: by default the directory whose module ``python -m`` runs (_home).
     """
     def task():
         _output(argv, cwd, stdin, subprocess.DEVNULL, env)
     return task
 
 
-def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE, env=None):
+def _output(argv, cwd=None, stdin=None, stdout=subprocess.PIPE, env=None):
     """What ``argv`` writes to stdout (with the default ``stdout``); fails if it fails."""
     with open(stdin or os.devnull, "rb") as source:
         proc = subprocess.run(argv, stdin=source, stdout=stdout, stderr=subprocess.PIPE,
-                              cwd=cwd, env=env)
+                              cwd=cwd or _home(argv), env=env)
     if proc.returncode != 0:
         raise RuntimeError("%s exited with %d: %s"
                            % (_show_argv(argv), proc.returncode,
@@ -668,19 +531,30 @@ def _output(argv, cwd=HERE, stdin=None, stdout=subprocess.PIPE, env=None):
     return proc.stdout
 
 
+def _home(argv):
+    """The working directory to run ``argv`` in: FLOORS for a floor module run
+    with -m (a --peak wrapper's included), which finds it there as
+    ``python -m mcp_invoke`` finds mcp_invoke in HERE."""
+    for before, arg in zip(argv, argv[1:]):
+        if before == "-m" and arg in FLOOR_MODULES:
+            return FLOORS
+    return HERE
+
+
 def _show_argv(argv):
-    shown = {MINIMAL_CLIENT: "MINIMAL_CLIENT", MINIMAL_HTTP_CLIENT: "MINIMAL_HTTP_CLIENT"}
-    return " ".join(shown.get(arg, arg) for arg in argv)
+    return " ".join(argv)
 
 
 def _write_bytecode():
-    """Write mcp_invoke's bytecode cache, for the ``python -m`` runs.
+    """Write the bytecode caches of mcp_invoke and the floor modules, for the
+    ``python -m`` runs.
 
     Written here, as PYTHONDONTWRITEBYTECODE may be set; again before each
-    figure that uses it, as mcp_invoke.py may have changed since.
+    figure that uses them, as the files may have changed since.
     """
     import py_compile
-    py_compile.compile(LIBRARY, doraise=True)
+    for path in [LIBRARY] + [os.path.join(FLOORS, name + ".py") for name in FLOOR_MODULES]:
+        py_compile.compile(path, doraise=True)
 
 
 def _peak_runs(argvs, outputs, runs):
@@ -700,7 +574,7 @@ def _peak_runs(argvs, outputs, runs):
 
 def _peak_run(argv, output):
     """(seconds, peak RSS bytes) of one run of ``argv``, stdout to the file ``output``."""
-    text = _output([sys.executable, BENCH, "--peak", output, "--"] + argv)
+    text = _output([sys.executable, BENCH, "--peak", output, "--"] + argv, _home(argv))
     seconds, peak = text.split()
     return float(seconds), int(peak)
 
@@ -779,7 +653,7 @@ def bench_startup(counts, notes):
     """
     _write_bytecode()
     server = _server_argv()
-    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
     imports = "import " + ", ".join(VERSION_FLOOR)
     compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
     _check_tools(module + ["tools", "--"] + server, _minimal_argv("tools") + server)
@@ -790,27 +664,40 @@ def bench_startup(counts, notes):
             raw.send("initialize", _initialize_params())
             raw.readline()
 
-    names = ("tools", "tools script", "minimal", "version", "version script", "imports",
-             "compile", "bare", "server")
+    # cold tools and its floor as a plain python3 starts them here (site, environment)
+    site = [[sys.executable] + argv[len(PYTHON):] for argv in (module, _minimal_argv("tools"))]
+    empty = PYTHON + ["-m", "import_floor"]  # python -m of a module that does nothing
+    names = ("tools", "tools script", "minimal", "minimal script", "version",
+             "version script", "imports", "imports -c", "compile", "bare", "bare -m", "server",
+             "tools site", "minimal site", "bare site")
     tasks = (_run(module + ["tools", "--"] + server), _run(script + ["tools", "--"] + server),
-             _run(_minimal_argv("tools") + server), _run(module + ["--version"]),
-             _run(script + ["--version"]), _run([sys.executable, "-c", imports]),
-             _run([sys.executable, "-c", compiles]), _run([sys.executable, "-c", "pass"]),
-             server_start)
+             _run(_minimal_argv("tools") + server),
+             _run(_minimal_argv("tools", script=True) + server), _run(module + ["--version"]),
+             _run(script + ["--version"]), _run(empty + list(VERSION_FLOOR)),
+             _run(PYTHON + ["-c", imports]), _run(PYTHON + ["-c", compiles]),
+             _run(PYTHON + ["-c", "pass"]), _run(empty), server_start,
+             _run(site[0] + ["tools", "--"] + server), _run(site[1] + server),
+             _run([sys.executable, "-c", "pass"]))
     t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
-    compiling = max(t["compile"] - t["imports"], 0.0)
+    compiling = max(t["compile"] - t["imports -c"], 0.0)
     notes.append("startup: fastest of %d runs each; compiling mcp_invoke.py %.1f ms (compile "
-                 "floor - import floor); the minimal client's tools %.1f ms = python -c pass "
-                 "%.1f ms + the server's start %.1f ms + the rest; it compiles its %d lines "
-                 "on every run, %.2f ms"
+                 "floor - import floor); the minimal client's tools %.1f ms = python -E -S -m "
+                 "of a module doing nothing %.1f ms (-c pass %.1f ms, runpy the rest) + the "
+                 "server's start and handshake %.1f ms + the rest; as a script %.1f ms"
                  % (counts["process_runs"], compiling * 1e3, t["minimal"] * 1e3,
-                    t["bare"] * 1e3, t["server"] * 1e3,
-                    len(MINIMAL_CLIENT.strip().splitlines()), _minimal_compile() * 1e3))
+                    t["bare -m"] * 1e3, t["bare"] * 1e3, t["server"] * 1e3,
+                    t["minimal script"] * 1e3))
+    notes.append("startup as a plain python3 starts (no -E -S; the client only): cold tools "
+                 "%.1f ms against the minimal client's %.1f ms, %.2fx; python -c pass %.1f ms, "
+                 "so site costs %.1f ms a start here"
+                 % (t["tools site"] * 1e3, t["minimal site"] * 1e3,
+                    t["tools site"] / t["minimal site"], t["bare site"] * 1e3,
+                    (t["bare site"] - t["bare"]) * 1e3))
     extra = sorted(set(_library_imports()) - set(VERSION_FLOOR))
     notes.append("--version floor imports %s; mcp_invoke.py imports at its top%s"
                  % (", ".join(VERSION_FLOOR),
                     " also " + ", ".join(extra) if extra else " nothing more"))
-    script_floor = t["minimal"] + compiling
+    script_floor = t["minimal script"] + compiling
     return [
         _row("cold tools, python -m (.pyc)", _ms(t["tools"]), _ms(t["minimal"]),
              t["tools"] / t["minimal"], TARGETS["cold"]),
@@ -818,8 +705,8 @@ def bench_startup(counts, notes):
              t["tools script"] / script_floor, TARGETS["cold"]),
         _row("--version, python -m (.pyc)", _ms(t["version"]), _ms(t["imports"]),
              t["version"] / t["imports"], TARGETS["version"]),
-        _row("--version, script", _ms(t["version script"]), _ms(t["imports"]),
-             t["version script"] / t["imports"]),
+        _row("--version, script", _ms(t["version script"]), _ms(t["imports -c"]),
+             t["version script"] / t["imports -c"]),
         _row("--version, script, floor + compile", _ms(t["version script"]),
              _ms(t["compile"]), t["version script"] / t["compile"], TARGETS["version"]),
     ]
@@ -827,24 +714,13 @@ def bench_startup(counts, notes):
 
 def _check_tools(cli, minimal):
     """Both list the server's tools, one line each, the name first."""
-    expected = [tool["name"] for tool in TOOLS]
+    expected = TOOL_NAMES
     for argv in (cli, minimal):
         lines = _output(argv).decode("utf-8").splitlines()
         names = [re.match(r"\w*", line).group() for line in lines]
         if names != expected:
             raise RuntimeError("%s listed %r, not the tools %r"
                                % (_show_argv(argv), lines, expected))
-
-
-def _minimal_compile():
-    """Seconds to compile the minimal client's source: the fastest of ten."""
-    best = None
-    for _ in range(10):
-        start = time.perf_counter()
-        compile(MINIMAL_CLIENT, "<string>", "exec")
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-    return best
 
 
 def _library_imports():
@@ -866,7 +742,7 @@ def bench_cli_batch(counts, notes):
     _write_bytecode()
     lines = counts["batch_lines"]
     server = _server_argv()
-    cli = [sys.executable, "-m", "mcp_invoke", "batch", "--"] + server
+    cli = PYTHON + ["-m", "mcp_invoke", "batch", "--"] + server
     minimal = _minimal_argv("batch") + server
     workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
     try:
@@ -912,7 +788,7 @@ def bench_cli_large(counts, notes):
     label = "%d MB" % (size // MB)
     server = _server_argv()
     arguments = json.dumps({"size": size})
-    cli = [sys.executable, "-m", "mcp_invoke", "--max-bytes", str(size + MB)]
+    cli = PYTHON + ["-m", "mcp_invoke", "--max-bytes", str(size + MB)]
     argvs = [cli + ["call", "blob", arguments, "--"] + server,
              cli + ["--json", "call", "blob", arguments, "--"] + server,
              _minimal_argv("call", "blob", arguments) + server]
@@ -1049,15 +925,74 @@ def bench_instructions(counts, notes):
 
 def _instructions(valgrind, side, calls):
     """Instructions the bench process runs for ``calls`` echo calls, setup included."""
-    proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, BENCH, "--calls", side, str(calls)],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
+    return _counted_run(valgrind, [sys.executable, BENCH, "--calls", side, str(calls)])
+
+
+def _counted_run(valgrind, argv, stdin=None):
+    """Instructions callgrind counts in the process ``argv`` (every thread of it, no
+    child: a server runs natively), run from _home(argv), stdin from ``stdin``."""
+    with open(stdin or os.devnull, "rb") as source:
+        proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+                              + argv, cwd=_home(argv), stdin=source,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     found = re.search(rb"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or found is None:
         raise RuntimeError("callgrind run failed: %s"
                            % proc.stderr.decode("utf-8", "replace")[-500:])
     return int(found.group(1))
+
+
+def bench_process_instructions(counts, notes):
+    """The cold and batch figures in instructions: what callgrind counts in the
+    client's process and in the floor's, the server not counted (it runs
+    natively). Steady where time is not; full run only, and only with valgrind.
+
+    cold tools (stdio) and cold tools --url (legacy and modern) against the
+    minimal clients, each run once after a run that settles the era cache;
+    and batch per call, (count at 2,200 lines - count at 200) / 2,000.
+    """
+    valgrind = shutil.which("valgrind")
+    if valgrind is None or counts["instruction_calls"] is None:
+        notes.append("process instructions: skipped (%s)"
+                     % ("no valgrind on PATH" if valgrind is None else "quick run"))
+        return []
+    _write_bytecode()
+    server = _server_argv()
+    module = PYTHON + ["-m", "mcp_invoke"]
+    rows = []
+    pairs = [("cold tools, python -m, CPU", module + ["tools", "--"] + server,
+              _minimal_argv("tools") + server, "cold")]
+    with _LeanHttp("legacy") as legacy, _LeanHttp("modern") as modern:
+        for era, url in zip(HTTP_ERAS, (legacy, modern)):
+            pairs.append(("HTTP cold tools, %s, python -m, CPU" % era,
+                          module + ["tools", "--url", url], _minimal_http_argv(era, url),
+                          "http_cold"))
+        for name, cli, floor, target in pairs:
+            _output(cli)  # the era remembered, as in the timed figures
+            client, minimal = _counted_run(valgrind, cli), _counted_run(valgrind, floor)
+            rows.append(_row(name, "%.1fM instr" % (client / 1e6),
+                             "%.1fM instr" % (minimal / 1e6), client / float(minimal),
+                             TARGETS[target]))
+    workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
+    try:
+        per_call = []
+        for argv in (module + ["batch", "--"] + server, _minimal_argv("batch") + server):
+            found = []
+            for lines in (200, 2200):
+                path = os.path.join(workdir, "lines")
+                with open(path, "wb") as f:
+                    f.write(BATCH_LINE * lines)
+                found.append(_counted_run(valgrind, argv, path))
+            per_call.append((found[1] - found[0]) / 2000.0)
+    finally:
+        shutil.rmtree(workdir)
+    rows.insert(1, _row("CLI batch, CPU", "%.0f instr/call" % per_call[0],
+                        "%.0f instr/call" % per_call[1], per_call[0] / per_call[1],
+                        TARGETS["batch"]))
+    notes.append("process instructions: callgrind in the client's process and the floor's "
+                 "(every thread, the server not counted), one run each; batch per call: "
+                 "(count at 2,200 lines - count at 200) / 2,000")
+    return rows
 
 
 def calls_child(side, calls):
@@ -1214,7 +1149,8 @@ def bench_probe(counts, notes):
 
     The bench server is of the handshake era, so ``server/discover`` is
     answered with -32601 and ``initialize`` follows: one extra round trip
-    per session, against a session pinned to 2025-11-25 (no probe).
+    per session, against a session pinned to 2025-11-25 (no probe). The CLI
+    row probes with --no-cache, as on a first run: later runs remember the era.
     """
     import mcp_invoke
     server = _server_argv()
@@ -1227,17 +1163,23 @@ def bench_probe(counts, notes):
 
     probed, pinned = _interleaved([session(None), session("2025-11-25")],
                                   counts["process_runs"])
-    cli = [sys.executable, LIBRARY, "tools"]
-    cli_probed, cli_pinned = _interleaved(
-        [_run(cli + ["--"] + server),
-         _run(cli + ["--protocol-version", "2025-11-25", "--"] + server)],
+    _write_bytecode()
+    cli = PYTHON + ["-m", "mcp_invoke", "tools"]
+    _output(cli + ["--"] + server)  # the era cache remembers the server from here on
+    cli_probed, cli_pinned, cli_remembered = _interleaved(
+        [_run(cli + ["--no-cache", "--"] + server),
+         _run(cli + ["--protocol-version", LEGACY_VERSION, "--"] + server),
+         _run(cli + ["--"] + server)],
         counts["process_runs"])
-    notes.append("probe: %.2f ms more per session (%.2f ms more per CLI run)"
-                 % ((probed - pinned) * 1e3, (cli_probed - cli_pinned) * 1e3))
+    notes.append("probe: %.2f ms more per session; %.2f ms more per CLI run (python -m, "
+                 "--no-cache against --protocol-version); the era remembered (the cache, "
+                 "as for every other CLI row): %.2f ms against pinned"
+                 % ((probed - pinned) * 1e3, (cli_probed - cli_pinned) * 1e3,
+                    (cli_remembered - cli_pinned) * 1e3))
     return [_row("probe, legacy server: session", "%.1f ms" % (probed * 1e3),
                  "%.1f ms" % (pinned * 1e3), probed / pinned),
-            _row("probe, legacy server: CLI tools", "%.1f ms" % (cli_probed * 1e3),
-                 "%.1f ms" % (cli_pinned * 1e3), cli_probed / cli_pinned)]
+            _row("probe, legacy server: CLI tools (-m, --no-cache)", _ms(cli_probed),
+                 _ms(cli_pinned), cli_probed / cli_pinned)]
 
 
 # ---------------------------------------------------------------------------
@@ -1277,7 +1219,7 @@ def _http_call_rounds(counts, era, cpus=None):
     try:
         if cpus:
             os.sched_setaffinity(0, cpus[0])  # the server inherits it at fork
-        with _FakeHttp(era) as url:
+        with _LeanHttp(era) as url:
             if cpus:
                 os.sched_setaffinity(0, cpus[1])  # the client's threads inherit this
             with mcp_invoke.Client(url=url) as client, _RawHttp(url, era) as raw:
@@ -1443,37 +1385,39 @@ def http_rss_child(side, url, size):
 
 
 def bench_http_startup(counts, notes):
-    """Cold ``tools --url`` against MINIMAL_HTTP_CLIENT, on a legacy and a modern server.
+    """Cold ``tools --url`` against the minimal HTTP client, on a legacy and a modern server.
 
-    As bench_startup: python -m from the bytecode cache, and the script
-    against the floor plus compiling mcp_invoke.py (the compile floor less
-    the import floor, from the same rounds). The servers run throughout.
+    As bench_startup: python -m from the bytecode cache against the minimal
+    client run so too, and the script against the minimal client as a script
+    plus compiling mcp_invoke.py (the compile floor less the import floor,
+    from the same rounds). The servers run throughout.
     """
     _write_bytecode()
-    module, script = [sys.executable, "-m", "mcp_invoke"], [sys.executable, LIBRARY]
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
     imports = "import " + ", ".join(VERSION_FLOOR)
     compiles = "%s; compile(open(%r, 'rb').read(), %r, 'exec')" % (imports, LIBRARY, LIBRARY)
-    with _FakeHttp("legacy") as legacy, _FakeHttp("modern") as modern:
+    with _LeanHttp("legacy") as legacy, _LeanHttp("modern") as modern:
         names, tasks = ["imports", "compile", "bare"], [
-            _run([sys.executable, "-c", imports]), _run([sys.executable, "-c", compiles]),
-            _run([sys.executable, "-c", "pass"])]
+            _run(PYTHON + ["-c", imports]), _run(PYTHON + ["-c", compiles]),
+            _run(PYTHON + ["-c", "pass"])]
         for era, url in zip(HTTP_ERAS, (legacy, modern)):
             tools = ["tools", "--url", url]
             _check_http_tools(module + tools, _minimal_http_argv(era, url))
-            names += [era, era + " script", era + " minimal"]
+            names += [era, era + " script", era + " minimal", era + " minimal script"]
             tasks += [_run(module + tools), _run(script + tools),
-                      _run(_minimal_http_argv(era, url))]
+                      _run(_minimal_http_argv(era, url)),
+                      _run(_minimal_http_argv(era, url, script=True))]
         t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
     compiling = max(t["compile"] - t["imports"], 0.0)
     notes.append("HTTP cold: fastest of %d runs each; compiling mcp_invoke.py %.1f ms; "
-                 "python -c pass %.1f ms; the CLI asks server/discover first (on the legacy "
-                 "server an extra round trip, -32601, then initialize; the modern floor sends "
-                 "tools/list alone), and on the legacy server also DELETEs the session "
-                 "(a lone list opens no GET stream)" % (counts["process_runs"],
-                                                        compiling * 1e3, t["bare"] * 1e3))
+                 "python -E -S -c pass %.1f ms; on the legacy server the CLI sends initialize "
+                 "at once (the era remembered) and DELETEs the session at the end (a lone list "
+                 "opens no GET stream); on the modern one it asks server/discover first, "
+                 "where the floor sends tools/list alone" % (counts["process_runs"],
+                                                             compiling * 1e3, t["bare"] * 1e3))
     rows = []
     for era in HTTP_ERAS:
-        floor, script_floor = t[era + " minimal"], t[era + " minimal"] + compiling
+        floor, script_floor = t[era + " minimal"], t[era + " minimal script"] + compiling
         rows += [
             _row("HTTP cold tools, %s, python -m (.pyc)" % era, _ms(t[era]), _ms(floor),
                  t[era] / floor, TARGETS["http_cold"]),
@@ -1517,7 +1461,77 @@ def profile_calls(counts):
             pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(14)
             reports.append("profile: %s\n%s" % (title, _trim_profile(stream.getvalue())))
     reports.append(_profile_http(counts))
+    reports.extend(_profile_cold(counts))
     return reports
+
+
+# A cold run's main() under cProfile, in a child started as the figures start
+# theirs; mcp_invoke is imported first, so the profile is of main() alone.
+_PROFILE_MAIN = """
+import cProfile, io, pstats, sys
+import mcp_invoke
+profiler = cProfile.Profile()
+profiler.runcall(mcp_invoke.main, sys.argv[1:])
+stream = io.StringIO()
+pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(%d)
+sys.stderr.write(stream.getvalue())
+"""
+
+
+def _profile_cold(counts):
+    """Where a cold ``tools`` run's start goes, over stdio and over HTTP (legacy):
+    python -X importtime of the client and of its floor, each module's fastest
+    of a few runs, the modules the client imports and the floor does not (and
+    the total of those both import); and cProfile of main() in a child."""
+    _write_bytecode()
+    runs = max(3, counts["process_runs"] // 3)
+    server = _server_argv()
+    reports = []
+    with _LeanHttp("legacy") as url:
+        for label, cli, floor in (
+                ("tools -- SERVER", PYTHON + ["-m", "mcp_invoke", "tools", "--"] + server,
+                 _minimal_argv("tools") + server),
+                ("tools --url URL", PYTHON + ["-m", "mcp_invoke", "tools", "--url", url],
+                 _minimal_http_argv("legacy", url))):
+            _output(cli)  # the era remembered, as in the figures
+            imported = [_import_times(argv, runs) for argv in (cli, floor)]
+            only = sorted(set(imported[0]) - set(imported[1]),
+                          key=lambda name: -imported[0][name])
+            both = [sum(times[name] for name in set(imported[0]) & set(imported[1]))
+                    for times in imported]
+            lines = ["%8.2f ms  %s" % (imported[0][name] / 1e3, name) for name in only[:16]]
+            reports.append(
+                "profile: cold %s, python -X importtime, fastest of %d runs: the client's "
+                "imports %.1f ms (the floor's %.1f ms); of the modules both import, the "
+                "client %.1f ms and the floor %.1f ms; the client alone imports %d modules, "
+                "%.1f ms, the largest by own time:\n%s"
+                % (label, runs, sum(imported[0].values()) / 1e3,
+                   sum(imported[1].values()) / 1e3, both[0] / 1e3, both[1] / 1e3, len(only),
+                   sum(imported[0][name] for name in only) / 1e3, "\n".join(lines)))
+            argv = PYTHON + ["-c", _PROFILE_MAIN % 22] + cli[len(PYTHON) + 2:]
+            text = subprocess.run(argv, cwd=HERE, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE).stderr.decode("utf-8", "replace")
+            reports.append("profile: one cold %s, main() by cumulative time, the calling "
+                           "thread\n%s" % (label, _trim_profile(text)))
+    return reports
+
+
+def _import_times(argv, runs):
+    """{module: its own import time in microseconds, the fastest of ``runs``}."""
+    fastest = {}
+    argv = argv[:len(PYTHON)] + ["-X", "importtime"] + argv[len(PYTHON):]
+    for _ in range(runs):
+        with open(os.devnull, "rb") as source:
+            proc = subprocess.run(argv, cwd=_home(argv), stdin=source,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for line in proc.stderr.decode("utf-8", "replace").splitlines():
+            fields = line.split("|")
+            if len(fields) == 3 and line.startswith("import time:") and fields[0][12:].strip(
+                    ).isdigit():
+                name, own = fields[2].strip(), int(fields[0][12:])
+                fastest[name] = min(own, fastest.get(name, own))
+    return fastest
 
 
 def _profile_http(counts):
@@ -1541,7 +1555,7 @@ def _profile_http(counts):
         profilers.append(profiler)
         profiler.enable()
 
-    with _FakeHttp("legacy") as url:
+    with _LeanHttp("legacy") as url:
         if sys.version_info < (3, 12):
             threading.setprofile(per_thread)
         try:
@@ -1597,13 +1611,14 @@ def format_table(rows):
 def bench_session(counts, notes):
     """A ``call`` through a keep-alive session, as a whole process (.pyc): against
     a cold ``call`` of the same tool, and against what it cannot do without,
-    starting Python (``python -c pass``) and one call on an open Client."""
+    starting Python as the call starts it (``python -m`` of a module doing
+    nothing) and one call on an open Client."""
     import mcp_invoke
     _write_bytecode()
     runtime = tempfile.mkdtemp(prefix="mib", dir="/tmp")  # short: a socket path
     env = dict(os.environ, XDG_RUNTIME_DIR=runtime, XDG_STATE_HOME=runtime,
                XDG_CACHE_HOME=runtime)
-    module = [sys.executable, "-m", "mcp_invoke"]
+    module = PYTHON + ["-m", "mcp_invoke"]
     call = ["call", ECHO[0], "text=%s" % ECHO[1]["text"]]
     try:
         _output(module + ["session", "start", "bench", "--"] + _server_argv(), env=env)
@@ -1615,7 +1630,7 @@ def bench_session(counts, notes):
             _sequential(client, WARM_UP_CALLS)
             library = _median([_sequential(client, 20) / 20 for _ in range(counts["rounds"])])
         t = _interleaved((_run(through, env=env), _run(cold + _server_argv(), env=env),
-                          _run([sys.executable, "-c", "pass"])), counts["process_runs"])
+                          _run(PYTHON + ["-m", "import_floor"])), counts["process_runs"])
     finally:
         subprocess.run(module + ["session", "stop", "--all"], env=env, cwd=HERE,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -1627,7 +1642,7 @@ def bench_session(counts, notes):
     return [
         _row("call via --session, vs cold call", _ms(t[0]), _ms(t[1]), t[0] / t[1],
              TARGETS["session_cold"]),
-        _row("call via --session, vs -c pass + call", _ms(t[0]), _ms(floor), t[0] / floor,
+        _row("call via --session, vs -m (nothing) + call", _ms(t[0]), _ms(floor), t[0] / floor,
              TARGETS["session_floor"]),
     ]
 
@@ -1647,6 +1662,7 @@ FIGURES = (
     ("HTTP calls", bench_http_calls),
     ("HTTP event stream", bench_http_sse),
     ("HTTP startup", bench_http_startup),
+    ("process instructions", bench_process_instructions),
     ("sessions", bench_session),
 )
 
@@ -1671,11 +1687,23 @@ def run(quick=False, profile=False):
                      "fewer runs and rounds, no callgrind"
                      % (counts["cli_size"] // MB, counts["batch_lines"],
                         " and ".join("%d MB" % (size // MB) for size, _ in counts["sizes"])))
-    for title, figure in FIGURES:
-        sys.stderr.write("bench: %s ...\n" % title)
-        sys.stderr.flush()
-        rows.extend(figure(counts, notes))
-    reports = profile_calls(counts) if profile else []
+    # The era cache the command line keeps, a fresh one for this run, so each
+    # server is probed once (the check before its figure) and remembered after,
+    # whatever runs did before; no other cache is read or written.
+    cache, saved = tempfile.mkdtemp(prefix="bench_mcp_invoke."), os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = cache
+    try:
+        for title, figure in FIGURES:
+            sys.stderr.write("bench: %s ...\n" % title)
+            sys.stderr.flush()
+            rows.extend(figure(counts, notes))
+        reports = profile_calls(counts) if profile else []
+    finally:
+        if saved is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = saved
+        shutil.rmtree(cache, ignore_errors=True)
     notes.append("total %.1f s" % (time.perf_counter() - started))
     print(_describe_run(quick))
     print(format_table(rows))
@@ -1687,11 +1715,9 @@ def run(quick=False, profile=False):
 
 
 def main(argv=None):
-    """``--serve``, ``--rss``, ``--calls``, ``--peak`` and ``--http-rss`` are
-    the bench's own children."""
+    """``--rss``, ``--calls``, ``--peak`` and ``--http-rss`` are the bench's
+    own children."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv == ["--serve"]:
-        return serve()
     if argv[:1] == ["--rss"] and len(argv) == 3:
         return rss_child(argv[1], int(argv[2]))
     if argv[:1] == ["--calls"] and len(argv) == 3:
