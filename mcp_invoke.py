@@ -104,6 +104,7 @@ The file, top to bottom (each part opens with a banner), in two parts:
 import argparse
 import collections
 import errno
+import gc
 import itertools
 import json
 import os
@@ -118,6 +119,12 @@ import warnings
 # with a server command, http.client with a URL.
 
 __version__ = "0.1.0"
+
+if __name__ == "__main__":
+    # A run of the command, not an import: what the module body and the
+    # parser make lives until the process exits, so collecting it while it is
+    # made is wasted work (see the end of the file, where collection resumes).
+    gc.disable()
 
 __all__ = [
     "Client",
@@ -7447,11 +7454,12 @@ def _is_date(version):
     """Protocol versions are dates, YYYY-MM-DD (basic/versioning)."""
     if not re.match(_VERSION_FORMAT, str(version)):
         return False
-    try:
-        time.strptime(str(version), "%Y-%m-%d")
-    except ValueError:
-        return False
-    return True
+    # As time.strptime would judge it, without its cost (its first call
+    # imports _strptime, calendar and locale: milliseconds of a cold start).
+    year, month, day = (int(part) for part in str(version).split("-"))
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return year > 0 and 1 <= month <= 12 and 1 <= day <= days[month - 1]
 
 
 def _is_modern(version):
@@ -11598,6 +11606,21 @@ _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 class _Parser(argparse.ArgumentParser):
     out = None  # the _Output that --help and --version print to
+    # argparse makes a formatter for each option added, to check it, and a
+    # formatter asks the terminal for its width (importing shutil): a cold
+    # start's milliseconds. Until help or usage is written, they get this.
+    width = 80
+
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=self.width)
+
+    def format_usage(self):
+        self.width = None  # the terminal's, as argparse finds it
+        return super(_Parser, self).format_usage()
+
+    def format_help(self):
+        self.width = None
+        return super(_Parser, self).format_help()
 
     def _print_message(self, message, file=None):
         # argparse would drop a failed write (a full disk) and exit 0.
@@ -13194,4 +13217,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    if hasattr(gc, "freeze"):  # 3.7+
+        # What exists now (the module) lives until the process ends: the
+        # collections from here on, and on the way out, need not look at it.
+        gc.freeze()
+    gc.enable()
     sys.exit(main())
