@@ -3010,7 +3010,12 @@ class _HttpTransport(_Transport):
         self._auth_lock = threading.Lock()
         self.session_id = None
         self.era = self.version = None
-        self._cond = threading.Condition()
+        # One lock, two conditions: workers wait on _cond for work and for
+        # each other; the Client waits on _arrived for the inbox, a wake or
+        # the end, so handing it an answer wakes it alone.
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)
+        self._arrived = threading.Condition(lock)
         self._thread = threading.Thread
         self._inbox = collections.deque()
         self._requests = collections.deque()  # _Posts waiting for a worker
@@ -3092,7 +3097,7 @@ class _HttpTransport(_Transport):
         def wake():
             with self._cond:
                 self._woken = True
-                self._cond.notify_all()
+                self._arrived.notify_all()
         return wake
 
     def _open_get(self):
@@ -3109,7 +3114,7 @@ class _HttpTransport(_Transport):
                 timeout = deadline - time.monotonic()
                 if timeout <= 0 or self._woken:
                     break
-                self._cond.wait(min(timeout, _MAX_WAIT))
+                self._arrived.wait(min(timeout, _MAX_WAIT))
             self._woken = False
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
@@ -3303,7 +3308,7 @@ class _HttpTransport(_Transport):
             if self._closed or post is not None and post.cancelled:
                 return
             self._inbox.extend(items)
-            self._cond.notify_all()
+            self._arrived.notify_all()
 
     # -- HTTP -----------------------------------------------------------------
 
@@ -3830,6 +3835,7 @@ class _HttpTransport(_Transport):
         with self._cond:
             self._ended = lost
             self._cond.notify_all()
+            self._arrived.notify_all()
 
     # -- the standing GET stream (legacy era) ---------------------------------
 
@@ -3889,6 +3895,7 @@ class _HttpTransport(_Transport):
             self._closed = True
             conns = list(self._conns)
             self._cond.notify_all()
+            self._arrived.notify_all()
         for conn in conns:
             if conn not in self._idle:  # an idle one may carry the DELETE
                 _hang_up(conn)
