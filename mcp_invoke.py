@@ -11613,13 +11613,19 @@ _ELICIT_MODES = ("interactive", "defaults", "answers", "decline", "cancel")
 
 class _Parser(argparse.ArgumentParser):
     out = None  # the _Output that --help and --version print to
-    # argparse makes a formatter for each option added, to check it, and a
-    # formatter asks the terminal for its width (importing shutil): a cold
-    # start's milliseconds. Until help or usage is written, they get this.
+    # argparse makes a formatter for each option added, only to check it, and
+    # a formatter asks the terminal for its width (importing shutil): a cold
+    # start's milliseconds. Until help or usage is written, one formatter of
+    # this width checks them all.
     width = 80
+    _checker = None
 
     def _get_formatter(self):
-        return self.formatter_class(prog=self.prog, width=self.width)
+        if self.width is None:
+            return self.formatter_class(prog=self.prog)
+        if self._checker is None:
+            self._checker = self.formatter_class(prog=self.prog, width=self.width)
+        return self._checker
 
     def format_usage(self):
         self.width = None  # the terminal's, as argparse finds it
@@ -13145,6 +13151,20 @@ class _Signalled(KeyboardInterrupt):
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
+def _exit(code):
+    """End the command's process with ``code`` once its output is out, without
+    tearing the interpreter down: main has closed what it opened, reaped every
+    child and joined every thread, so what is left is freeing memory, a tenth
+    of a cold start. A stream that cannot be flushed makes it 120 if all went
+    well until then, as Python's own exit does."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 120
+    os._exit(code)
+
+
 def main(argv=None):
     """Run the command line; returns the exit status (see the module docstring)."""
     program = argv is None  # the process itself: it exits with what main returns
@@ -13229,4 +13249,4 @@ if __name__ == "__main__":
         # collections from here on, and on the way out, need not look at it.
         gc.freeze()
     gc.enable()
-    sys.exit(main())
+    _exit(main())
