@@ -3010,12 +3010,15 @@ class _HttpTransport(_Transport):
         self._auth_lock = threading.Lock()
         self.session_id = None
         self.era = self.version = None
-        # One lock, two conditions: workers wait on _cond for work and for
-        # each other; the Client waits on _arrived for the inbox, a wake or
-        # the end, so handing it an answer wakes it alone.
+        # One lock, a condition for each kind of waiting, so that each change
+        # wakes only whom it concerns: idle workers wait on _work (requests) and
+        # _small_work (notifications and answers), the Client on _arrived (the
+        # inbox, a wake, the end), everything else on _cond.
         lock = threading.RLock()
         self._cond = threading.Condition(lock)
         self._arrived = threading.Condition(lock)
+        self._work = threading.Condition(lock)
+        self._small_work = threading.Condition(lock)
         self._thread = threading.Thread
         self._inbox = collections.deque()
         self._requests = collections.deque()  # _Posts waiting for a worker
@@ -3071,6 +3074,7 @@ class _HttpTransport(_Transport):
                 if not self._small_worker:
                     self._small_worker = True
                     self._spawn(self._serve_small)
+                self._small_work.notify()
             else:
                 post.after = self._notified
                 if self._limit[0] == post.ident:
@@ -3080,11 +3084,11 @@ class _HttpTransport(_Transport):
                 if len(self._requests) > self._waiting and self._workers < _HTTP_CONNECTIONS:
                     self._workers += 1
                     self._spawn(self._serve_requests)
+                self._work.notify()
             if post.method in _MRTR_METHODS + ("resources/subscribe",):
                 # Opened once, before the first request the server may answer
                 # with questions of its own or with updates (a list needs none).
                 self._open_get()
-            self._cond.notify_all()
 
     def listen(self):
         with self._cond:
@@ -3210,10 +3214,11 @@ class _HttpTransport(_Transport):
         """The next exchange from ``queue``, waiting; None once closed. A request
         goes once the notifications and answers sent before it have gone (the
         server reads initialized before what follows it)."""
+        idle = self._work if queue is self._requests else self._small_work
         with self._cond:
             while not queue and not self._closed:
                 self._waiting += queue is self._requests
-                self._cond.wait()
+                idle.wait()
                 self._waiting -= queue is self._requests
             if self._closed:
                 return None
@@ -3894,8 +3899,8 @@ class _HttpTransport(_Transport):
                 self._cond.wait(deadline - time.monotonic())
             self._closed = True
             conns = list(self._conns)
-            self._cond.notify_all()
-            self._arrived.notify_all()
+            for waiting in (self._cond, self._arrived, self._work, self._small_work):
+                waiting.notify_all()
         for conn in conns:
             if conn not in self._idle:  # an idle one may carry the DELETE
                 _hang_up(conn)
@@ -13159,7 +13164,8 @@ def _exit(code):
     well until then, as Python's own exit does."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: started without it (``>&-``)
+                stream.flush()
         except (OSError, ValueError):
             code = code or 120
     os._exit(code)
