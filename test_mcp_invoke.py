@@ -474,7 +474,7 @@ def usage_error(function, *args):
     return str(info.value)
 
 
-# -- types ---------------------------------------------------------------------
+# -- types ------------------------------------------------------------------
 
 def test_valid_arguments_have_no_problem():
     schema = tool({"q": {"type": "string"}, "n": {"type": "integer"}}, ["q"])
@@ -540,7 +540,7 @@ def test_long_values_are_cut_short_in_messages():
     assert len(message) < 100
 
 
-# -- objects -------------------------------------------------------------------
+# -- objects ----------------------------------------------------------------
 
 def test_missing_required_argument_is_named():
     assert check({}, tool({"query": {"type": "string"}}, ["query"])) == \
@@ -590,7 +590,7 @@ def test_properties_only_apply_to_objects():
     assert check("text", {"properties": {"a": {"type": "integer"}}, "required": ["a"]}) is None
 
 
-# -- arrays --------------------------------------------------------------------
+# -- arrays -----------------------------------------------------------------
 
 def test_array_items_are_named_by_index():
     schema = tool({"tags": {"type": "array", "items": {"type": "string"}}})
@@ -614,7 +614,7 @@ def test_min_and_max_items():
     assert check({"tags": [1, 2]}, schema) is None
 
 
-# -- enum and const ------------------------------------------------------------
+# -- enum and const ---------------------------------------------------------
 
 def test_enum_lists_the_allowed_values():
     schema = tool({"mode": {"enum": ["a", "b"]}})
@@ -641,7 +641,7 @@ def test_const():
     assert check(0, {"const": False}) is not None
 
 
-# -- numbers -------------------------------------------------------------------
+# -- numbers ----------------------------------------------------------------
 
 def test_minimum_and_maximum_are_inclusive():
     schema = {"minimum": 1, "maximum": 10}
@@ -666,7 +666,7 @@ def test_numeric_keywords_ignore_non_numbers():
     assert check(True, {"maximum": 0}) is None
 
 
-# -- strings -------------------------------------------------------------------
+# -- strings ----------------------------------------------------------------
 
 def test_min_and_max_length_count_code_points():
     schema = {"minLength": 2, "maxLength": 3}
@@ -690,7 +690,7 @@ def test_string_keywords_ignore_non_strings():
     assert check(5, {"pattern": "^a$", "minLength": 3}) is None
 
 
-# -- combinations --------------------------------------------------------------
+# -- combinations -----------------------------------------------------------
 
 def test_all_of_reports_the_first_failing_schema():
     schema = {"allOf": [{"type": "integer"}, {"minimum": 5}]}
@@ -725,7 +725,7 @@ def test_one_of_needs_exactly_one_match():
         "the arguments: does not match any allowed schema"
 
 
-# -- boolean schemas and $ref --------------------------------------------------
+# -- boolean schemas and $ref -----------------------------------------------
 
 def test_boolean_schemas():
     assert check({"a": 1}, True) is None
@@ -793,7 +793,7 @@ def test_malformed_schema_parts_are_ignored():
     assert check(1, "not a schema") is None
 
 
-# -- draft 2020-12: applicators and annotations --------------------------------
+# -- draft 2020-12: applicators and annotations -----------------------------
 
 def test_pattern_properties_are_not_additional():
     schema = tool({"name": {}}, patternProperties={"^x-": {"type": "integer"}},
@@ -880,7 +880,7 @@ def test_property_names_and_counts():
         "the arguments: expected at most 1 property, got 2"
 
 
-# -- draft 2020-12: values -----------------------------------------------------
+# -- draft 2020-12: values --------------------------------------------------
 
 def test_unique_items_compare_as_json_does():
     schema = tool({"tags": {"uniqueItems": True}})
@@ -918,7 +918,7 @@ def test_formats_are_annotations_unless_asked_for():
     assert check("anything", {"format": "hostname"}, formats=True) is None
 
 
-# -- references and dialects ---------------------------------------------------
+# -- references and dialects ------------------------------------------------
 
 def test_an_external_ref_is_named_when_a_value_reaches_it():
     schema = tool({"x": {"$ref": "https://example.com/s.json"}})
@@ -992,7 +992,7 @@ def test_a_catastrophic_pattern_property_hits_the_time_bound():
         "the arguments: could not be checked against the schema within 0.2s"
 
 
-# -- JSONC ---------------------------------------------------------------------
+# -- JSONC ------------------------------------------------------------------
 
 def test_jsonc_strips_line_and_block_comments():
     text = '// head\n{ /* a */ "a": 1, // tail\n /* multi\n line */ "b": [2] }'
@@ -1037,7 +1037,7 @@ def test_plain_json_passes_through_unchanged():
     assert _load_jsonc(text, "f") == json.loads(text)
 
 
-# -- config files --------------------------------------------------------------
+# -- config files -----------------------------------------------------------
 
 def test_mcp_servers_format(tmp_path):
     path = write(tmp_path, '{"mcpServers": {"a": {"command": "x"}}}')
@@ -1208,7 +1208,7 @@ def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
     assert _expand("${env:workspaceFolder}", {"workspaceFolder": "/w"}, "w") == "/w"
 
 
-# -- describing servers --------------------------------------------------------
+# -- describing servers -----------------------------------------------------
 
 def test_describe_servers_shows_raw_commands_and_urls():
     servers = {"time": {"command": "uvx", "args": ["mcp-server-time", "--tz=${TZ}", "a b"]},
@@ -6886,8 +6886,9 @@ def test_oauth_library_client_authorizes_headless_and_checks_its_options(tmp_pat
         mcp_invoke.Client(command=SERVER, oauth={"headless": True})
 
 
-# -- OAuth against hostile authorization servers -----------------------------------
-
+# ---------------------------------------------------------------------------
+# OAuth against hostile authorization servers
+# ---------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def _hostile_as(routes):
@@ -7184,8 +7185,9 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
     assert (proc.returncode, out) == (0, b"listened\n")
 
 
-# -- Trust: the tool policy ---------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: the tool policy
+# ---------------------------------------------------------------------------
 
 def test_tools_shows_the_hints_a_server_declared_and_json_keeps_them_as_sent(capsys):
     code, out, err = run(capsys, "tools", "--", *fake("annotated"))
@@ -7328,8 +7330,9 @@ def test_a_tool_listed_twice_differently_is_refused_under_a_policy_only(capsys, 
     assert (code, out) == (0, "x\n")
 
 
-# -- Trust: pinning --------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: pinning
+# ---------------------------------------------------------------------------
 
 def _state(tmp_path, **state):
     """fake_server.py --state FILE: what the server offers, changed between runs."""
@@ -7677,8 +7680,9 @@ def test_a_change_on_the_last_line_of_a_batch_is_reported_too(tmp_path, capsys):
                                  "the batch: tool 'echo' description changed\n")
 
 
-# -- Trust: hidden text ----------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: hidden text
+# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("era", ERAS)
 def test_hidden_text_is_shown_and_warned_of_and_json_keeps_it(era, capsys):
@@ -7736,8 +7740,9 @@ def test_emoji_sequences_are_left_alone_and_everything_else_is_shown():
     assert mcp_invoke._hidden_text(flag) is None
 
 
-# -- Events ----------------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Events
+# ---------------------------------------------------------------------------
 
 def _event_lines(out):
     return [json.loads(line) for line in out.splitlines()]
@@ -7809,8 +7814,9 @@ def test_every_command_ends_its_events_with_one_result(command, capsys, tmp_path
     assert [e["event"] for e in events].count("result") == 1
 
 
-# -- Watching --------------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Watching
+# ---------------------------------------------------------------------------
 
 def _ticks(out):
     return [int(line.split()[1]) for line in out.splitlines()]
@@ -7913,8 +7919,9 @@ def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
     assert b"Traceback" not in err
 
 
-# -- The servers other clients configured ------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The servers other clients configured
+# ---------------------------------------------------------------------------
 
 def _every_format(home, project):
     """A home and a project holding a server in every config format read."""
@@ -8076,8 +8083,9 @@ def test_the_toml_subset_refuses_the_rest_with_a_line_number(text, why):
     assert re.match(r"c\.toml: not valid TOML \(line [12]\): " + re.escape(why), str(e.value))
 
 
-# -- Many servers: tools --all, server__tool, schema ---------------------------------------
-
+# ---------------------------------------------------------------------------
+# Many servers: tools --all, server__tool, schema
+# ---------------------------------------------------------------------------
 
 def _three_servers(directory):
     """./.mcp.json with two working servers (one modern) and one that cannot start."""
@@ -8167,8 +8175,9 @@ def test_a_codex_toml_config_runs_a_server(capsys, tmp_path):
     assert code == 0 and json.loads(out)["env"]["GREETING"] == "t"
 
 
-# -- The era, remembered -------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The era, remembered
+# ---------------------------------------------------------------------------
 
 def _eras(home):
     path = os.path.join(home, ".cache", "mcp_invoke", "eras.json")
@@ -8220,8 +8229,9 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
 
 
-# -- Tool lists, remembered ------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Tool lists, remembered
+# ---------------------------------------------------------------------------
 
 def _listings(trace):
     with open(str(trace)) as f:
@@ -8281,8 +8291,9 @@ def test_a_list_changed_or_a_pin_mismatch_drops_the_remembered_list(capsys, tmp_
     assert _listings(trace) == 1
 
 
-# -- Record and replay -----------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Record and replay
+# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("era", ERAS)
 def test_a_recorded_trace_replays_to_the_same_output(era, capsys, tmp_path, monkeypatch):
@@ -8351,7 +8362,9 @@ def test_under_a_pin_the_command_uses_the_listing_that_was_compared(capsys, tmp_
     assert results[1]["result"]["content"][0]["text"] == "x"
 
 
-# -- Against hostile servers: watch, events, pins, hidden text ---------------------------------
+# ---------------------------------------------------------------------------
+# Against hostile servers: watch, events, pins, hidden text
+# ---------------------------------------------------------------------------
 
 HOSTILE_WATCH = r'''
 import json, sys, time
@@ -8474,8 +8487,9 @@ def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
     assert (code, out) == (2, "") and 'the key "instructions" appears twice' in err
 
 
-# -- Shell completion ----------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Shell completion
+# ---------------------------------------------------------------------------
 
 def _completions(script, words):
     """What bash completes for ``words`` (the last one being completed)."""
@@ -8570,8 +8584,9 @@ def test_a_config_path_that_is_no_file_is_a_warning_and_relative_xdg_is_ignored(
     assert os.path.exists(os.path.join(own_home, ".cache", "mcp_invoke", "eras.json"))
 
 
-# -- keep-alive sessions ----------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Keep-alive sessions
+# ---------------------------------------------------------------------------
 
 @pytest.fixture
 def sessions(monkeypatch, tmp_path):
@@ -8809,8 +8824,9 @@ def test_session_stop_all_stops_every_session(sessions, capsys):
     assert all(wait_for(lambda: not _alive(pid)) for pid in pids)
 
 
-# -- the shell -------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The shell
+# ---------------------------------------------------------------------------
 
 def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(capsys):
     lines = ("call echo text=hi\n\ncall nope\ncall echo\ncall add a=1 b=2 --json\n"
@@ -9323,8 +9339,11 @@ def test_completion_refuses_events_as_session_and_shell_do(capsys):
     assert (code, err) == (2, "mcp_invoke: --events is for one command, not completion\n")
     assert _event_lines(out) == [{"event": "error", "exit": 2, "message": "--events is for "
                                   "one command, not completion", "stderr_tail": ""}]
-# -- Promises kept: hostile input and the spec audit ----------------------------------------
 
+
+# ---------------------------------------------------------------------------
+# Promises kept: hostile input and the spec audit
+# ---------------------------------------------------------------------------
 
 # Every character Unicode's DerivedCoreProperties marks Default_Ignorable_Code_Point
 # that the hidden mode leaves out, and U+FFF9-FFFB (interlinear annotation): the
