@@ -69,8 +69,9 @@ FAKE_ARGS = [FAKE, "--run-id", RUN_ID]
 # machines' site hooks cost more than a server's whole start.
 SERVER = [sys.executable, "-S"] + FAKE_ARGS
 # The client as a process of its own; run it with _client_env() and, unless the
-# test picks another, HERE as its working directory (see _client).
-CLIENT = [sys.executable, "-m", "mcp_invoke"]
+# test picks another, HERE as its working directory (see _client). -S as for
+# the servers: the client too needs only the standard library.
+CLIENT = [sys.executable, "-S", "-m", "mcp_invoke"]
 
 
 def fake(*modes, **options):
@@ -2533,14 +2534,18 @@ def _readme_examples():
 def test_readme_examples_print_what_the_readme_shows(tmp_path):
     examples = _readme_examples()
     assert len(examples) >= 10
-    python = shlex.quote(sys.executable) + " "
+    # Client and server from their bytecode, the server marked with RUN_ID
+    # (test_readme_demo_command_runs_as_written runs the scripts themselves).
+    argv = {"python3 mcp_invoke.py": CLIENT, "python3 fake_server.py": SERVER,
+            "python3": [sys.executable]}
+    words = re.compile(r"python3 mcp_invoke\.py|python3 fake_server\.py|python3")
+    lines = [words.sub(lambda m: " ".join(map(shlex.quote, argv[m.group()])), command)
+             for command, _ in examples]
     # All at once, so the suite stays fast; each as on a first run (its own era cache).
-    marked = "fake_server.py --run-id %s" % RUN_ID
-    procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python).replace(
-                 "fake_server.py", marked)], cwd=HERE,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(i))))
-             for i, (command, _) in enumerate(examples)]
+    procs = [subprocess.Popen(["bash", "-c", line], cwd=HERE, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=_client_env(dict(
+                                  os.environ, XDG_CACHE_HOME=str(tmp_path / str(i)))))
+             for i, line in enumerate(lines)]
     for (command, expected), proc in zip(examples, procs):
         shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
         if expected[-1:] == ["..."]:  # the README shows the first lines only
@@ -4663,7 +4668,7 @@ TIMEOUT = 5
 @contextlib.contextmanager
 def _server(*args):
     """Run fake_server.py --http 0 ARGS; yield (process, port)."""
-    proc = subprocess.Popen([sys.executable] + FAKE_ARGS + ["--http", "0"] + list(args),
+    proc = subprocess.Popen(SERVER + ["--http", "0"] + list(args),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -4801,7 +4806,7 @@ def test_http_exits_143_on_sigterm():
 
 def test_http_refuses_stdio_only_modes_and_http_modes_need_http():
     for argv in (["--http", "0", "--mode", "bytewise"], ["--mode", "sse"]):
-        proc = subprocess.Popen([sys.executable] + FAKE_ARGS + argv,
+        proc = subprocess.Popen(SERVER + argv,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         out, err = proc.communicate(timeout=TIMEOUT)
