@@ -4376,10 +4376,21 @@ class _OAuthServer(object):
 # Command line
 # ---------------------------------------------------------------------------
 
+def _help_formatter(prog):
+    """argparse's help formatter, $COLUMNS or 80 wide, as before Python 3.8.
+    Since, it has shutil look up the terminal's width once per argument, and
+    importing shutil is a tenth of a start."""
+    try:
+        width = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        width = 80
+    return argparse.HelpFormatter(prog, width=width - 2)
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         description="An MCP server (stdio, or HTTP with --http) that "
-                    "misbehaves on request.")
+                    "misbehaves on request.", formatter_class=_help_formatter)
     parser.add_argument("--mode", action="append", default=[],
                         metavar="MODE",
                         help="misbehaviour to switch on; repeatable or "
