@@ -38,8 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "mcp_invoke.py")
 FAKE_SOURCE = os.path.join(HERE, "fake_server.py")
 
-# A run starts the fake server some 650 times and the client as a process over
-# a hundred: each starts from bytecode compiled here, once, instead of compiling
+# A run starts the fake server some 700 times and the client as a process some
+# 140 times: each starts from bytecode compiled here, once, instead of compiling
 # its source afresh (most of a start).
 #
 # The client runs as `python -m mcp_invoke` (CLIENT below), which loads
@@ -245,8 +245,8 @@ def _on_a_terminal(argv, env=None, stdout=None):
 
 
 def _pty_until(fd, wanted, seen, timeout=10.0):
-    """Read the terminal until ``wanted`` (bytes) shows in ``seen`` and what
-    is read after it; returns all of that."""
+    """``seen`` (bytes) and what the terminal shows after it, read until
+    ``wanted`` is in them; returns them."""
     import select
     deadline = time.monotonic() + timeout
     while wanted not in seen:
