@@ -41,15 +41,19 @@ PYTHONS = $(shell \
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
 # need a newer Python), so each pip resolves the pytest its Python supports.
+# PYTHONDONTWRITEBYTECODE is cleared for pytest, so it keeps the test module
+# with its asserts rewritten in __pycache__ instead of redoing that each run.
+PYTEST = PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q test_mcp_invoke.py
+
 test:
 	@if $(PYTHON) -c 'import pytest' 2>/dev/null; then \
-	  $(PYTHON) -m pytest -q test_mcp_invoke.py; \
+	  $(PYTEST); \
 	else \
 	  dir="$(CURDIR)/.cache/pytest-$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" && \
 	  { PYTHONPATH="$$dir" $(PYTHON) -c 'import pytest' 2>/dev/null || \
 	    $(PYTHON) -m pip install --isolated --quiet --disable-pip-version-check \
 	      --upgrade --target "$$dir" pytest; } && \
-	  PYTHONPATH="$$dir$${PYTHONPATH:+:$$PYTHONPATH}" $(PYTHON) -m pytest -q test_mcp_invoke.py; \
+	  PYTHONPATH="$$dir$${PYTHONPATH:+:$$PYTHONPATH}" $(PYTEST); \
 	fi
 
 # One line per version; a failing version's whole output stays visible.

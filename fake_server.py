@@ -600,24 +600,20 @@ import argparse
 import base64
 import binascii
 import collections
-import hashlib
-import hmac
-import html
-import http.server
 import json
 import os
-import queue
 import re
 import select
 import signal
-import socket
-import socketserver
 import struct
-import subprocess
 import sys
 import threading
 import time
-import urllib.parse
+
+# The tests start this server hundreds of times, nearly always on stdio: what
+# only --http, OAuth or a rare mode needs is imported where it is used (each
+# such import is marked "lazy:"); http.server alone costs more than the rest
+# of a start.
 
 # ---------------------------------------------------------------------------
 # Constants
@@ -1309,6 +1305,11 @@ class _Server(object):
         # to a client that reads no more holds the lock: then leave at once.
         if not self.write_lock.acquire(timeout=EXIT_WAIT):
             _quit_quietly()
+        if threading.current_thread() is threading.main_thread():
+            # Every write was flushed as it was made, and every thread is a
+            # daemon: the interpreter's teardown has nothing left to do but
+            # take time, which a test run would wait out hundreds of times.
+            os._exit(0)
         sys.exit(0)
 
     # -- dispatch -------------------------------------------------------
@@ -2075,6 +2076,7 @@ class _Server(object):
 
     def start_grandchild(self):
         """Start a sleeping grandchild in our process group; note its pid."""
+        import subprocess  # lazy: the grandchild mode only
         with open(os.devnull, "r+b") as devnull:
             child = subprocess.Popen(
                 [sys.executable, "-c", "import time; time.sleep(300)"],
@@ -2435,6 +2437,7 @@ class _HttpServer(_Server):
         _Server.__init__(self, options)
         self.session_id = session_id
         self.version = None  # negotiated by initialize
+        import queue  # lazy: --http only
         self.lock = threading.Lock()  # one request at a time, as on stdio
         self.replies = queue.Queue()  # the client's responses, from POSTs
         self.cond = threading.Condition()  # guards streams and ended
@@ -2854,8 +2857,12 @@ def _jsonrpc_error(code, message, request_id=None, data=None):
     return _encode(response)
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    """The MCP endpoint, /mcp: POST, GET and DELETE, era by era."""
+class _Handler(object):
+    """The MCP endpoint, /mcp: POST, GET and DELETE, era by era.
+
+    The methods of an http.server.BaseHTTPRequestHandler, which _serve_http
+    puts them on (it imports http.server).
+    """
 
     protocol_version = "HTTP/1.1"  # keep-alive for JSON; SSE streams close
     # Headers and body go out in separate writes; with Nagle's algorithm the
@@ -2939,6 +2946,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def hang_up(self):
         """Close our side now; the client sees the stream end."""
+        import socket  # lazy: --http only
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_WR)
@@ -2947,6 +2955,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def peer_gone(self):
         """Whether the client has closed its side of the connection."""
+        import socket  # lazy: --http only
         try:
             if not select.select([self.connection], [], [], 0)[0]:
                 return False
@@ -3244,6 +3253,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 pass  # the client left
         elif "reset" in modes:
             # Linger 0: closing sends RST, not FIN (see _Listener).
+            import socket  # lazy: --http only
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                        struct.pack("ii", 1, 0))
             self.server.resets.add(self.connection)
@@ -3379,17 +3389,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_body(200, b"")
 
 
-class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
+class _Listener(object):
     """The HTTP server: legacy sessions by id, one sessionless modern server.
 
-    Python 3.6 has no http.server.ThreadingHTTPServer; this is the same.
+    The methods of a socketserver.ThreadingMixIn and http.server.HTTPServer,
+    which _serve_http puts them on. Python 3.6 has no
+    http.server.ThreadingHTTPServer; that is the same.
     """
 
     daemon_threads = True
 
-    def __init__(self, options):
-        http.server.HTTPServer.__init__(self, ("127.0.0.1", options.http),
-                                        _Handler)
+    def __init__(self, options, handler):
+        super(_Listener, self).__init__(("127.0.0.1", options.http), handler)
         self.options = options
         self.modes = frozenset(options.modes)
         self.sessions = {}
@@ -3404,7 +3415,7 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], OSError):  # a client leaving, a TLS refusal
-            http.server.HTTPServer.handle_error(self, request, client_address)
+            super(_Listener, self).handle_error(request, client_address)
 
     def shutdown_request(self, request):
         """Close the connection; a reset one without the FIN of shutdown()."""
@@ -3412,15 +3423,24 @@ class _Listener(socketserver.ThreadingMixIn, http.server.HTTPServer):
             self.resets.discard(request)
             self.close_request(request)
         else:
-            http.server.HTTPServer.shutdown_request(self, request)
+            super(_Listener, self).shutdown_request(request)
 
 
 def _serve_http(options):
     """Serve until stdin ends; print the endpoint's URL once listening."""
-    listener = _Listener(options)
+    import http.server  # lazy: --http only
+    import socketserver  # lazy: --http only
+
+    class Handler(_Handler, http.server.BaseHTTPRequestHandler):
+        pass
+
+    class Listener(_Listener, socketserver.ThreadingMixIn, http.server.HTTPServer):
+        pass
+
+    listener = Listener(options, Handler)
     scheme = "http"
     if options.tls:  # HTTPS: each connection's handshake in its own thread
-        import ssl
+        import ssl  # lazy: --tls only
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*options.tls)
         listener.socket = context.wrap_socket(listener.socket, server_side=True,
@@ -3523,11 +3543,13 @@ def _random_hex():
 
 def _s256(verifier):
     """The S256 code_challenge of a code_verifier (RFC 7636 4.2)."""
+    import hashlib  # lazy: OAuth only
     return _b64url(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
 def _params(text):
     """Query or form parameters: name -> value, a repeated name -> list."""
+    import urllib.parse  # lazy: OAuth only
     params = {}
     for name, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
         if name in params:
@@ -3541,6 +3563,7 @@ def _params(text):
 def _basic_credentials(value):
     """(id, secret) of a Basic Authorization header, None without one, each
     form-urlencoded first (RFC 6749 2.3.1); ValueError if malformed."""
+    import urllib.parse  # lazy: OAuth only
     scheme, _, data = (value or "").partition(" ")
     if scheme.lower() != "basic":
         return None
@@ -3553,6 +3576,7 @@ def _basic_credentials(value):
 
 def _loopback(uri):
     """(host, path, query) of a loopback http redirect URI, else None."""
+    import urllib.parse  # lazy: OAuth only
     try:
         parts = urllib.parse.urlsplit(uri)
         parts.port  # raises ValueError for a bad port
@@ -3577,6 +3601,7 @@ def _redirect_allowed(uri, registered):
 
 def _error_page(error):
     """The HTML page of an error that cannot go back to the client."""
+    import html  # lazy: OAuth only
     text = html.escape("%s: %s" % (error.error, error.description))
     return ("<!DOCTYPE html>\n<html><head><title>Authorization error</title>"
             "</head>\n<body><h1>Authorization error</h1>\n<p>%s</p>\n"
@@ -3668,6 +3693,7 @@ def _ec_multiply(k, point):
 
 def _verify_es256(point, data, signature):
     """ECDSA P-256 SHA-256 over data; signature is r || s (RFC 7518 3.4)."""
+    import hashlib  # lazy: OAuth only
     if len(signature) != 64:
         return False
     r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
@@ -3682,6 +3708,7 @@ def _verify_es256(point, data, signature):
 
 def _verify_rs256(key, data, signature):
     """RSASSA-PKCS1-v1_5 with SHA-256 over data (RFC 8017 8.2.2)."""
+    import hashlib  # lazy: OAuth only
     n, e = key
     size = (n.bit_length() + 7) // 8
     value = int.from_bytes(signature, "big")
@@ -4028,6 +4055,7 @@ class _OAuthServer(object):
     def authorize(self, call):
         """No user here: a code at once, or an error, sent back by a redirect
         (RFC 6749 4.1.2); an error page where redirecting is unsafe."""
+        import urllib.parse  # lazy: OAuth only
         handler = call.handler
         try:
             client_id, client, redirect_uri = self.check_redirect(call)
@@ -4138,6 +4166,7 @@ class _OAuthServer(object):
     def authenticate(self, call):
         """The (client id, client, method) a token request authenticates as,
         by the one method it uses (RFC 6749 2.3); invalid_client if it fails."""
+        import hmac  # lazy: OAuth only
         client_id, secret = call.param("client_id"), call.param("client_secret")
         assertion_type = call.param("client_assertion_type")
         try:
@@ -4254,6 +4283,8 @@ class _OAuthServer(object):
     def grant_id_jag(self, call, client_id, client, method):
         """jwt-bearer with an ID-JAG from /idp/token (ID-JAG draft 4.4.1): no
         refresh token, the client gets a new ID-JAG instead."""
+        import hashlib  # lazy: OAuth only
+        import hmac  # lazy: OAuth only
         try:
             header, claims, signed, signature = _jwt_parts(call.param("assertion"))
         except ValueError:
@@ -4334,6 +4365,8 @@ class _OAuthServer(object):
 
     def sign(self, header, claims):
         """A compact JWS of claims, HS256 with our secret."""
+        import hashlib  # lazy: OAuth only
+        import hmac  # lazy: OAuth only
         signed = _b64url(_encode(header)) + "." + _b64url(_encode(claims))
         mac = hmac.new(self.secret, signed.encode("ascii"), hashlib.sha256).digest()
         return signed + "." + _b64url(mac)
@@ -4343,10 +4376,21 @@ class _OAuthServer(object):
 # Command line
 # ---------------------------------------------------------------------------
 
+def _help_formatter(prog):
+    """argparse's help formatter, $COLUMNS or 80 wide, as before Python 3.8.
+    Since, it has shutil look up the terminal's width once per argument, and
+    importing shutil is a tenth of a start."""
+    try:
+        width = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        width = 80
+    return argparse.HelpFormatter(prog, width=width - 2)
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         description="An MCP server (stdio, or HTTP with --http) that "
-                    "misbehaves on request.")
+                    "misbehaves on request.", formatter_class=_help_formatter)
     parser.add_argument("--mode", action="append", default=[],
                         metavar="MODE",
                         help="misbehaviour to switch on; repeatable or "

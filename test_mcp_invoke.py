@@ -5,6 +5,7 @@ checks that no fake_server.py process this run started outlives a test.
 """
 
 import ast
+import atexit
 import base64
 import collections
 import contextlib
@@ -14,6 +15,7 @@ import io
 import itertools
 import json
 import os
+import py_compile
 import random
 import re
 import shlex
@@ -22,6 +24,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -33,8 +36,29 @@ import mcp_invoke
 from mcp_invoke import main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "fake_server.py")
 SCRIPT = os.path.join(HERE, "mcp_invoke.py")
+FAKE_SOURCE = os.path.join(HERE, "fake_server.py")
+
+# A run starts the fake server some 700 times and the client as a process some
+# 140 times: each starts from bytecode compiled here, once, instead of compiling
+# its source afresh (most of a start).
+#
+# The client runs as `python -m mcp_invoke` (CLIENT below), which loads
+# __pycache__/mcp_invoke.<tag>.pyc, compiled now from this checkout's source;
+# import checks it against the source's mtime and size, so an edited
+# mcp_invoke.py is never run from stale bytecode. __pycache__ is ignored by git.
+try:
+    py_compile.compile(SCRIPT, doraise=True)
+except OSError:
+    pass  # a checkout we cannot write to: -m compiles it on each start, as before
+# The fake server runs from a .pyc of its own, given as the script: a private
+# directory per run, so runs side by side (other checkouts, other Pythons) never
+# share one, removed when the run ends (by this process, not a fork of it).
+_BUILD = tempfile.mkdtemp(prefix="mcp_invoke_test_")
+FAKE = py_compile.compile(FAKE_SOURCE, cfile=os.path.join(_BUILD, "fake_server.pyc"),
+                          doraise=True)
+atexit.register(lambda pid=os.getpid(): os.getpid() == pid and shutil.rmtree(
+    _BUILD, ignore_errors=True))
 # Every fake server this run starts carries RUN_ID in its argv (the server
 # ignores it), so the teardown finds this run's servers and leaves those of
 # another run beside it alone. An argument, not an environment variable: the
@@ -45,6 +69,10 @@ FAKE_ARGS = [FAKE, "--run-id", RUN_ID]
 # -S: no site module. The servers need only the standard library, and some
 # machines' site hooks cost more than a server's whole start.
 SERVER = [sys.executable, "-S"] + FAKE_ARGS
+# The client as a process of its own; run it with _client_env() and, unless the
+# test picks another, HERE as its working directory (see _client). -S as for
+# the servers: the client too needs only the standard library.
+CLIENT = [sys.executable, "-S", "-m", "mcp_invoke"]
 
 
 def fake(*modes, **options):
@@ -75,14 +103,31 @@ def _fake_servers():
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
-        try:
-            with open("/proc/%s/cmdline" % name, "rb") as f:
-                cmdline = f.read()
-        except (IOError, OSError):
-            continue
-        if RUN_ID.encode() in cmdline and _alive(int(name)):
+        if RUN_ID.encode() in _proc_file("/proc/%s/cmdline" % name) and _alive(int(name)):
             found.append(int(name))
     return found
+
+
+def _proc_file(path):
+    """What a /proc file holds; b"" once its process has gone. Read with
+    os.read, a third of the cost of a file object: every test reads one
+    per process on the machine."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError:
+        pass  # gone while being read
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 @pytest.fixture(autouse=True)
@@ -133,6 +178,89 @@ def wait_for(predicate, timeout=10.0):
             return True
         time.sleep(0.01)
     return False
+
+
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def _default_signals():
+    """In a child about to exec: SIGINT and SIGQUIT as in a foreground job (a
+    background job ignores both, and an ignored signal stays so across exec)."""
+    for signum in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _client_env(env=None):
+    """env (default: ours) with HERE first on PYTHONPATH. -m looks for
+    mcp_invoke in the working directory first, then on PYTHONPATH: so CLIENT
+    runs this checkout's in HERE, and in a directory of the test's too."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join([HERE] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+def _client(args, **kw):
+    """CLIENT with args as a process, stdout and stderr piped, in HERE unless
+    cwd says otherwise."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("cwd", HERE)
+    kw["env"] = _client_env(kw.get("env"))
+    return subprocess.Popen(CLIENT + args, stderr=subprocess.PIPE,
+                            preexec_fn=_default_signals, **kw)
+
+
+@contextlib.contextmanager
+def _on_a_terminal(argv, env=None, stdout=None):
+    """``argv`` run in HERE on a pseudo-terminal of its own, as the terminal's
+    one job: in a session of its own, the terminal its controlling terminal
+    (so Ctrl-C reaches it), its stdin and stderr, and its stdout unless
+    ``stdout`` says otherwise. Yields the terminal's fd and the Popen; the
+    process must end within 10 s of the block (it is killed if the block
+    fails)."""
+    import fcntl
+    import pty
+    import termios
+
+    def own_terminal():  # what pty.fork() does, with setsid (start_new_session) before it
+        _default_signals()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    fd, tty = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=tty, stdout=tty if stdout is None else stdout,
+                            stderr=tty, cwd=HERE, env=env, start_new_session=True,
+                            preexec_fn=own_terminal)
+    os.close(tty)
+    try:
+        yield fd, proc
+        proc.wait(timeout=10)
+    finally:
+        os.close(fd)
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def _pty_until(fd, wanted, seen, timeout=10.0):
+    """``seen`` (bytes) and what the terminal shows after it, read until
+    ``wanted`` is in them; returns them."""
+    import select
+    deadline = time.monotonic() + timeout
+    while wanted not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, "no %r on the terminal; it showed %r" % (wanted, seen[-400:])
+        if select.select([fd], [], [], left)[0]:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: the other side closed
+                chunk = b""
+            assert chunk, "it ended before %r; it showed %r" % (wanted, seen[-400:])
+            seen += chunk
+    return seen
 
 
 # ---------------------------------------------------------------------------
@@ -365,7 +493,7 @@ def usage_error(function, *args):
     return str(info.value)
 
 
-# -- types ---------------------------------------------------------------------
+# -- types ------------------------------------------------------------------
 
 def test_valid_arguments_have_no_problem():
     schema = tool({"q": {"type": "string"}, "n": {"type": "integer"}}, ["q"])
@@ -431,7 +559,7 @@ def test_long_values_are_cut_short_in_messages():
     assert len(message) < 100
 
 
-# -- objects -------------------------------------------------------------------
+# -- objects ----------------------------------------------------------------
 
 def test_missing_required_argument_is_named():
     assert check({}, tool({"query": {"type": "string"}}, ["query"])) == \
@@ -481,7 +609,7 @@ def test_properties_only_apply_to_objects():
     assert check("text", {"properties": {"a": {"type": "integer"}}, "required": ["a"]}) is None
 
 
-# -- arrays --------------------------------------------------------------------
+# -- arrays -----------------------------------------------------------------
 
 def test_array_items_are_named_by_index():
     schema = tool({"tags": {"type": "array", "items": {"type": "string"}}})
@@ -505,7 +633,7 @@ def test_min_and_max_items():
     assert check({"tags": [1, 2]}, schema) is None
 
 
-# -- enum and const ------------------------------------------------------------
+# -- enum and const ---------------------------------------------------------
 
 def test_enum_lists_the_allowed_values():
     schema = tool({"mode": {"enum": ["a", "b"]}})
@@ -532,7 +660,7 @@ def test_const():
     assert check(0, {"const": False}) is not None
 
 
-# -- numbers -------------------------------------------------------------------
+# -- numbers ----------------------------------------------------------------
 
 def test_minimum_and_maximum_are_inclusive():
     schema = {"minimum": 1, "maximum": 10}
@@ -557,7 +685,7 @@ def test_numeric_keywords_ignore_non_numbers():
     assert check(True, {"maximum": 0}) is None
 
 
-# -- strings -------------------------------------------------------------------
+# -- strings ----------------------------------------------------------------
 
 def test_min_and_max_length_count_code_points():
     schema = {"minLength": 2, "maxLength": 3}
@@ -581,7 +709,7 @@ def test_string_keywords_ignore_non_strings():
     assert check(5, {"pattern": "^a$", "minLength": 3}) is None
 
 
-# -- combinations --------------------------------------------------------------
+# -- combinations -----------------------------------------------------------
 
 def test_all_of_reports_the_first_failing_schema():
     schema = {"allOf": [{"type": "integer"}, {"minimum": 5}]}
@@ -616,7 +744,7 @@ def test_one_of_needs_exactly_one_match():
         "the arguments: does not match any allowed schema"
 
 
-# -- boolean schemas and $ref --------------------------------------------------
+# -- boolean schemas and $ref -----------------------------------------------
 
 def test_boolean_schemas():
     assert check({"a": 1}, True) is None
@@ -684,7 +812,7 @@ def test_malformed_schema_parts_are_ignored():
     assert check(1, "not a schema") is None
 
 
-# -- draft 2020-12: applicators and annotations --------------------------------
+# -- draft 2020-12: applicators and annotations -----------------------------
 
 def test_pattern_properties_are_not_additional():
     schema = tool({"name": {}}, patternProperties={"^x-": {"type": "integer"}},
@@ -771,7 +899,7 @@ def test_property_names_and_counts():
         "the arguments: expected at most 1 property, got 2"
 
 
-# -- draft 2020-12: values -----------------------------------------------------
+# -- draft 2020-12: values --------------------------------------------------
 
 def test_unique_items_compare_as_json_does():
     schema = tool({"tags": {"uniqueItems": True}})
@@ -809,7 +937,7 @@ def test_formats_are_annotations_unless_asked_for():
     assert check("anything", {"format": "hostname"}, formats=True) is None
 
 
-# -- references and dialects ---------------------------------------------------
+# -- references and dialects ------------------------------------------------
 
 def test_an_external_ref_is_named_when_a_value_reaches_it():
     schema = tool({"x": {"$ref": "https://example.com/s.json"}})
@@ -883,7 +1011,7 @@ def test_a_catastrophic_pattern_property_hits_the_time_bound():
         "the arguments: could not be checked against the schema within 0.2s"
 
 
-# -- JSONC ---------------------------------------------------------------------
+# -- JSONC ------------------------------------------------------------------
 
 def test_jsonc_strips_line_and_block_comments():
     text = '// head\n{ /* a */ "a": 1, // tail\n /* multi\n line */ "b": [2] }'
@@ -928,7 +1056,7 @@ def test_plain_json_passes_through_unchanged():
     assert _load_jsonc(text, "f") == json.loads(text)
 
 
-# -- config files --------------------------------------------------------------
+# -- config files -----------------------------------------------------------
 
 def test_mcp_servers_format(tmp_path):
     path = write(tmp_path, '{"mcpServers": {"a": {"command": "x"}}}')
@@ -1099,7 +1227,7 @@ def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
     assert _expand("${env:workspaceFolder}", {"workspaceFolder": "/w"}, "w") == "/w"
 
 
-# -- describing servers --------------------------------------------------------
+# -- describing servers -----------------------------------------------------
 
 def test_describe_servers_shows_raw_commands_and_urls():
     servers = {"time": {"command": "uvx", "args": ["mcp-server-time", "--tz=${TZ}", "a b"]},
@@ -1661,11 +1789,6 @@ def test_progress_and_server_logs_go_to_stderr(capsys):
     assert out == "logged\n" and err == ""
 
 
-class _Terminal(io.StringIO):
-    def isatty(self):
-        return True
-
-
 def test_progress_is_one_rewritten_line_on_a_terminal():
     term = _Terminal()
     diag = mcp_invoke._Diagnostics(term)
@@ -2200,15 +2323,6 @@ def test_help_and_version(capsys):
 # The real script: signals, pipes
 # ---------------------------------------------------------------------------
 
-def _script(args, **kw):
-    def default_signals():
-        for signum in (signal.SIGINT, signal.SIGQUIT):  # a background job ignores both
-            signal.signal(signum, signal.SIG_DFL)
-    kw.setdefault("stdout", subprocess.PIPE)
-    return subprocess.Popen([sys.executable, SCRIPT] + args, stderr=subprocess.PIPE,
-                            preexec_fn=default_signals, **kw)
-
-
 def _asleep(pid):
     """True while process ``pid`` sleeps in a system call (state S). Once the
     server has read a call, the script sleeps nowhere but in its wait for the
@@ -2221,20 +2335,20 @@ def _asleep(pid):
 
 
 def _cold_start():
-    """Seconds the real script takes, on this machine now, to start and exit
-    (it is compiled afresh each time): the unit a window is scaled by when it
-    must outlast a client that starts after it opened."""
+    """Seconds the client takes, on this machine now, to start and exit: the
+    unit a window is scaled by when it must outlast a client that starts after
+    it opened."""
     started = time.monotonic()
-    assert _script(["--version"]).communicate(timeout=60)[0].startswith(b"mcp_invoke ")
+    assert _client(["--version"]).communicate(timeout=60)[0].startswith(b"mcp_invoke ")
     return time.monotonic() - started
 
 
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     def like_nohup():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    proc = subprocess.Popen([sys.executable, SCRIPT, "call", "slow", "steps=3", "delay=0.3",
-                             "--"] + SERVER, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=like_nohup)
+    proc = subprocess.Popen(CLIENT + ["call", "slow", "steps=3", "delay=0.3", "--"] + SERVER,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=like_nohup, cwd=HERE, env=_client_env())
     assert proc.stderr.readline().startswith(b"[progress] 1/3")  # the call is under way
     proc.send_signal(signal.SIGHUP)
     out, err = proc.communicate(timeout=20)
@@ -2248,7 +2362,7 @@ def test_a_hangup_ignored_as_under_nohup_stays_ignored():
 ])
 def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, code, word):
     log = tmp_path / "rec"
-    proc = _script(["call", "echo", "text=x", "--"] + fake("hang-call", record=log))
+    proc = _client(["call", "echo", "text=x", "--"] + fake("hang-call", record=log))
     try:
         assert wait_for(lambda: any(r.get("method") == "tools/call" for r in records(log)))
         assert wait_for(lambda: _asleep(proc.pid))  # past the write, waiting for the answer
@@ -2267,7 +2381,7 @@ def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, co
 def _hung_call(tmp_path, n):
     """The real script hung in a tools/call; (its Popen, the server's process group)."""
     log = tmp_path / ("rec%d" % n)
-    proc = _script(["--timeout", "60", "call", "echo", "text=x", "--"]
+    proc = _client(["--timeout", "60", "call", "echo", "text=x", "--"]
                    + fake("hang-call", record=log))
     try:
         assert wait_for(lambda: any(r.get("method") == "tools/call" for r in records(log)))
@@ -2282,11 +2396,7 @@ def _hung_call(tmp_path, n):
 
 
 def _cmdline(pid):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-    except (IOError, OSError):
-        return ""
+    return _proc_file("/proc/%d/cmdline" % pid).decode("utf-8", "replace")
 
 
 def _group_gone(pgid):
@@ -2350,7 +2460,7 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     log = tmp_path / "rec"
     requests = "".join(json.dumps({"method": "tools/call", "params": {
         "name": "echo", "arguments": {"text": str(i)}}}) + "\n" for i in range(3))
-    proc = _script(["batch", "--"] + fake("hang-call", record=log), stdin=subprocess.PIPE,
+    proc = _client(["batch", "--"] + fake("hang-call", record=log), stdin=subprocess.PIPE,
                    start_new_session=True)
     try:
         proc.stdin.write(requests.encode())
@@ -2376,7 +2486,7 @@ def test_a_full_disk_under_stdout_is_one_line_exit_2():
     env = dict(os.environ)
     env.pop("PYTHONUNBUFFERED", None)  # buffered: the failure shows at the last flush
     with open("/dev/full", "w") as full:
-        proc = _script(["call", "echo", "text=hi", "--"] + SERVER, stdout=full, env=env)
+        proc = _client(["call", "echo", "text=hi", "--"] + SERVER, stdout=full, env=env)
         _, err = proc.communicate(timeout=20)
     assert (proc.returncode, err) == (
         2, b"mcp_invoke: cannot write the output: No space left on device\n")
@@ -2389,14 +2499,14 @@ def test_help_and_version_on_a_full_disk_exit_2(args, unbuffered):
     # argparse itself would drop the failed write and exit 0.
     env = dict(os.environ, PYTHONUNBUFFERED=unbuffered)
     with open("/dev/full", "w") as full:
-        proc = _script(args, stdout=full, env=env)
+        proc = _client(args, stdout=full, env=env)
         _, err = proc.communicate(timeout=20)
     assert (proc.returncode, err) == (
         2, b"mcp_invoke: cannot write the output: No space left on device\n")
 
 
 def test_stdout_closed_early_is_not_a_traceback():
-    proc = _script(["call", "big", "size=2000000", "--"] + SERVER, stdin=subprocess.DEVNULL)
+    proc = _client(["call", "big", "size=2000000", "--"] + SERVER, stdin=subprocess.DEVNULL)
     first = proc.stdout.read(1)
     proc.stdout.close()
     err = proc.stderr.read()
@@ -2408,7 +2518,7 @@ def test_stdout_closed_early_is_not_a_traceback():
 def test_readme_demo_command_runs_as_written():
     out = subprocess.check_output(
         [sys.executable, SCRIPT, "call", "web_search", '{"query": "x"}', "--",
-         sys.executable] + FAKE_ARGS, stderr=subprocess.STDOUT, cwd=HERE)
+         sys.executable, FAKE_SOURCE, "--run-id", RUN_ID], stderr=subprocess.STDOUT, cwd=HERE)
     assert json.loads(out.decode())["base_resp"]["status_code"] == 0
 
 
@@ -2438,14 +2548,18 @@ def _readme_examples():
 def test_readme_examples_print_what_the_readme_shows(tmp_path):
     examples = _readme_examples()
     assert len(examples) >= 10
-    python = shlex.quote(sys.executable) + " "
+    # Client and server from their bytecode, the server marked with RUN_ID
+    # (test_readme_demo_command_runs_as_written runs the scripts themselves).
+    argv = {"python3 mcp_invoke.py": CLIENT, "python3 fake_server.py": SERVER,
+            "python3": [sys.executable]}
+    words = re.compile(r"python3 mcp_invoke\.py|python3 fake_server\.py|python3")
+    lines = [words.sub(lambda m: " ".join(map(shlex.quote, argv[m.group()])), command)
+             for command, _ in examples]
     # All at once, so the suite stays fast; each as on a first run (its own era cache).
-    marked = "fake_server.py --run-id %s" % RUN_ID
-    procs = [subprocess.Popen(["bash", "-c", command.replace("python3 ", python).replace(
-                 "fake_server.py", marked)], cwd=HERE,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(i))))
-             for i, (command, _) in enumerate(examples)]
+    procs = [subprocess.Popen(["bash", "-c", line], cwd=HERE, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=_client_env(dict(
+                                  os.environ, XDG_CACHE_HOME=str(tmp_path / str(i)))))
+             for i, line in enumerate(lines)]
     for (command, expected), proc in zip(examples, procs):
         shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
         if expected[-1:] == ["..."]:  # the README shows the first lines only
@@ -2891,28 +3005,11 @@ def test_modern_ping_and_batch_with_input(capsys, tmp_path):
     assert len(second["result"]["tools"]) == 19 and code == 0
 
 
-def _expect(fd, text, seen, timeout=10.0):
-    """Read the terminal until ``text`` has appeared; returns all read so far."""
-    import select
-    deadline = time.monotonic() + timeout
-    while text not in seen[0]:
-        remaining = deadline - time.monotonic()
-        assert remaining > 0, "no %r on the terminal; it shows %r" % (text, seen[0])
-        if select.select([fd], [], [], remaining)[0]:
-            seen[0] += os.read(fd, 4096).decode("utf-8", "replace")
-    return seen[0]
-
-
 @pytest.mark.parametrize("era", ERAS)
 def test_interactive_elicitation_asks_on_the_terminal(era):
-    import pty
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, SCRIPT, "call", "ask_all", "--"] + era_server(era),
-                            stdin=slave, stderr=slave, stdout=subprocess.PIPE)
-    os.close(slave)
-    seen = [""]
-    try:
-        _expect(master, "fake-server asks: Who are you?", seen)
+    with _on_a_terminal(CLIENT + ["call", "ask_all", "--"] + era_server(era), _client_env(),
+                        stdout=subprocess.PIPE) as (fd, proc):
+        seen = _pty_until(fd, b"fake-server asks: Who are you?", b"")
         review = "[A]ccept and send, [e]dit an answer, [d]ecline, [c]ancel: "
         for question, answer in [
                 ("name - Your name: ", b"\n"),  # required: asked again
@@ -2929,15 +3026,9 @@ def test_interactive_elicitation_asks_on_the_terminal(era):
                 ("fake-server asks: Sign in\r\n  URL:  https://example.com/login\r\n"
                  "  host: \x1b[1;4mexample.com\x1b[0m\r\n", b""),
                 ("Open it in your browser, then press Enter (Ctrl-D declines): ", b"\n")]:
-            _expect(master, question, seen)
-            os.write(master, answer)
+            seen = _pty_until(fd, question.encode(), seen)
+            os.write(fd, answer)
         out = proc.stdout.read()
-        proc.wait(timeout=10)
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        os.close(master)
     assert proc.returncode == 0
     assert out.decode().splitlines()[:2] == ['name: accept {"age":31,"color":"red","name":"Ada"}',
                                              "login: accept"]
@@ -3351,9 +3442,10 @@ def test_a_huge_timeout_is_fine(capsys):
 
 def test_closed_stdout_and_stderr_are_not_tracebacks():
     closed = subprocess.run(
-        "%s %s ping -- %s >&-; echo $?; %s %s call nope -- %s 2>&-; echo $?" % (
-            sys.executable, SCRIPT, " ".join(SERVER), sys.executable, SCRIPT, " ".join(SERVER)),
-        shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        "%s ping -- %s >&-; echo $?; %s call nope -- %s 2>&-; echo $?" % (
+            " ".join(CLIENT), " ".join(SERVER), " ".join(CLIENT), " ".join(SERVER)),
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE,
+        env=_client_env())
     assert closed.stdout.split() == [b"0", b"3"] and closed.stderr == b""
 
 
@@ -3467,11 +3559,11 @@ def test_lone_surrogates_are_escaped_not_replaced(capsys):
 def test_a_bad_batch_line_is_printed_as_soon_as_the_lines_before_it(tmp_path):
     lines = ['{"method": "ping"}', "not json",
              '{"method": "tools/call", "params": {"name": "echo", "arguments": {}}}']
-    # The third line's timeout is far longer than the script takes to start
+    # The third line's timeout is far longer than the client takes to start
     # (measured now), so the first two lines come well before it, however
     # loaded the machine.
     timeout = round(5 + 10 * _cold_start(), 1)
-    proc = _script(["--timeout", str(timeout), "batch", "--"] + fake("hang-call"),
+    proc = _client(["--timeout", str(timeout), "batch", "--"] + fake("hang-call"),
                    stdin=subprocess.PIPE)
     try:
         started = time.monotonic()
@@ -3791,11 +3883,6 @@ def test_a_url_host_is_shown_and_doubted_when_it_may_imitate_another():
     for url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "http://[::1"):
         assert mcp_invoke._url_host(url)[1] == [
             "the URL is not an http or https address with a host"]
-
-
-class _Terminal(io.StringIO):
-    def isatty(self):
-        return True
 
 
 @pytest.mark.parametrize("typed, answer", [
@@ -4595,7 +4682,7 @@ TIMEOUT = 5
 @contextlib.contextmanager
 def _server(*args):
     """Run fake_server.py --http 0 ARGS; yield (process, port)."""
-    proc = subprocess.Popen([sys.executable] + FAKE_ARGS + ["--http", "0"] + list(args),
+    proc = subprocess.Popen(SERVER + ["--http", "0"] + list(args),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -4733,7 +4820,7 @@ def test_http_exits_143_on_sigterm():
 
 def test_http_refuses_stdio_only_modes_and_http_modes_need_http():
     for argv in (["--http", "0", "--mode", "bytewise"], ["--mode", "sse"]):
-        proc = subprocess.Popen([sys.executable] + FAKE_ARGS + argv,
+        proc = subprocess.Popen(SERVER + argv,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         out, err = proc.communicate(timeout=TIMEOUT)
@@ -5339,7 +5426,7 @@ def test_proxies_come_from_the_environment_as_curl_reads_it():
 def test_http_ctrl_c_ends_a_hung_call_at_once_and_cancels_it(era, tmp_path):
     log = tmp_path / "rec"
     with _http("--era", era, "--mode", "hang-call", "--record", str(log)) as url:
-        proc = _script(["--timeout", "60", "--url", url, "call", "echo", "text=x"])
+        proc = _client(["--timeout", "60", "--url", url, "call", "echo", "text=x"])
         try:
             assert wait_for(lambda: any(r.get("method") == "tools/call"
                                         for r in records(log)))
@@ -5589,13 +5676,13 @@ def test_http_200mb_against_max_bytes_1m_ends_at_once_with_memory_near_the_cap(f
                    "stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); print(code, "
                    "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
         started = time.monotonic()
-        out = subprocess.check_output([sys.executable, "-c", measure, sys.executable, SCRIPT,
-                                       "--url", url, "--max-bytes", "1M", "call", "big",
-                                       "size=1"])
+        out = subprocess.check_output([sys.executable, "-c", measure] + CLIENT + [
+            "--url", url, "--max-bytes", "1M", "call", "big", "size=1"],
+            cwd=HERE, env=_client_env())
         elapsed = time.monotonic() - started
         started = time.monotonic()
-        baseline = subprocess.check_output([sys.executable, "-c", measure, sys.executable,
-                                            SCRIPT, "--version"])
+        baseline = subprocess.check_output([sys.executable, "-c", measure] + CLIENT + [
+            "--version"], cwd=HERE, env=_client_env())
         start_up = time.monotonic() - started  # the same two starts, nothing read
     code, peak = map(int, out.split())
     # At once: twice what the starts alone take, and 5 s for the 1 MB read.
@@ -5789,7 +5876,7 @@ def test_proxies_from_the_environment_carry_https_and_http(capsys, tmp_path, mon
 
 def test_a_stderr_nobody_reads_cannot_hold_the_run_past_ctrl_c():
     # -v relays the server's 2 MB of stderr to ours, which nobody reads here.
-    proc = _script(["-v", "--timeout", "60", "call", "echo", "text=x", "--"]
+    proc = _client(["-v", "--timeout", "60", "call", "echo", "text=x", "--"]
                    + fake("flood-stderr", "hang-call", size=2000000))
     try:
         assert wait_for(lambda: _wchan(proc.pid) == "anon_pipe_write" or proc.poll(), 10)
@@ -6818,8 +6905,9 @@ def test_oauth_library_client_authorizes_headless_and_checks_its_options(tmp_pat
         mcp_invoke.Client(command=SERVER, oauth={"headless": True})
 
 
-# -- OAuth against hostile authorization servers -----------------------------------
-
+# ---------------------------------------------------------------------------
+# OAuth against hostile authorization servers
+# ---------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def _hostile_as(routes):
@@ -6961,9 +7049,10 @@ def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real
         tmp_path, oauth_cache):
     with _oauth_server(tmp_path) as (url, record):
         proc = subprocess.Popen(
-            [sys.executable, SCRIPT, "--timeout", "5", "--url", url, "--oauth-cache",
-             oauth_cache, "--oauth-listen", "call", "echo", "text=listened"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            CLIENT + ["--timeout", "5", "--url", url, "--oauth-cache", oauth_cache,
+                      "--oauth-listen", "call", "echo", "text=listened"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=HERE, env=_client_env())
         try:
             line = b""
             while b"/as/authorize?" not in line:
@@ -6996,33 +7085,21 @@ def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real
 @pytest.mark.parametrize("paste", ["url", "code"])
 def test_oauth_on_a_terminal_the_person_pastes_the_redirect_or_the_code(paste, tmp_path,
                                                                         oauth_cache):
-    import pty
-    with _oauth_server(tmp_path) as (url, record):
-        master, slave = pty.openpty()
-        proc = subprocess.Popen([sys.executable, SCRIPT, "--timeout", "5", "--url", url,
-                                 "--oauth-cache", oauth_cache, "call", "echo", "text=pasted"],
-                                stdin=slave, stderr=slave, stdout=subprocess.PIPE)
-        os.close(slave)
-        seen = [""]
-        try:
-            _expect(master, "(or the code alone): ", seen)
-            authorize = re.search(r"http://[^\s\x1b]+/as/authorize\?[^\s\x1b]+", seen[0]).group()
-            answer = http.client.HTTPConnection("127.0.0.1", urllib.parse.urlsplit(url).port,
-                                                timeout=5)
-            answer.request("GET", "/as/authorize?" + authorize.split("?", 1)[1])
-            location = answer.getresponse().getheader("Location")
-            pasted = location if paste == "url" else urllib.parse.parse_qs(
-                urllib.parse.urlsplit(location).query)["code"][0]
-            os.write(master, pasted.encode() + b"\n")
-            out = proc.stdout.read()
-            proc.wait(timeout=10)
-        finally:
-            proc.kill()
-            proc.wait()
-            proc.stdout.close()
-            os.close(master)
+    with _oauth_server(tmp_path) as (url, record), _on_a_terminal(
+            CLIENT + ["--timeout", "5", "--url", url, "--oauth-cache", oauth_cache, "call",
+                      "echo", "text=pasted"], _client_env(), stdout=subprocess.PIPE) as (fd, proc):
+        seen = _pty_until(fd, b"(or the code alone): ", b"").decode("utf-8", "replace")
+        authorize = re.search(r"http://[^\s\x1b]+/as/authorize\?[^\s\x1b]+", seen).group()
+        answer = http.client.HTTPConnection("127.0.0.1", urllib.parse.urlsplit(url).port,
+                                            timeout=5)
+        answer.request("GET", "/as/authorize?" + authorize.split("?", 1)[1])
+        location = answer.getresponse().getheader("Location")
+        pasted = location if paste == "url" else urllib.parse.parse_qs(
+            urllib.parse.urlsplit(location).query)["code"][0]
+        os.write(fd, pasted.encode() + b"\n")
+        out = proc.stdout.read()
     assert (proc.returncode, out) == (0, b"pasted\n")
-    assert "open this URL in a browser to authorize mcp_invoke:" in seen[0]
+    assert "open this URL in a browser to authorize mcp_invoke:" in seen
     assert _steps(record).count(("POST", "/as/token")) == 1
 
 
@@ -7096,9 +7173,10 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
     import socket
     with _oauth_server(tmp_path) as (url, record):
         proc = subprocess.Popen(
-            [sys.executable, SCRIPT, "--timeout", "5", "--url", url, "--oauth-cache",
-             oauth_cache, "--oauth-listen", "call", "echo", "text=listened"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            CLIENT + ["--timeout", "5", "--url", url, "--oauth-cache", oauth_cache,
+                      "--oauth-listen", "call", "echo", "text=listened"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=HERE, env=_client_env())
         idle = socket.socket()
         try:
             line = b""
@@ -7126,8 +7204,9 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
     assert (proc.returncode, out) == (0, b"listened\n")
 
 
-# -- Trust: the tool policy ---------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: the tool policy
+# ---------------------------------------------------------------------------
 
 def test_tools_shows_the_hints_a_server_declared_and_json_keeps_them_as_sent(capsys):
     code, out, err = run(capsys, "tools", "--", *fake("annotated"))
@@ -7270,8 +7349,9 @@ def test_a_tool_listed_twice_differently_is_refused_under_a_policy_only(capsys, 
     assert (code, out) == (0, "x\n")
 
 
-# -- Trust: pinning --------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: pinning
+# ---------------------------------------------------------------------------
 
 def _state(tmp_path, **state):
     """fake_server.py --state FILE: what the server offers, changed between runs."""
@@ -7474,7 +7554,7 @@ class _Coprocess(object):
     test (the client deadlocked) rather than hanging it."""
 
     def __init__(self, args, patience=60, **kw):
-        self.proc = _script(["batch"] + args, stdin=subprocess.PIPE, **kw)
+        self.proc = _client(["batch"] + args, stdin=subprocess.PIPE, **kw)
         self.patience = patience
         self.out = b""
 
@@ -7554,7 +7634,7 @@ def test_batch_reads_more_lines_than_it_reads_ahead_from_a_pipe_in_order():
     count = 600  # more than twice the lines read ahead, many times the window
     lines = "".join(json.dumps({"method": "tools/call", "params": _echo(str(n))}) + "\n"
                     for n in range(count)).encode()
-    proc = _script(["batch", "--"] + fake(), stdin=subprocess.PIPE)
+    proc = _client(["batch", "--"] + fake(), stdin=subprocess.PIPE)
     out, err = proc.communicate(lines, timeout=120)
     answers = [json.loads(line) for line in out.decode().splitlines()]
     assert (proc.returncode, err) == (0, b"")
@@ -7593,10 +7673,10 @@ def test_a_change_mid_batch_is_acted_on_when_the_next_lines_come_later(era, tmp_
 def test_a_streaming_command_ends_once_its_reader_has_gone(command):
     """`| head -n 1`: output stops, and so does the command, as tail -f does
     (endless input, endless updates)."""
-    line = command % (" ".join(shlex.quote(a) for a in [sys.executable, SCRIPT]),
+    line = command % (" ".join(shlex.quote(a) for a in CLIENT),
                       " ".join(shlex.quote(a) for a in fake()))
     proc = subprocess.Popen(["sh", "-c", line], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, cwd=HERE, env=_client_env())
     try:
         out, err = proc.communicate(timeout=120)  # a hang, not a time, is the failure
     except subprocess.TimeoutExpired:
@@ -7619,8 +7699,9 @@ def test_a_change_on_the_last_line_of_a_batch_is_reported_too(tmp_path, capsys):
                                  "the batch: tool 'echo' description changed\n")
 
 
-# -- Trust: hidden text ----------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Trust: hidden text
+# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("era", ERAS)
 def test_hidden_text_is_shown_and_warned_of_and_json_keeps_it(era, capsys):
@@ -7678,8 +7759,9 @@ def test_emoji_sequences_are_left_alone_and_everything_else_is_shown():
     assert mcp_invoke._hidden_text(flag) is None
 
 
-# -- Events ----------------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Events
+# ---------------------------------------------------------------------------
 
 def _event_lines(out):
     return [json.loads(line) for line in out.splitlines()]
@@ -7751,8 +7833,9 @@ def test_every_command_ends_its_events_with_one_result(command, capsys, tmp_path
     assert [e["event"] for e in events].count("result") == 1
 
 
-# -- Watching --------------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Watching
+# ---------------------------------------------------------------------------
 
 def _ticks(out):
     return [int(line.split()[1]) for line in out.splitlines()]
@@ -7846,7 +7929,7 @@ def test_watch_events_give_each_version_then_the_count(era, capsys):
 
 
 def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
-    proc = _script(["watch", "fake://clock", "--"] + fake("ticking", delay=0.05))
+    proc = _client(["watch", "fake://clock", "--"] + fake("ticking", delay=0.05))
     first = proc.stdout.readline()
     assert first.startswith(b"tick ")
     proc.send_signal(signal.SIGINT)
@@ -7855,8 +7938,9 @@ def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
     assert b"Traceback" not in err
 
 
-# -- The servers other clients configured ------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The servers other clients configured
+# ---------------------------------------------------------------------------
 
 def _every_format(home, project):
     """A home and a project holding a server in every config format read."""
@@ -8018,8 +8102,9 @@ def test_the_toml_subset_refuses_the_rest_with_a_line_number(text, why):
     assert re.match(r"c\.toml: not valid TOML \(line [12]\): " + re.escape(why), str(e.value))
 
 
-# -- Many servers: tools --all, server__tool, schema ---------------------------------------
-
+# ---------------------------------------------------------------------------
+# Many servers: tools --all, server__tool, schema
+# ---------------------------------------------------------------------------
 
 def _three_servers(directory):
     """./.mcp.json with two working servers (one modern) and one that cannot start."""
@@ -8109,8 +8194,9 @@ def test_a_codex_toml_config_runs_a_server(capsys, tmp_path):
     assert code == 0 and json.loads(out)["env"]["GREETING"] == "t"
 
 
-# -- The era, remembered -------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The era, remembered
+# ---------------------------------------------------------------------------
 
 def _eras(home):
     path = os.path.join(home, ".cache", "mcp_invoke", "eras.json")
@@ -8162,8 +8248,9 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
 
 
-# -- Tool lists, remembered ------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Tool lists, remembered
+# ---------------------------------------------------------------------------
 
 def _listings(trace):
     with open(str(trace)) as f:
@@ -8223,11 +8310,12 @@ def test_a_list_changed_or_a_pin_mismatch_drops_the_remembered_list(capsys, tmp_
     assert _listings(trace) == 1
 
 
-# -- Record and replay -----------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Record and replay
+# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("era", ERAS)
-def test_a_recorded_trace_replays_to_the_same_output(era, capsys, tmp_path):
+def test_a_recorded_trace_replays_to_the_same_output(era, capsys, tmp_path, monkeypatch):
     trace = str(tmp_path / "trace.jsonl")
     commands = [["call", "slow", "steps=2", "delay=0"], ["call", "add", "a=1", "b=2"],
                 ["--json", "call", "weather", "city=Oslo"]]
@@ -8237,17 +8325,20 @@ def test_a_recorded_trace_replays_to_the_same_output(era, capsys, tmp_path):
         assert run(capsys, "--trace", other, *(command + ["--"] + era_server(era)))[0] == 0
         with open(other) as f, open(trace, "a") as out:
             out.write(f.read())
-    replay = [sys.executable, SCRIPT, "replay", trace]
+    monkeypatch.chdir(HERE)  # the server's working directory, where -m finds mcp_invoke
+    replay = CLIENT + ["replay", trace]
     assert run(capsys, "tools", "--no-cache", "--", *replay) == first
     for command in commands[1:]:
         assert run(capsys, "--no-cache", *(command + ["--", *replay])) == \
             run(capsys, "--no-cache", *(command + ["--"] + era_server(era)))
 
 
-def test_replay_answers_what_was_not_recorded_with_the_nearest_request(capsys, tmp_path):
+def test_replay_answers_what_was_not_recorded_with_the_nearest_request(capsys, tmp_path,
+                                                                      monkeypatch):
     trace = str(tmp_path / "trace.jsonl")
     assert run(capsys, "--trace", trace, "call", "add", "a=1", "b=2", "--", *SERVER)[0] == 0
-    replay = [sys.executable, SCRIPT, "replay", trace]
+    monkeypatch.chdir(HERE)  # the server's working directory, where -m finds mcp_invoke
+    replay = CLIENT + ["replay", trace]
     code, out, err = run(capsys, "--no-cache", "call", "add", "a=1", "b=3", "--", *replay)
     assert (code, out) == (3, "")
     assert "replay: nothing recorded answers" in err and '"b": 3' in err
@@ -8290,7 +8381,9 @@ def test_under_a_pin_the_command_uses_the_listing_that_was_compared(capsys, tmp_
     assert results[1]["result"]["content"][0]["text"] == "x"
 
 
-# -- Against hostile servers: watch, events, pins, hidden text ---------------------------------
+# ---------------------------------------------------------------------------
+# Against hostile servers: watch, events, pins, hidden text
+# ---------------------------------------------------------------------------
 
 HOSTILE_WATCH = r'''
 import json, sys, time
@@ -8413,8 +8506,9 @@ def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
     assert (code, out) == (2, "") and 'the key "instructions" appears twice' in err
 
 
-# -- Shell completion ----------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Shell completion
+# ---------------------------------------------------------------------------
 
 def _completions(script, words):
     """What bash completes for ``words`` (the last one being completed)."""
@@ -8470,7 +8564,7 @@ def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_p
     with open(str(tmp_path / ".mcp.json"), "w") as f:
         json.dump({"mcpServers": {name: {"command": sys.executable, "args": FAKE_ARGS + [
             "--mode", "hang-init"]} for name in ("a", "b")}}, f)
-    proc = _script(["tools", "--all"], cwd=str(tmp_path),
+    proc = _client(["tools", "--all"], cwd=str(tmp_path),
                    env=dict(os.environ, HOME=str(tmp_path)))
     assert wait_for(lambda: len(_fake_servers()) == 2, 10)
     proc.send_signal(signal.SIGINT)
@@ -8509,8 +8603,9 @@ def test_a_config_path_that_is_no_file_is_a_warning_and_relative_xdg_is_ignored(
     assert os.path.exists(os.path.join(own_home, ".cache", "mcp_invoke", "eras.json"))
 
 
-# -- keep-alive sessions ----------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# Keep-alive sessions
+# ---------------------------------------------------------------------------
 
 @pytest.fixture
 def sessions(monkeypatch, tmp_path):
@@ -8530,7 +8625,7 @@ def sessions(monkeypatch, tmp_path):
 
 def _start(name, *argv, **kw):
     """session start NAME ARGV... as its own process; (exit code, stdout, stderr)."""
-    proc = _script(["session", "start", name] + list(argv), **kw)
+    proc = _client(["session", "start", name] + list(argv), **kw)
     out, err = proc.communicate(timeout=30)
     return proc.returncode, out.decode(), err.decode()
 
@@ -8578,9 +8673,9 @@ def test_a_session_keeps_the_servers_state_between_calls(sessions, capsys):
 
 def test_several_clients_at_once_each_get_their_own_answers(sessions):
     assert _start("many", "--", *fake())[0] == 0
-    procs = [_script(["--session", "many", "call", "echo", "text=client%d" % n])
+    procs = [_client(["--session", "many", "call", "echo", "text=client%d" % n])
              for n in range(6)]
-    slow = _script(["--session", "many", "call", "slow", "steps=3", "delay=0.05"])
+    slow = _client(["--session", "many", "call", "slow", "steps=3", "delay=0.05"])
     for n, proc in enumerate(procs):
         out, err = proc.communicate(timeout=30)
         assert (proc.returncode, out, err) == (0, b"client%d\n" % n, b"")
@@ -8698,7 +8793,7 @@ def test_through_a_session_the_calls_own_timeout_applies_and_the_session_goes_on
 def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
     record = tmp_path / "record"
     assert _start("c", "--", *fake(record=record))[0] == 0
-    proc = _script(["--session", "c", "call", "slow", "steps=20", "delay=0.05"])
+    proc = _client(["--session", "c", "call", "slow", "steps=20", "delay=0.05"])
     assert proc.stderr.readline().startswith(b"[progress] 1/20")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
@@ -8708,7 +8803,7 @@ def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
     call = [r for r in records(record) if r.get("method") == "tools/call"][0]
     cancelled = [r for r in records(record) if r.get("method") == "notifications/cancelled"]
     assert cancelled[0]["params"]["requestId"] == call["id"]  # the id the server saw
-    done = _script(["--session", "c", "call", "echo", "text=after"])
+    done = _client(["--session", "c", "call", "echo", "text=after"])
     assert done.communicate(timeout=20)[0] == b"after\n"
 
 
@@ -8748,8 +8843,9 @@ def test_session_stop_all_stops_every_session(sessions, capsys):
     assert all(wait_for(lambda: not _alive(pid)) for pid in pids)
 
 
-# -- the shell -------------------------------------------------------------------
-
+# ---------------------------------------------------------------------------
+# The shell
+# ---------------------------------------------------------------------------
 
 def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(capsys):
     lines = ("call echo text=hi\n\ncall nope\ncall echo\ncall add a=1 b=2 --json\n"
@@ -8773,7 +8869,7 @@ def test_the_shell_refuses_bytes_that_are_not_utf8_as_the_command_line_does(tmp_
     """A line is read as bytes: what is not UTF-8 is refused, never sent as
     surrogates; `help WORD` is help."""
     record = tmp_path / "record"
-    proc = _script(["shell", "--"] + fake(record=record), stdin=subprocess.PIPE)
+    proc = _client(["shell", "--"] + fake(record=record), stdin=subprocess.PIPE)
     out, err = proc.communicate(b"call echo text=\xff\xfe\nhelp call\ncall echo text=ok\n",
                                 timeout=60)
     assert proc.returncode == 0 and out.decode().endswith("ok\n")
@@ -8800,51 +8896,11 @@ def test_the_shell_through_a_session_leaves_it_running(sessions, capsys):
     assert out.startswith("sh  pid ") and "calls 4" in out
 
 
-def _pty_until(fd, wanted, seen, timeout=10.0):
-    """Read the terminal until ``wanted`` (bytes) shows; everything read so far."""
-    import select
-    deadline = time.monotonic() + timeout
-    while wanted not in seen:
-        left = deadline - time.monotonic()
-        assert left > 0, "no %r on the terminal; it showed %r" % (wanted, seen[-400:])
-        if select.select([fd], [], [], left)[0]:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # EIO: the other side closed
-                chunk = b""
-            assert chunk, "the shell ended before %r; it showed %r" % (wanted, seen[-400:])
-            seen += chunk
-    return seen
-
-
-@contextlib.contextmanager
-def _on_a_terminal(argv, env):
-    """``argv`` run on a pseudo-terminal of its own, the only process there (so
-    Ctrl-C reaches it); yields its fd and a list that gets its exit status once
-    the block has made it end (it is killed if the block fails)."""
-    import pty
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(argv[0], argv, env)
-    status = []
-    try:
-        yield fd, status
-        ended = []
-        assert wait_for(lambda: ended.append(os.waitpid(pid, os.WNOHANG)) or
-                        ended[-1][0] == pid), "it stayed"
-        status.append(ended[-1][1])
-    finally:
-        os.close(fd)
-        if not status:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-
-
 def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
     pytest.importorskip("readline")
     state = tmp_path / "state"
     env = dict(os.environ, XDG_STATE_HOME=str(state), TERM="dumb")
-    with _on_a_terminal([sys.executable, SCRIPT, "shell", "--"] + fake(), env) as (fd, status):
+    with _on_a_terminal(CLIENT + ["shell", "--"] + fake(), _client_env(env)) as (fd, proc):
         seen = _pty_until(fd, b"mcp> ", b"")
         os.write(fd, b"ca\t")
         seen = _pty_until(fd, b"call ", seen)
@@ -8863,7 +8919,7 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
         seen = _pty_until(fd, b"ok (", seen)
         seen = _pty_until(fd, b"mcp> ", seen[seen.index(b"ok ("):])
         os.write(fd, b"\x04")  # Ctrl-D: leave
-    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
+    assert proc.returncode == 0
     history = state / "mcp_invoke" / "history"
     assert history.read_text().splitlines()[-3:] == [
         "call echo text=hi", "call slow steps=30 delay=0.05", "ping"]
@@ -8871,7 +8927,7 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
 
 
 def test_sigterm_ends_the_shell_and_its_server():
-    proc = _script(["shell", "--"] + fake(), stdin=subprocess.PIPE)
+    proc = _client(["shell", "--"] + fake(), stdin=subprocess.PIPE)
     proc.stdin.write(b"call echo text=up\n")
     proc.stdin.flush()
     assert proc.stdout.readline() == b"up\n"
@@ -8882,15 +8938,15 @@ def test_sigterm_ends_the_shell_and_its_server():
 
 def test_the_shell_without_readline_prompts_with_input(tmp_path):
     code = ("import sys, runpy; sys.modules['readline'] = None; sys.argv = %r; "
-            "runpy.run_path(%r, run_name='__main__')"
-            % ([SCRIPT, "shell", "--"] + fake(), SCRIPT))
+            "runpy.run_module('mcp_invoke', run_name='__main__', alter_sys=True)"
+            % (["mcp_invoke", "shell", "--"] + fake()))
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), TERM="dumb")
-    with _on_a_terminal([sys.executable, "-c", code], env) as (fd, status):
+    with _on_a_terminal([sys.executable, "-c", code], _client_env(env)) as (fd, proc):
         seen = _pty_until(fd, b"mcp> ", b"")
         os.write(fd, b"call echo text=plain\n")
         seen = _pty_until(fd, b"plain\r\nmcp> ", seen)
         os.write(fd, b"\x04")
-    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
+    assert proc.returncode == 0
     assert not (tmp_path / "state" / "mcp_invoke" / "history").exists()
 
 
@@ -8903,7 +8959,7 @@ def test_a_session_log_stops_growing_at_its_cap(sessions, capsys):
 
 
 def test_starts_of_one_name_at_once_make_one_session(sessions):
-    procs = [_script(["session", "start", "race", "--"] + fake()) for _ in range(4)]
+    procs = [_client(["session", "start", "race", "--"] + fake()) for _ in range(4)]
     results = [(p.wait(timeout=30), p.stdout.read(), p.stderr.read()) for p in procs]
     started = [r for r in results if r[0] == 0]
     assert len(started) == 1 and started[0][1].startswith(b"started race (pid ")
@@ -9020,7 +9076,7 @@ def test_session_stop_signals_a_session_that_does_not_end_when_asked(sessions, m
     sampler.chmod(0o755)
     code, out, err = _start("busy", "--sampling-command", str(sampler), "--", *fake())
     pid = _session_pid(out)
-    caller = _script(["--session", "busy", "--timeout", "60", "call", "ask_sample"])
+    caller = _client(["--session", "busy", "--timeout", "60", "call", "ask_sample"])
     log = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke", "busy.log")
     assert wait_for(running.exists)  # the session is busy answering the server
     monkeypatch.setattr(mcp_invoke, "_STOP_WAIT", 0.5)  # asked, it would answer in 30 s
@@ -9060,7 +9116,7 @@ def test_legacy_watchers_share_a_subscription_and_keep_the_session_from_idling(s
     idle = round(4 * _cold_start(), 2)
     assert _start("ws", "--idle", str(idle), "--",
                   *fake("ticking", delay=idle / 3, record=record))[0] == 0
-    long_watch = _script(["--session", "ws", "--count", "6", "watch", "fake://clock"])
+    long_watch = _client(["--session", "ws", "--count", "6", "watch", "fake://clock"])
     assert long_watch.stderr.readline().startswith(b"--- fake://clock")
     code, out, err = run(capsys, "--session", "ws", "--count", "1", "watch", "fake://clock")
     assert code == 0 and out.count("tick") == 2
@@ -9266,15 +9322,15 @@ def test_shell_completion_lists_tool_names_neutralised_as_every_listing_does(tmp
     pytest.importorskip("readline")
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), TERM="dumb")
     odd = [u"a\u202etxt.exe", u"a\u009b31mred"]
-    with _on_a_terminal([sys.executable, SCRIPT, "shell", "--"] + fake("odd-names"),
-                        env) as (fd, status):
+    with _on_a_terminal(CLIENT + ["shell", "--"] + fake("odd-names"),
+                        _client_env(env)) as (fd, proc):
         seen = _pty_until(fd, b"mcp> ", b"")
         os.write(fd, b"call a")
         seen = _pty_until(fd, b"mcp> call a", seen)
         os.write(fd, b"\t\t")
         listing = _pty_until(fd, b"mcp> call a", _pty_until(fd, b"ask_url", b""))
         os.write(fd, b"\x15\x04")  # the line dropped, then Ctrl-D: leave
-    assert os.WIFEXITED(status[0]) and os.WEXITSTATUS(status[0]) == 0
+    assert proc.returncode == 0
     raw = [c for c in u"\u202e\u009b" if c.encode("utf-8") in listing]
     assert raw == [], listing
     for name in odd:
@@ -9302,8 +9358,11 @@ def test_completion_refuses_events_as_session_and_shell_do(capsys):
     assert (code, err) == (2, "mcp_invoke: --events is for one command, not completion\n")
     assert _event_lines(out) == [{"event": "error", "exit": 2, "message": "--events is for "
                                   "one command, not completion", "stderr_tail": ""}]
-# -- Promises kept: hostile input and the spec audit ----------------------------------------
 
+
+# ---------------------------------------------------------------------------
+# Promises kept: hostile input and the spec audit
+# ---------------------------------------------------------------------------
 
 # Every character Unicode's DerivedCoreProperties marks Default_Ignorable_Code_Point
 # that the hidden mode leaves out, and U+FFF9-FFFB (interlinear annotation): the
