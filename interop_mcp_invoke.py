@@ -511,11 +511,13 @@ def filesystem_cases(ctx):
           + S, 1, has("Access denied")),
         C("--read-only refuses write_file", ["--read-only", "call", "write_file",
                                              "path=" + p("x"), "content=x"] + S, 7),
-        # The server takes the roots in after it has answered, so the second
-        # call is the one that shows them.
+        # The server asks for the roots once initialized, and takes them in
+        # after it has answered what it was asked before them: a later call
+        # shows them. A slow start may put its question after the first call,
+        # so the third is the one judged.
         C("roots replace the allowed directories", ["--root", root + "/sub", "shell"] + S, 0,
           matches(r"Allowed directories:\n%s/sub\n\Z" % re.escape(root)),
-          stdin="call list_allowed_directories\n" * 2),
+          stdin="call list_allowed_directories\n" * 3),
         L("library: write, then read",
           "with open_client() as c:\n"
           "    c.call_tool('write_file', {'path': ROOT + '/lib.txt', 'content': 'from lib'})\n"
