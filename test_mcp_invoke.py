@@ -9930,3 +9930,20 @@ def test_the_command_line_part_touches_nothing_private_of_client_or_a_transport(
                          if isinstance(n, ast.Attribute) and n.attr in private
                          and not (isinstance(n.value, ast.Name) and n.value.id == "self")))
     assert touched == []
+
+
+def _banners(path):
+    lines = open(path).read().splitlines()
+    return [lines[i + 1][2:] for i in range(len(lines) - 2)
+            if lines[i].startswith("# ----") and lines[i + 2].startswith("# ----")]
+
+
+def test_the_suite_has_a_section_for_each_section_of_the_file_in_its_order():
+    """This file mirrors mcp_invoke.py: after its helpers, one section per
+    section of the file, in the file's order, named as it is; the tests of
+    the file's shape last."""
+    code = [title.split(":")[0] for title in _banners(SCRIPT)]
+    ours = _banners(os.path.abspath(__file__))
+    assert ours[0].startswith("Helpers") and ours[-1].startswith("The file's shape")
+    named = [title.split(":")[0] for title in ours[1:-1]]
+    assert named == code
