@@ -2076,6 +2076,17 @@ class _Transport(object):
         return None
 
 
+class _Asked(object):
+    """An inbox item: a question from the server held over from a wait, with
+    the time limit it is answered within (Client._hold_over)."""
+
+    __slots__ = ("message", "limit")
+
+    def __init__(self, message, limit):
+        self.message = message
+        self.limit = limit
+
+
 class _Failed(object):
     """An inbox item: request ``ident`` failed with ``error`` (an MCPError) in the
     transport, as one HTTP request can while the others go on."""
@@ -5967,7 +5978,8 @@ class Client(object):
         self._warned = {}  # warnings given, by kind
         self._deferred = []  # server requests that came while the era was unsettled
         self._racing = False  # the probe waits for discover and initialize alike
-        self._held_limit = None  # while those are answered: the time limit they share
+        self._held_over = collections.deque()  # what a wait cut short left (see _hold_over)
+        self._idle_until = None  # with nothing in flight, the server is answered until then
         self._batch_members = 0  # members of a traced batch still to come
         self._unresponsive = False  # a request timed out
         self._utf8_warned = False
@@ -6657,7 +6669,7 @@ class Client(object):
     def idle_limit(self, limit):
         """Answer what the server asks with no request in flight until ``limit``
         (monotonic), and refuse it at once after."""
-        self._held_limit = limit
+        self._idle_until = limit
 
     def _refill(self, window, requests, timeout):
         """Start requests until the window is full or none is ready; (no more
@@ -7050,6 +7062,9 @@ class Client(object):
                     return
                 if stop is not None and stop():
                     return
+                if self._held_over:  # before anything that came after it
+                    self._dispatch_until(self._held_over, calls, until, stop)
+                    continue
                 try:
                     inbox = self._transport.receive(deadline)
                 except MCPError as e:
@@ -7088,7 +7103,36 @@ class Client(object):
         while inbox and time.monotonic() < limit:
             self._dispatch(inbox.popleft())
             if all(call.done for call in calls) or stop is not None and stop():
-                return
+                break
+        if inbox and inbox is not self._held_over:
+            self._hold_over(inbox, calls)
+
+    def _hold_over(self, inbox, calls):
+        """Keep what a wait left for the next, each question from the server
+        charged to the requests in flight as it came: left by a call whose time
+        limit ran out, a burst is refused at once, not answered within the
+        limit of whatever request comes next."""
+        limit = self._charge(calls)
+        for _ in range(len(inbox)):  # a reader thread may add more: those come later
+            message = inbox.popleft()
+            if (isinstance(message, dict) and "id" in message
+                    and isinstance(message.get("method"), str)):
+                message = _Asked(message, limit)
+            self._held_over.append(message)
+
+    def _charge(self, calls=()):
+        """The time limit a question from the server is answered within: it asks
+        on behalf of the requests in flight (``calls``, just done, among them),
+        so it may take until the last of their time limits, and is refused once
+        they have passed; with none in flight, until the idle limit, or for one
+        request's time limit."""
+        limits = [call.limit for call in itertools.chain(calls, self._pending.values())
+                  if call.limit != float("inf")]  # a subscription's lasts for good
+        if limits:
+            return max(limits)
+        if self._idle_until is not None:
+            return self._idle_until
+        return time.monotonic() + _time_cap(self.timeout, self.max_time)
 
     def _expire(self, call, reason):
         """Give up on a call; tell the server (basic/utilities/cancellation), unless
@@ -7120,17 +7164,9 @@ class Client(object):
             call.done = True
         self._pending.clear()
 
-    def _dispatch(self, message):
-        if isinstance(message, _Noise):
-            return self._noise(message)
-        if isinstance(message, _Failed):  # one request, in the transport
-            call = self._pending.pop(message.ident, None)
-            if call is not None:
-                call.done, call.error = True, _for_method(message.error, call.method)
-            elif message.ident is None:  # a notification or an answer of ours
-                self._warn("server", "the server did not take our %s: %s"
-                           % (message.error.method or "answer", message.error.message))
-            return
+    def _dispatch(self, message, limit=None):
+        if not isinstance(message, dict):
+            return self._dispatch_other(message)
         if self.trace is not None:
             self._record("recv", frame=message)
         method = message.get("method")
@@ -7143,12 +7179,27 @@ class Client(object):
                            "string or an integer" % (_cut(method, _SHOW_CHARS),
                                                      _show(message["id"])))
             else:
-                self._server_request(message["id"], method, message.get("params"))
+                self._server_request(message["id"], method, message.get("params"), limit)
         elif _is_id(message.get("id")):
             self._response(message)
         else:
             self._warn("stray", "ignored a message that is neither request nor response: %s"
                        % json.dumps(message)[:120])
+
+    def _dispatch_other(self, item):
+        """An inbox item that is not a message: noise, a request the transport
+        failed, or a question held over (see _hold_over)."""
+        if isinstance(item, _Asked):
+            return self._dispatch(item.message, item.limit)
+        if isinstance(item, _Failed):  # one request, in the transport
+            call = self._pending.pop(item.ident, None)
+            if call is not None:
+                call.done, call.error = True, _for_method(item.error, call.method)
+            elif item.ident is None:  # a notification or an answer of ours
+                self._warn("server", "the server did not take our %s: %s"
+                           % (item.error.method or "answer", item.error.message))
+            return
+        return self._noise(item)
 
     def _response(self, message):
         call = self._pending.pop(message["id"], None)
@@ -7169,7 +7220,7 @@ class Client(object):
                 call.method, "both result and error" if "result" in message
                 else "neither result nor error"), call.method)
 
-    def _server_request(self, ident, method, params):
+    def _server_request(self, ident, method, params, limit=None):
         """A request from the server, by era: a legacy server's is answered, a
         modern server's never is (2026-07-28 basic/transports/stdio). While the
         era is unsettled it is held, but for a ping while the probe waits for
@@ -7177,7 +7228,7 @@ class Client(object):
         handshake, and wait for the answer (2025-11-25 basic/lifecycle); it may
         send nothing else until then."""
         if self.era == "legacy" and (not self._racing or method == "ping"):
-            self._answer(ident, method, params)
+            self._answer(ident, method, params, limit)
         elif self.era == "modern" and self.era_source is not None:
             self._unanswered_request(method)
         elif len(self._deferred) < _DEFERRED_MAX:
@@ -7187,12 +7238,9 @@ class Client(object):
         """What was held, as the era now stands (see _server_request); answering
         all of it takes one request's time limit at most."""
         deferred, self._deferred = self._deferred, []
-        self._held_limit = time.monotonic() + _time_cap(self.timeout, self.max_time)
-        try:
-            for request in deferred:
-                self._server_request(*request)
-        finally:
-            self._held_limit = None
+        limit = time.monotonic() + _time_cap(self.timeout, self.max_time)
+        for ident, method, params in deferred:
+            self._server_request(ident, method, params, limit)
 
     def _unanswered_request(self, method):
         """2026-07-28 basic/transports/stdio: the client MUST NOT write responses
@@ -7204,8 +7252,9 @@ class Client(object):
                    "asks for input in its results, and gets no responses"
                    % _cut(method, _SHOW_CHARS))
 
-    def _answer(self, ident, method, params):
-        """Answer a request from a legacy server: a result, or a JSON-RPC error."""
+    def _answer(self, ident, method, params, limit=None):
+        """Answer a request from a legacy server: a result, or a JSON-RPC error,
+        within ``limit`` (monotonic; see _charge)."""
         if self._transport.backlogged():
             # It sends requests but does not read the answers: queueing more
             # would grow without end.
@@ -7216,13 +7265,8 @@ class Client(object):
             return
         started = time.monotonic()
         message = {"jsonrpc": "2.0", "id": ident}
-        # It asks on behalf of the requests in flight: it may take until the
-        # last of their time limits, and is refused once they have passed;
-        # with none in flight (held while probing), all that was held shares one.
-        limits = [call.limit for call in self._pending.values()
-                  if call.limit != float("inf")]  # a subscription's lasts for good
-        limit = max(limits) if limits else self._held_limit or (
-            time.monotonic() + _time_cap(self.timeout, self.max_time))
+        if limit is None:
+            limit = self._charge()
         try:
             result = {} if method == "ping" else self._fulfil(method, _dict(params), None, limit)
             if result is None:

@@ -5713,6 +5713,29 @@ def test_max_time_bounds_a_burst_of_elicitations_whose_schema_backtracks(capsys)
     assert time.monotonic() - started < 2.5
 
 
+def test_questions_left_by_a_call_past_its_limit_are_not_charged_to_the_next(tmp_path):
+    # 20 samples asked in one write, each answered in 0.3 s: the call's 1 s
+    # runs out with most still unanswered. They came in during that call and
+    # are refused at once; answered under the next call's limit, they would
+    # use it up (each takes 0.3 s of its 1 s).
+    log, samples = tmp_path / "rec", []
+
+    def sample(params):
+        samples.append(params)
+        time.sleep(0.3)
+        return {"role": "assistant", "model": "m", "content": {"type": "text", "text": "4"}}
+    with mcp_invoke.Client(era_server("legacy", "sample-burst", record=log), timeout=5,
+                           max_time=1, on_sample=sample) as c:
+        with pytest.raises(mcp_invoke.RequestTimeout):
+            c.call_tool("echo", {"text": "x"})
+        asked = len(samples)
+        assert [tool["name"] for tool in c.list_tools()][:1] == ["echo"]
+    assert 1 <= asked < 20 and len(samples) == asked
+    answers = [r for r in client_lines(log) if str(r.get("id", "")).startswith("q")]
+    refused = [r for r in answers if r.get("error", {}).get("code") == -32603]
+    assert len(answers) == 20 and len(refused) == 20 - (asked - 1)
+
+
 def test_a_failing_warning_callback_loses_no_message():
     warnings = []
 
