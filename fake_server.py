@@ -2434,10 +2434,10 @@ class _HttpServer(_Server):
     """
 
     def __init__(self, options, session_id=None):
+        import queue  # lazy: --http only
         _Server.__init__(self, options)
         self.session_id = session_id
         self.version = None  # negotiated by initialize
-        import queue  # lazy: --http only
         self.lock = threading.Lock()  # one request at a time, as on stdio
         self.replies = queue.Queue()  # the client's responses, from POSTs
         self.cond = threading.Condition()  # guards streams and ended
@@ -3392,9 +3392,8 @@ class _Handler(object):
 class _Listener(object):
     """The HTTP server: legacy sessions by id, one sessionless modern server.
 
-    The methods of a socketserver.ThreadingMixIn and http.server.HTTPServer,
-    which _serve_http puts them on. Python 3.6 has no
-    http.server.ThreadingHTTPServer; that is the same.
+    The methods _serve_http puts on socketserver.ThreadingMixIn and
+    http.server.HTTPServer: the ThreadingHTTPServer Python 3.6 lacks.
     """
 
     daemon_threads = True
@@ -3434,7 +3433,8 @@ def _serve_http(options):
     class Handler(_Handler, http.server.BaseHTTPRequestHandler):
         pass
 
-    class Listener(_Listener, socketserver.ThreadingMixIn, http.server.HTTPServer):
+    class Listener(_Listener, socketserver.ThreadingMixIn,
+                   http.server.HTTPServer):
         pass
 
     listener = Listener(options, Handler)
@@ -4378,8 +4378,8 @@ class _OAuthServer(object):
 
 def _help_formatter(prog):
     """argparse's help formatter, $COLUMNS or 80 wide, as before Python 3.8.
-    Since, it has shutil look up the terminal's width once per argument, and
-    importing shutil is a tenth of a start."""
+    Since 3.8 it asks shutil for the terminal's width, once per argument
+    added, and importing shutil is a tenth of a start."""
     try:
         width = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
