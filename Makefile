@@ -43,17 +43,33 @@ PYTHONS = $(shell \
 # need a newer Python), so each pip resolves the pytest its Python supports.
 # PYTHONDONTWRITEBYTECODE is cleared for pytest, so it keeps the test module
 # with its asserts rewritten in __pycache__ instead of redoing that each run.
-PYTEST = PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q test_mcp_invoke.py
+#
+# The suite runs as SHARDS processes side by side (MCP_INVOKE_SHARD=K/N, see
+# _keep_shard in test_mcp_invoke.py): most of its time is spent waiting for
+# time limits to pass. Each shard's output is shown whole once all are done,
+# then one line for the run. SHARDS=1 runs it as one process.
+SHARDS ?= 2
+PYTEST = PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -p no:cacheprovider test_mcp_invoke.py
+SUITE = out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && start=$$(date +%s) && pids= && k=0 && \
+	while [ $$k -lt $(SHARDS) ]; do \
+	  MCP_INVOKE_SHARD=$$k/$(SHARDS) $(PYTEST) >"$$out/$$k" 2>&1 & pids="$$pids $$!"; \
+	  k=$$((k + 1)); \
+	done; \
+	status=0; for pid in $$pids; do wait $$pid || status=1; done; \
+	cat "$$out"/*; \
+	echo "test: $$(tail -qn 1 "$$out"/* | tr -d = | sed 's/^ *//; s/ *$$//' | paste -sd';' - \
+	  | sed 's/;/; /g') ($(SHARDS) shards, $$(($$(date +%s) - start)) s)"; \
+	exit $$status
 
 test:
 	@if $(PYTHON) -c 'import pytest' 2>/dev/null; then \
-	  $(PYTEST); \
+	  $(SUITE); \
 	else \
 	  dir="$(CURDIR)/.cache/pytest-$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" && \
 	  { PYTHONPATH="$$dir" $(PYTHON) -c 'import pytest' 2>/dev/null || \
 	    $(PYTHON) -m pip install --isolated --quiet --disable-pip-version-check \
 	      --upgrade --target "$$dir" pytest; } && \
-	  PYTHONPATH="$$dir$${PYTHONPATH:+:$$PYTHONPATH}" $(PYTEST); \
+	  export PYTHONPATH="$$dir$${PYTHONPATH:+:$$PYTHONPATH}" && $(SUITE); \
 	fi
 
 # One line per version; a failing version's whole output stays visible.

@@ -659,7 +659,7 @@ class _Deadline(object):
 
     __slots__ = ("at", "why")
 
-    def __init__(self, seconds, why):
+    def __init__(self, seconds, why=None):  # why: None where passing it says nothing
         self.at = time.monotonic() + min(seconds, _MAX_SECONDS)
         self.why = why
 
@@ -807,10 +807,10 @@ def _read_waiting(path, wait):
     import select  # lazy: only for files read this way
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        deadline, parts, size = time.monotonic() + wait, [], 0
+        deadline, parts, size = _Deadline(wait, "nothing came from it within %gs" % wait), [], 0
         while size <= _INPUT_LIMIT:
-            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                raise OSError(errno.ETIMEDOUT, "nothing came from it within %gs" % wait)
+            if not select.select([fd], [], [], deadline.left())[0]:
+                raise OSError(errno.ETIMEDOUT, deadline.why)
             try:
                 part = os.read(fd, _READ_SIZE)
             except BlockingIOError:
@@ -2528,14 +2528,14 @@ class _StdioTransport(_Transport):
 
     def _settle(self):
         """The connection ended: read what the server still says, then record why."""
-        deadline = time.monotonic() + _LINGER
-        while self._sel.get_map() and self._failure is None and time.monotonic() < deadline:
-            self._select(max(0.0, deadline - time.monotonic()))
+        deadline = _Deadline(_LINGER)
+        while self._sel.get_map() and self._failure is None and not deadline.passed():
+            self._select(deadline.left())
         if self._failure is not None:  # a protocol error read meanwhile says more
             return
         reason = self._lost_reason
         try:
-            returncode = self._proc.wait(max(0.0, deadline - time.monotonic()))
+            returncode = self._proc.wait(deadline.left())
             reason = "server " + _exit_status(returncode)
         except sys.modules["subprocess"].TimeoutExpired:  # loaded by start()
             returncode = None
@@ -2560,9 +2560,9 @@ class _StdioTransport(_Transport):
         self._closed = True
         grace = self.grace if grace is None else min(grace, self.grace)
         try:
-            deadline = time.monotonic() + min(grace, _LINGER)
-            while self._outq and self._failure is None and time.monotonic() < deadline:
-                self._select(deadline - time.monotonic())
+            deadline = _Deadline(min(grace, _LINGER))
+            while self._outq and self._failure is None and not deadline.passed():
+                self._select(deadline.left())
             self._set_writing(False)
             self._proc.stdin.close()
             pgid = self._proc.pid  # start_new_session: the pid is the process group id
@@ -2601,7 +2601,7 @@ class _StdioTransport(_Transport):
         Keeps draining its output meanwhile, so a server that logs while it
         exits is not blocked on a full pipe.
         """
-        deadline = time.monotonic() + grace
+        deadline = _Deadline(grace)
         step = 0.001
         # Where the kernel can say when the server exits (Linux 5.3+, Python
         # 3.9+), the wait ends then, not at the next of the growing naps.
@@ -2610,7 +2610,7 @@ class _StdioTransport(_Transport):
             while True:
                 if self._proc.poll() is not None and (leader_only or not _group_alive(pgid)):
                     return True
-                remaining = deadline - time.monotonic()
+                remaining = deadline.left()
                 if remaining <= 0:
                     return False
                 if self._sel.get_map():
@@ -3753,10 +3753,10 @@ class _HttpTransport(_Transport):
     def _pause(self, retry, post):
         """Wait the retry time (ms) unless closed or cancelled; False if so."""
         retry = _RETRY_MS if retry is None else min(retry, _MAX_SECONDS * 1000)
-        until = time.monotonic() + max(retry, _LEAST_RETRY_MS) / 1000.0
+        until = _Deadline(max(retry, _LEAST_RETRY_MS) / 1000.0)
         with self._cond:
             while not (post.cancelled or self._closed):
-                left = until - time.monotonic()
+                left = until.left()
                 if left <= 0:
                     return True
                 self._cond.wait(min(left, _MAX_WAIT))
@@ -3925,10 +3925,10 @@ class _HttpTransport(_Transport):
         if self._closed:
             return
         grace = self.grace if grace is None else min(grace, self.grace)
-        deadline = time.monotonic() + min(grace, _LINGER)
+        deadline = _Deadline(min(grace, _LINGER))
         with self._cond:  # what was sent last (notifications/cancelled) goes out first
-            while self._small_done < self._small_count and time.monotonic() < deadline:
-                self._cond.wait(deadline - time.monotonic())
+            while self._small_done < self._small_count and not deadline.passed():
+                self._cond.wait(deadline.left())
             self._closed = True
             conns = list(self._conns)
             for waiting in (self._cond, self._arrived, self._work, self._small_work):
@@ -3936,9 +3936,9 @@ class _HttpTransport(_Transport):
         for conn in conns:
             if conn not in self._idle:  # an idle one may carry the DELETE
                 _hang_up(conn)
-        deadline = time.monotonic() + grace
+        deadline = _Deadline(grace)
         for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+            thread.join(deadline.left())
         if self.session_id is not None and self.era == "legacy" and grace > 0:
             self._delete(grace)
         for conn in conns:
@@ -3948,9 +3948,9 @@ class _HttpTransport(_Transport):
         """2025-11-25 transports, "Session Management": end the session we opened,
         on a kept connection if there is one (a fresh one if that has gone)."""
         import http.client  # lazy: HTTP only
-        deadline = time.monotonic() + grace
+        deadline = _Deadline(grace)
         for kept in (True, False):
-            left = deadline - time.monotonic()
+            left = deadline.left()
             if left <= 0 or kept and not self._idle:
                 continue
             conn = self._idle.pop() if kept else self._new_connection(
@@ -4195,13 +4195,13 @@ class _TokenCache(object):
                          0o600)
         except (ImportError, OSError):
             return None
-        deadline = time.monotonic() + _LOCK_WAIT
+        deadline = _Deadline(_LOCK_WAIT)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return fd
             except OSError:
-                if time.monotonic() >= deadline:
+                if deadline.passed():
                     return fd  # held too long (a stuck run): written without it, atomically
                 time.sleep(0.01)
 
@@ -4734,7 +4734,9 @@ class _OAuth(object):
             if listener is not None:
                 if on_authorize is not None:
                     on_authorize(url, True)
-                return _await_redirect(listener, time.monotonic() + _PERSON_WAIT, state)
+                return _await_redirect(listener, _Deadline(
+                    _PERSON_WAIT, "OAuth authorization: the browser did not come back within "
+                    "%gs" % _PERSON_WAIT), state)
             pasted = on_authorize(url, False)
         finally:  # a person's time is not the servers'
             if self.renewal is not None:
@@ -4954,13 +4956,12 @@ def _await_redirect(listener, deadline, state):
     try:
         while True:
             now = time.monotonic()
-            if now >= deadline:
-                raise AuthError("OAuth authorization: the browser did not come back within "
-                                "%gs" % _PERSON_WAIT, status=401)
+            if now >= deadline.at:
+                raise AuthError(deadline.why, status=401)
             for conn in [c for c, (_, until) in reading.items() if now >= until]:
                 reading.pop(conn).close()
             for sock in select.select([listener] + list(reading), [], [],
-                                      min(deadline - now, 0.5))[0]:
+                                      min(deadline.at - now, 0.5))[0]:
                 if sock is listener:
                     conn, _ = listener.accept()
                     reading[conn] = [b"", now + 5.0]  # for its request line and headers
@@ -5656,11 +5657,11 @@ class _SessionTransport(_Transport):
         the session and its server go on."""
         if self._closed or self._sock is None:
             return
-        deadline = time.monotonic() + min(_LINGER, SHUTDOWN_GRACE if grace is None else grace)
+        deadline = _Deadline(min(_LINGER, SHUTDOWN_GRACE if grace is None else grace))
         try:
             while (self._sel is not None and self._outq and self._failure is None
-                   and time.monotonic() < deadline):
-                for _ in self._poll(deadline - time.monotonic()):
+                   and not deadline.passed()):
+                for _ in self._poll(deadline.left()):
                     self._flush()
         finally:
             self._closed = True
@@ -9625,12 +9626,12 @@ def _session_ask(name, question):
     transport.start()
     try:
         transport.send(question, _encode(question))
-        deadline = time.monotonic() + _STATUS_WAIT
+        deadline = _Deadline(_STATUS_WAIT, "session %s did not answer within %gs"
+                             % (name, _STATUS_WAIT))
         while True:
-            inbox = transport.receive(deadline)
+            inbox = transport.receive(deadline.at)
             if not inbox:
-                raise ConnectionLost("session %s did not answer within %gs"
-                                     % (name, _STATUS_WAIT))
+                raise ConnectionLost(deadline.why)
             answer = inbox.popleft()
             if isinstance(answer, dict) and answer.get("session") == "status":
                 return answer
@@ -9675,7 +9676,7 @@ def _session_stop(name, ctx):
                 ctx.diag.warning("session %s did not stop within %gs; sending it %s"
                                  % (name, _STOP_WAIT, signal.Signals(signum).name))
                 _signal_session(state, signum)
-            if _hung_up(transport, time.monotonic() + _STOP_WAIT):
+            if _hung_up(transport, _Deadline(_STOP_WAIT)):
                 break
         else:
             raise RequestTimeout("session %s did not stop: it still answers after SIGTERM and "
@@ -9690,8 +9691,8 @@ def _session_stop(name, ctx):
 def _hung_up(transport, deadline):
     """True once the session's end closes the connection, before ``deadline``."""
     try:
-        while time.monotonic() < deadline:
-            transport.receive(deadline).clear()
+        while not deadline.passed():
+            transport.receive(deadline.at).clear()
     except ConnectionLost:
         return True
     return False
@@ -9849,13 +9850,13 @@ def _session_ready(fd, name, args):
     stops it."""
     import select  # lazy: sessions only
     words, pid, done = b"", None, None
-    deadline = time.monotonic() + _time_cap(args.timeout, args.max_time) + _STOP_WAIT
+    seconds = _time_cap(args.timeout, args.max_time) + _STOP_WAIT
+    deadline = _Deadline(seconds, "session %s did not start within %gs" % (name, round(seconds, 1)))
     try:
         while done is None:
-            left = deadline - time.monotonic()
+            left = deadline.left()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise RequestTimeout("session %s did not start within %gs"
-                                     % (name, round(deadline - time.monotonic() + left, 1)))
+                raise RequestTimeout(deadline.why)
             data = os.read(fd, _READ_SIZE)
             if not data:
                 raise ConnectionLost("session %s ended as it started; see its log" % name)
@@ -9884,9 +9885,9 @@ def _stop_starting(fd, pid):
         os.kill(pid, signal.SIGTERM)
     except OSError:
         return
-    deadline = time.monotonic() + _STOP_WAIT
-    while time.monotonic() < deadline:
-        if select.select([fd], [], [], deadline - time.monotonic())[0] and not os.read(fd, 4096):
+    deadline = _Deadline(_STOP_WAIT)
+    while not deadline.passed():
+        if select.select([fd], [], [], deadline.left())[0] and not os.read(fd, 4096):
             return
     try:
         os.kill(pid, signal.SIGKILL)
@@ -9927,9 +9928,9 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
     signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    failed = None  # told once nothing of the session is left: its socket, its server
     try:
-        listener = _session_listener(name, path)
-        bound = os.stat(path).st_ino
+        listener, bound = _session_listener(name, path)
         client = Client(**options)
         client.open()
         server = _SessionServer(name, client, listener, idle, shown, diag.redact)
@@ -9937,11 +9938,9 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
         diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
         why = server.serve()
     except MCPError as e:
-        tell({"error": _error_data(e)})
-        why = str(e)
+        failed, why = e, str(e)
     except KeyboardInterrupt:
-        tell({"error": _error_data(ConnectionLost("session %s was stopped as it started"
-                                                  % name))})
+        failed = ConnectionLost("session %s was stopped as it started" % name)
         why = "stopped by a signal"
     finally:
         if listener is not None:
@@ -9952,6 +9951,8 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
             server.hang_up()  # the pump closes the listener
         elif listener is not None:
             listener.close()
+    if failed is not None and server is None:
+        tell({"error": _error_data(failed)})
     diag.note("session %s ended: %s" % (name, why))
     return 0
 
@@ -9979,7 +9980,7 @@ class _Log(object):
 def _session_listener(name, path):
     """The session's socket, bound 0600 and listening at once, under the
     directory's lock: of two starts of one name, one gets it; a stale socket
-    is replaced. UsageError if a session listens there."""
+    is replaced. (socket, its inode); UsageError if a session listens there."""
     import socket  # lazy: sessions only
     with _locked(os.path.dirname(path)):
         if _listening(path):
@@ -9996,7 +9997,7 @@ def _session_listener(name, path):
             raise UsageError("cannot make the socket %s: %s" % (path, e.strerror or e))
         finally:
             os.umask(mask)
-    return listener
+        return listener, os.stat(path).st_ino
 
 
 def _unlink_own(path, inode):
@@ -10328,11 +10329,11 @@ class _SessionServer(object):
                     closing = self.closing
                     waiting = self._arrange(sel)
                 if closing:
-                    drain_until = drain_until or time.monotonic() + _LINGER
-                    if not waiting or time.monotonic() >= drain_until:
+                    drain_until = drain_until or _Deadline(_LINGER)
+                    if not waiting or drain_until.passed():
                         return
                 for key, mask in sel.select(_QUIET_CHECK if drain_until is None
-                                            else max(0.0, drain_until - time.monotonic())):
+                                            else drain_until.left()):
                     if key.data == "listener":
                         self._accept(sel)
                     elif key.data == "poke":
@@ -12511,8 +12512,8 @@ def _stop_threads(threads, clients):
     that started meanwhile; none starts after) until every thread has closed
     its client itself and reaped its server (two threads must never wait on
     one server); a few SHUTDOWN_GRACE at most, for a loaded machine."""
-    deadline = time.monotonic() + 4 * SHUTDOWN_GRACE
-    while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
+    deadline = _Deadline(4 * SHUTDOWN_GRACE)
+    while any(thread.is_alive() for thread in threads) and not deadline.passed():
         for client in clients:
             client.abort()
         for thread in threads:

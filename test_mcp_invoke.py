@@ -80,6 +80,21 @@ SERVER = [sys.executable, "-S"] + FAKE_ARGS
 CLIENT = [sys.executable, "-S", "-m", "mcp_invoke"]
 
 
+def _keep_shard(names, spec):
+    """Keep in ``names`` (the module's) the tests of shard ``spec``, "K/N":
+    every Nth test function, in the file's order, from the Kth (from 0).
+    `make test` runs the shards side by side: most of the suite's time is
+    spent waiting for time limits to pass, not computing."""
+    k, n = (int(part) for part in spec.split("/"))
+    if not 0 <= k < n:
+        raise ValueError("MCP_INVOKE_SHARD=%s: K/N with 0 <= K < N" % spec)
+    tests = [name for name, value in names.items()
+             if name.startswith("test_") and callable(value)]
+    for i, name in enumerate(tests):
+        if i % n != k:
+            del names[name]
+
+
 def fake(*modes, **options):
     """The fake server's argv with the given modes and --option values."""
     argv = list(SERVER)
@@ -9970,3 +9985,22 @@ def test_the_suite_has_a_section_for_each_section_of_the_file_in_its_order():
     assert ours[0].startswith("Helpers") and ours[-1].startswith("The file's shape")
     named = [title.split(":")[0] for title in ours[1:-1]]
     assert named == code
+
+
+def test_the_shards_of_the_suite_hold_each_test_once():
+    names = dict([("test_%d" % i, _alive) for i in range(7)] + [("_helper", _alive),
+                                                                  ("test_data", None)])
+    shards = []
+    for k in range(3):
+        shard = dict(names)
+        _keep_shard(shard, "%d/3" % k)
+        assert shard["_helper"] is _alive and "test_data" in shard
+        shards.append(sorted(name for name in shard if name[5:].isdigit()))
+    assert shards == [["test_0", "test_3", "test_6"], ["test_1", "test_4"],
+                      ["test_2", "test_5"]]
+    with pytest.raises(ValueError, match="K/N with 0 <= K < N"):
+        _keep_shard(dict(names), "3/3")
+
+
+if os.environ.get("MCP_INVOKE_SHARD"):  # last: every test is defined by now
+    _keep_shard(globals(), os.environ["MCP_INVOKE_SHARD"])
