@@ -389,8 +389,9 @@ class _RawHttp(object):
     in the modern era, the _meta of 2026-07-28 mirrored by
     MCP-Protocol-Version, Mcp-Method and Mcp-Name. TCP_NODELAY is set, as
     mcp_invoke sets it: http.client sends a request's headers and body in two
-    writes. A connection the server closed (after an event stream) is opened
-    again for the next request.
+    writes (mcp_invoke joins a small request's into one, which a plain
+    http.client caller does not). A connection the server closed (after an
+    event stream) is opened again for the next request.
     """
 
     def __init__(self, url, era):

@@ -2899,6 +2899,21 @@ def _http_connection(scheme, host, port, proxy, context, until, stop, blocking=F
     return conn
 
 
+def _end_request(conn, body):
+    """conn.endheaders(body), a small body in the same write as the head:
+    http.client writes them apart, which costs a second segment and, on a
+    server that reads the head as it comes, a second wake-up per request."""
+    if len(body) > _READ_SIZE:
+        return conn.endheaders(body)
+    parts = []
+    conn.send = parts.append  # what endheaders would write, kept
+    try:
+        conn.endheaders(body)
+    finally:
+        del conn.send
+    conn.send(b"".join(parts))
+
+
 def _connect(address, until, stop, blocking=False):
     """A connected socket, waiting in short steps so that close() and
     cancellation end the wait; blocking (with the time ``until`` has left, or
@@ -3454,7 +3469,9 @@ class _HttpTransport(_Transport):
                     conn.putheader(name, value)
                 if method == "POST":
                     conn.putheader("Content-Length", str(len(post.body)))
-                conn.endheaders(post.body if method == "POST" else None)
+                    _end_request(conn, post.body)
+                else:
+                    conn.endheaders()
                 post.response = conn.getresponse()
                 return post.response
             except (http.client.RemoteDisconnected, BrokenPipeError,

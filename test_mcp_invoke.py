@@ -2343,6 +2343,26 @@ def test_http_tools_call_and_info_in_both_eras(era, capsys):
         assert session and bool(session.group(1)) == (era == "legacy")
 
 
+def test_http_a_small_request_goes_out_in_one_write_a_large_one_whole(monkeypatch):
+    import socket
+    writes, sendall = [], socket.socket.sendall
+
+    def recording(sock, data, *args):
+        writes.append(bytes(data))
+        return sendall(sock, data, *args)
+    monkeypatch.setattr(socket.socket, "sendall", recording)
+    large = "y" * (2 * 65536)
+    with _http() as url:
+        with mcp_invoke.Client(url=url, timeout=TIMEOUT) as client:
+            assert client.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
+            assert client.call_tool("echo", {"text": large})["content"][0]["text"] == large
+    calls = [w for w in writes if b'"tools/call"' in w]
+    assert len(calls) == 2 and calls[0].startswith(b"POST ")  # head and body at once
+    assert calls[0].endswith(b"}\n") and b"Content-Length: " in calls[0]
+    head = [w for w in writes if w.startswith(b"POST ")][-1]
+    assert b'"tools/call"' not in head and calls[1].startswith(b'{"jsonrpc"')
+
+
 def test_http_legacy_session_is_deleted_on_close_and_the_get_stream_is_open():
     with _http() as url:
         port = int(url.split(":")[2].split("/")[0])
