@@ -101,7 +101,6 @@ The file, top to bottom (each part opens with a banner), in two parts:
     main             signals and exit codes
 """
 
-import argparse
 import collections
 import errno
 import gc
@@ -118,13 +117,27 @@ import warnings
 # start. Everything above and argparse load anyway; subprocess and selectors
 # with a server command, http.client with a URL.
 
-__version__ = "0.1.0"
-
 if __name__ == "__main__":
     # A run of the command, not an import: what the module body and the
     # parser make lives until the process exits, so collecting it while it is
     # made is wasted work (see the end of the file, where collection resumes).
     gc.disable()
+if __name__ == "__main__" and "gettext" not in sys.modules:
+    # argparse has gettext translate its messages, and gettext compiles its
+    # regular expressions as it loads: a tenth of a cold start's instructions.
+    # CPython ships no translation of them, so a run loads argparse with a
+    # stand-in that returns each message as it is; an import, the real one.
+    sys.modules["gettext"] = type(sys)("gettext")
+    sys.modules["gettext"].gettext = lambda message: message
+    sys.modules["gettext"].ngettext = lambda one, many, n: one if n == 1 else many
+    try:
+        import argparse
+    finally:
+        del sys.modules["gettext"]
+else:
+    import argparse
+
+__version__ = "0.1.0"
 
 __all__ = [
     "Client",
@@ -589,12 +602,22 @@ _JSON_UNSAFE_ASCII = b"\x7f"
 def _terminal_text(text):
     """Text safe for a terminal: control characters shown as escapes, hidden
     ones as <U+XXXX>."""
-    if not re.search(_CONTROL, text):  # most text: no copy
+    if not _holds(text, _CONTROL, _CONTROL_ASCII):  # most text: no copy
         return text
     text = text.replace("\r\n", "\n")
     if re.search(_HIDDEN, text):
         return _visible(text)
     return re.sub(_CONTROL, _escape_control, text)
+
+
+def _holds(text, pattern, ascii_unsafe):
+    """Whether ``text`` holds a character of ``pattern``, a character class:
+    ASCII text is looked at as bytes, against ``ascii_unsafe``, the same class
+    within ASCII (compiling _CONTROL costs more than a whole `tools` run)."""
+    data = text.encode("utf-8", "surrogatepass")  # a lone surrogate is not ASCII
+    if len(data) == len(text):
+        return len(data.translate(None, ascii_unsafe)) != len(data)
+    return re.search(pattern, text) is not None
 
 
 def _escape_control(match):
@@ -7784,7 +7807,7 @@ def _slices(text):
 def _escaped(piece, escape):
     """``piece`` escaped as ``escape`` says: its UTF-8 bytes when nothing needed it."""
     pattern, ascii_unsafe, function = escape
-    data = piece.encode("utf-8", "surrogatepass")  # a lone surrogate is not ASCII
+    data = piece.encode("utf-8", "surrogatepass")  # as _holds looks, with the bytes kept
     if len(data) == len(piece):  # ASCII: look at the bytes
         if len(data.translate(None, ascii_unsafe)) == len(data):
             return data

@@ -9627,6 +9627,35 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     assert err == "mcp_invoke: internal error: RuntimeError: oops (please report it)\n"
 
 
+# -- the cost of a start -----------------------------------------------------
+
+def test_a_run_loads_no_gettext_and_argparse_still_says_what_it_should():
+    # gettext costs a tenth of a cold start and translates nothing here.
+    verbose = [sys.executable, "-S", "-v", "-m", "mcp_invoke"]  # says what it imports
+    proc = subprocess.run(verbose + ["tools", "--"] + SERVER, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=HERE, env=_client_env())
+    assert proc.returncode == 0 and b"echo" in proc.stdout
+    assert b"import 'argparse'" in proc.stderr and b"import 'gettext'" not in proc.stderr
+    proc = subprocess.run(CLIENT + ["--timeout"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=HERE, env=_client_env())
+    assert proc.returncode == 2
+    assert proc.stderr == (b"mcp_invoke: argument --timeout: expected one argument "
+                           b"(see --help)\n")
+    code = "import mcp_invoke, gettext, argparse; print(argparse._ is gettext.gettext)"
+    assert subprocess.check_output([sys.executable, "-S", "-c", code], cwd=HERE) == b"True\n"
+
+
+def test_plain_ascii_is_checked_for_control_characters_without_a_regex(monkeypatch):
+    searched = []
+    monkeypatch.setattr(mcp_invoke.re, "search", lambda *a: searched.append(a))
+    assert mcp_invoke._terminal_text("a tool, described\tplainly\n") == (
+        "a tool, described\tplainly\n")
+    assert searched == []
+    monkeypatch.undo()
+    assert mcp_invoke._terminal_text("bell\x07 and \x7f") == "bell\\x07 and \\x7f"
+    assert mcp_invoke._terminal_text("caf\u00e9\x1b[2J") == "caf\u00e9\\x1b[2J"
+
+
 # -- signals, pipes, full disks ---------------------------------------------
 
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
