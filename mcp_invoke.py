@@ -1546,10 +1546,17 @@ class _SchemaCheck(object):
         return self.names_problem(value, schema, path)
 
     def required_problem(self, value, schema, path):
-        """required, and dependentRequired (validation §6.5.3, §6.5.4)."""
+        """required, and dependentRequired (validation §6.5.3, §6.5.4); every
+        missing name at once, so one run shows all there is to add."""
+        missing = []
         for key in _list(schema.get("required")):
-            if isinstance(key, str) and key not in value:
-                return "missing required %s" % self.name(_join(path, key))
+            if isinstance(key, str) and key not in value and key not in missing:
+                missing.append(key)
+        if len(missing) == 1:
+            return "missing required %s" % self.name(_join(path, missing[0]))
+        if missing:
+            return "missing required %ss %s" % (self.where, ", ".join(
+                "'%s'" % _join(path, key) for key in missing))
         for key, needs in _dict(schema.get("dependentRequired")).items():
             for need in _list(needs) if key in value else ():
                 if isinstance(need, str) and need not in value:
@@ -8991,6 +8998,17 @@ def _type_label(schema, reader, depth=0):
 
 def _signature(tool):
     """A tool as one line: ``name(arg: type, opt?: type) - first line of description``."""
+    line = _call_form(tool)
+    annotations = _dict(tool.get("annotations"))
+    # Hints the server declared (server/tools, "Tool Annotations"); defaults unshown.
+    line += "".join(" [%s]" % label for key, label in _HINTS if annotations.get(key) is True)
+    description = _first_line(tool.get("description"))
+    return line + (" - " + description if description else "")
+
+
+def _call_form(tool, prefix=""):
+    """``name(arg: type, opt?: type)``: how a tool is called, ``prefix`` (a
+    server's, as in server__tool) before its name."""
     schema = _dict(tool.get("inputSchema"))
     required = _list(schema.get("required"))
     args, reader = [], _reader(schema) if schema.get("properties") else None
@@ -8998,12 +9016,7 @@ def _signature(tool):
         label = _type_label(prop, reader)
         args.append("%s%s%s" % (name, "" if name in required else "?",
                                 ": " + label if label else ""))
-    line = "%s(%s)" % (_shown_word(tool.get("name")), ", ".join(args))
-    annotations = _dict(tool.get("annotations"))
-    # Hints the server declared (server/tools, "Tool Annotations"); defaults unshown.
-    line += "".join(" [%s]" % label for key, label in _HINTS if annotations.get(key) is True)
-    description = _first_line(tool.get("description"))
-    return line + (" - " + description if description else "")
+    return "%s%s(%s)" % (prefix, _shown_word(tool.get("name")), ", ".join(args))
 
 
 _HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
@@ -10752,17 +10765,24 @@ def _cmd_call(client, args, ctx):
 
 
 def _call_checked(tool, args, ctx):
-    """call's arguments, typed by the tool's inputSchema and checked against it."""
+    """call's arguments, typed by the tool's inputSchema and checked against it.
+    A UsageError ends with the tool's call form (CLI.md "Agents"): the next
+    try needs nothing else."""
     base, pairs = args.arguments
     schema = _dict(tool.get("inputSchema")) if tool else None
     arguments = dict(base or {})
-    arguments.update(_coerce_arguments(pairs, schema))
-    if schema and not args.no_validate:
-        problem = _schema_problem(arguments, schema, where="argument")
-        if isinstance(problem, _Unchecked):  # the server still checks them
-            ctx.diag.warning("%s; sent unchecked" % problem)
-        elif problem:
-            raise UsageError("%s (--no-validate sends it anyway)" % problem)
+    try:
+        arguments.update(_coerce_arguments(pairs, schema))
+        if schema and not args.no_validate:
+            problem = _schema_problem(arguments, schema, where="argument")
+            if isinstance(problem, _Unchecked):  # the server still checks them
+                ctx.diag.warning("%s; sent unchecked" % problem)
+            elif problem:
+                raise UsageError("%s (--no-validate sends it anyway)" % problem)
+    except UsageError as e:
+        if tool:
+            e.message = "%s; %s" % (e.message, _call_form(tool, ctx.tool_prefix))
+        raise
     return arguments
 
 
@@ -10796,7 +10816,8 @@ def _find_tool(client, name, ctx, cached=True):
     if found:
         return found[0]
     shown = [t.get("name") for t in tools if policy is None or policy.shows(t)]
-    raise ServerError("unknown tool %r%s" % (name, _suggest(name, shown)))
+    raise ServerError("unknown tool %r%s" % (ctx.tool_prefix + name,
+                                             _suggest(name, shown, ctx.tool_prefix)))
 
 
 def _output_problem(tool, result):
@@ -10809,14 +10830,17 @@ def _output_problem(tool, result):
     return _schema_problem(result["structuredContent"], schema, where="structuredContent")
 
 
-def _suggest(name, names):
+def _suggest(name, names, prefix=""):
+    """What to try instead of ``name``, as the user named it: with the server
+    ``prefix`` they typed (server__tool)."""
     # From the first 10,000 names: difflib takes seconds over millions.
     import difflib  # lazy: only for an unknown tool
     near = difflib.get_close_matches(
         name, [n for n in names[:10000] if isinstance(n, str)], 3, 0.5)
     if near:
-        return "; did you mean %s?" % ", ".join(near)
-    return "; the server has %d tools (run 'tools' to list them)" % len(names)
+        return "; did you mean %s?" % ", ".join(prefix + n for n in near)
+    return "; the server has %d tools (run '%s' to list them, or 'search WORD' to find one)" % (
+        len(names), "tools --server " + prefix[:-len(_SEPARATOR)] if prefix else "tools")
 
 
 def _cmd_schema(client, args, ctx):
@@ -10828,12 +10852,13 @@ def _cmd_schema(client, args, ctx):
     ctx.hidden("tool %r" % name, tool)
 
     def readable():
-        ctx.lines([_signature(tool)])  # then each schema as indented JSON (CLI.md)
+        ctx.lines([_signature(tool)])  # then each schema, labelled, as indented JSON (CLI.md)
         for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
             if key in tool:
+                ctx.lines([label + ":"])
                 ctx.out.text(_to_json(tool[key], pretty=True))
             else:
-                ctx.lines(["no %s" % label])
+                ctx.lines(["%s: none" % label])
     return ctx.mode.answer({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
                             "outputSchema": tool.get("outputSchema")}, readable)
 
@@ -11565,6 +11590,7 @@ class _Context(object):
         self.pinned = self.pin_path = None  # the --pin file's pin, and its path
         self.tool_cache = None  # a _ToolCache, unless --no-cache
         self.from_cache = False  # the tool call found came from it
+        self.tool_prefix = ""  # "server__" when the tool was named so (_namespaced)
         self.listed = {}  # under --pin: the lists compared with the pin, by method
         self.elicitor = None  # how the run answers elicitation (the shell's lines too)
 
@@ -12426,13 +12452,14 @@ def _many_servers(args):
 
 
 def _namespaced(args, server, diag):
-    """call (or schema) server__tool without a server given: that server, that tool.
+    """call (or schema) server__tool without a server given: that server, that
+    tool, and "server__" returned (else ""), for what names the tool back.
     With a server given, a name whose prefix is a configured server is exit 2
     (CLI.md), any other is the tool's own name."""
     name = args.args[0] if args.command in ("call", "schema") and args.args else ""
     prefix, separator, tool = name.partition(_SEPARATOR)
     if not separator or not prefix or not tool:
-        return
+        return ""
     given = [flag for flag, value in (("--", server), ("--url", args.url),
                                       ("--server", args.server), ("--session", args.session))
              if value]
@@ -12442,11 +12469,12 @@ def _namespaced(args, server, diag):
         raise UsageError("%s names server %r's tool %r; give it without %s, or call %r "
                          "there" % (name, prefix, tool, given[0], tool))
     if given:
-        return
+        return ""
     if prefix not in names:
         raise UsageError("%s: no configured server %r (known: %s)" % (
             name, prefix, ", ".join(names) if names else "none; see 'servers'"))
     args.server, args.args[0] = prefix, tool
+    return prefix + _SEPARATOR
 
 
 def _server_names(found, enabled=False):
@@ -12784,7 +12812,7 @@ def _run(argv, diag, out, started):
         return _COMMANDS[args.command].run(args, ctx)
     if _many_servers(args):
         return _cmd_tools_many(args, ctx, server)
-    _namespaced(args, server, diag)
+    ctx.tool_prefix = _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
@@ -12870,6 +12898,11 @@ def _check_args(args):
     if len(args.args) < command.least or (command.most is not None
                                           and len(args.args) > command.most):
         raise UsageError("%s takes %s" % (args.command, command.takes))
+    if args.all_servers and args.command not in ("tools", "session"):
+        raise UsageError("%s has no --all form: it talks to one server; pick one with "
+                         "--server NAME%s" % (args.command, ", or name the tool as "
+                                              "SERVER__TOOL" if args.command in
+                                              ("call", "schema") else ""))
     if args.command == "check" and args.pin is None:
         raise UsageError("check needs --pin FILE, the pin to compare the server with (made "
                          "by 'pin FILE')")
@@ -12987,8 +13020,10 @@ def _server_entry(args, server):
         if not servers:
             raise UsageError("%s has no servers" % path)
         if len(servers) != 1:
-            raise UsageError("%s has %d servers (%s); pick one with --server NAME"
-                             % (path, len(servers), ", ".join(sorted(servers))))
+            raise UsageError("%s has %d servers (%s); pick one with --server NAME%s"
+                             % (path, len(servers), ", ".join(sorted(servers)),
+                                ", or call SERVER__TOOL" if args.command in ("call", "schema")
+                                else ""))
         name = list(servers)[0]
     return _entry_from(path, servers, name)
 

@@ -5343,7 +5343,10 @@ def test_arguments_failing_the_input_schema_exit_2_naming_the_field(era, capsys,
     code, out, err = run(capsys, "call", "add", "a=1", "--", *fake(era=era, record=log))
     assert code == 2 and out == ""
     assert err == ("mcp_invoke: missing required argument 'b' "
-                   "(--no-validate sends it anyway)\n")
+                   "(--no-validate sends it anyway); add(a: integer, b: integer)\n")
+    code, out, err = run(capsys, "call", "add", "--", *fake(era=era, record=log))
+    assert code == 2 and err == ("mcp_invoke: missing required arguments 'a', 'b' "
+                                 "(--no-validate sends it anyway); add(a: integer, b: integer)\n")
     code, out, err = run(capsys, "call", "add", '{"a": 1, "b": "x"}', "--",
                          *fake(era=era, record=log))
     assert code == 2 and err.startswith("mcp_invoke: argument 'b': expected integer, got \"x\"")
@@ -5358,7 +5361,7 @@ def test_arguments_whose_schema_refers_elsewhere_exit_2_naming_it_unless_not_val
     assert (code, out) == (2, "")
     assert err == ("mcp_invoke: argument 'text': the schema refers to "
                    "https://example.com/text.json, which is not fetched (--no-validate sends "
-                   "it anyway)\n")
+                   "it anyway); echo(text)\n")
     code, out, err = run(capsys, "--no-validate", "call", "echo", "text=hi", "--", *server)
     assert (code, out, err) == (0, "hi\n", "")
 
@@ -6551,6 +6554,10 @@ def test_config_server_is_picked_by_name_and_several_need_a_name(capsys, tmp_pat
     assert code == 2
     assert err == ("mcp_invoke: %s has 2 servers (one, web); pick one with --server NAME\n"
                    % path)
+    for command in (["call", "echo"], ["schema", "echo"]):  # both ways to name one
+        code, out, err = run(capsys, "--config", path, *command)
+        assert (code, err) == (2, "mcp_invoke: %s has 2 servers (one, web); pick one with "
+                                  "--server NAME, or call SERVER__TOOL\n" % path)
     code, out, err = run(capsys, "--config", path, "--server", "web", "--env", "A=1", "ping")
     assert code == 2 and "--env is for a server command; an HTTP server takes" in err
     code, out, err = run(capsys, "--config", path, "--server", "two", "ping")
@@ -6894,9 +6901,10 @@ def test_key_value_numbers_too_large_are_usage_errors(capsys):
     code, out, err = run(capsys, "call", "add", "a=" + "9" * 5000, "b=1", "--", *SERVER)
     assert (code, out) == (2, "")
     assert err == ("mcp_invoke: argument 'a': an integer of 5000 digits is past the limit of "
-                   "4300 digits\n")
+                   "4300 digits; add(a: integer, b: integer)\n")
     code, out, err = run(capsys, "call", "types", "ratio=1e999", "--", *SERVER)
-    assert (code, err) == (2, "mcp_invoke: argument 'ratio': the number 1e999 is out of range\n")
+    assert code == 2 and err.startswith(
+        "mcp_invoke: argument 'ratio': the number 1e999 is out of range; types(")
 
 
 @pytest.mark.parametrize("schema", [
@@ -8018,8 +8026,10 @@ def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(caps
     assert "content of item 1\n" in out and "  call NAME [ARGS...]" in out
     assert "never" not in out and "mcp> " not in out  # no prompt without a terminal
     assert err.splitlines() == [
-        "mcp_invoke: unknown tool 'nope'; the server has 19 tools (run 'tools' to list them)",
-        "mcp_invoke: missing required argument 'text' (--no-validate sends it anyway)",
+        "mcp_invoke: unknown tool 'nope'; the server has 19 tools (run 'tools' to list them, "
+        "or 'search WORD' to find one)",
+        "mcp_invoke: missing required argument 'text' (--no-validate sends it anyway); "
+        "echo(text: string)",
         "mcp_invoke: batch is not a command of the shell (help lists those that are)",
         "mcp_invoke: --timeout is an option of the shell, given when it starts; a line takes "
         "--json, --tools, --count, --no-validate",
@@ -8399,15 +8409,16 @@ def _three_servers(directory):
 def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypatch):
     code, out, err = run(capsys, "schema", "add", "--", *SERVER)
     assert code == 0
-    assert out.startswith("add(a: integer, b: integer) - Add two integers.\n{\n")
-    assert out.endswith("}\nno output schema\n")
-    assert json.loads(out.split("\n", 1)[1].rsplit("no output", 1)[0])["required"] == ["a", "b"]
+    assert out.startswith("add(a: integer, b: integer) - Add two integers.\ninput schema:\n{\n")
+    assert out.endswith("}\noutput schema: none\n")
+    assert json.loads(out.split("\n", 2)[2].rsplit("output schema", 1)[0])["required"] == [
+        "a", "b"]
     code, out, err = run(capsys, "--json", "schema", "weather", "--", *SERVER)
     schema = json.loads(out)
     assert code == 0 and sorted(schema) == ["inputSchema", "name", "outputSchema"]
     assert schema["outputSchema"]["required"] == ["temperature", "conditions"]
     code, out, err = run(capsys, "schema", "weather", "--", *SERVER)
-    assert out.count("\n{\n") == 2 and "no output schema" not in out
+    assert out.count(" schema:\n{\n") == 2 and "output schema: none" not in out
     _three_servers(str(tmp_path))
     monkeypatch.chdir(str(tmp_path))
     code, out, err = run(capsys, "schema", "fake__echo")
@@ -9307,6 +9318,21 @@ def test_call_server__tool_runs_that_servers_tool(capsys, tmp_path, monkeypatch)
     # A tool whose own name holds the separator, on a server given directly.
     code, out, err = run(capsys, "call", "my__tool", "--", *SERVER)
     assert code == 3 and "unknown tool 'my__tool'" in err
+    # What is said back names the tool as it was typed, server first.
+    code, out, err = run(capsys, "call", "ann__ech", "text=x")
+    assert (code, err) == (3, "mcp_invoke: unknown tool 'ann__ech'; did you mean ann__echo?\n")
+    code, out, err = run(capsys, "call", "ann__zzzzzzzz")
+    assert code == 3 and err.endswith("(run 'tools --server ann' to list them, or 'search "
+                                      "WORD' to find one)\n")
+    code, out, err = run(capsys, "call", "ann__add", "a=2")
+    assert (code, err) == (2, "mcp_invoke: missing required argument 'b' (--no-validate "
+                              "sends it anyway); ann__add(a: integer, b: integer)\n")
+    for command in ("call", "schema", "ping"):  # --all is for the commands that have it
+        code, out, err = run(capsys, command, "--all", *(["ann__add"] if command != "ping"
+                                                       else []))
+        assert (code, out) == (2, "") and err.startswith(
+            "mcp_invoke: %s has no --all form: it talks to one server; pick one with "
+            "--server NAME" % command)
 
 
 def test_many_servers_refuse_a_pin_an_empty_choice_and_unknown_names(capsys, tmp_path,
