@@ -7823,6 +7823,71 @@ def _escaped(piece, escape):
     return function(piece)
 
 
+class _Cut(object):
+    """--max-output CHARS: the first ``limit`` characters of a command's output
+    go out; past them, all of it (those too) goes to a new file under
+    ``directory`` (None: the temp dir), named in the line finish() returns
+    (CLI.md "Agents")."""
+
+    def __init__(self, limit, directory=None):
+        self.limit = self.left = limit
+        self.directory = directory
+        self.shown = []  # what went out, for the file
+        self.ends_line = True  # what went out ends with a newline
+        self.file = self.path = None
+        self.more = 0  # characters past the limit
+        self.failed = None  # why the file could not be written
+
+    def take(self, piece):
+        """What of ``piece`` (escaped: text, or its UTF-8) still goes out."""
+        text = piece.decode("utf-8") if isinstance(piece, bytes) else piece
+        if self.file is None and len(text) <= self.left:
+            self.left -= len(text)
+            self.shown.append(text)
+            if text:
+                self.ends_line = text.endswith("\n")
+            return text
+        head, text = text[:self.left], text[self.left:]
+        if self.file is None:
+            self._open("".join(self.shown) + head)
+            if head:
+                self.ends_line = head.endswith("\n")
+        self.left = 0
+        self.more += len(text)
+        if self.failed is None:
+            try:
+                self.file.write(text.encode("utf-8", "replace"))
+            except (IOError, OSError) as e:  # a full disk: the cut line says so
+                self.failed = e.strerror or str(e)
+        return head
+
+    def _open(self, shown):
+        import tempfile  # lazy: only for a cut
+        try:
+            fd, self.path = tempfile.mkstemp(prefix="mcp_invoke-output-", suffix=".txt",
+                                             dir=self.directory)
+        except (IOError, OSError) as e:
+            raise UsageError("--max-output: cannot make a file for the whole output in %s: %s"
+                             % (self.directory or tempfile.gettempdir(), e.strerror or e))
+        self.file = os.fdopen(fd, "wb")
+        try:
+            self.file.write(shown.encode("utf-8", "replace"))
+        except (IOError, OSError) as e:
+            self.failed = e.strerror or str(e)
+
+    def finish(self):
+        if self.file is None:
+            return None
+        try:
+            self.file.close()
+        except (IOError, OSError) as e:
+            self.failed = self.failed or e.strerror or str(e)
+        where = ("the whole result is in %s" % self.path if self.failed is None else
+                 "%s could not hold the whole result: %s" % (self.path, self.failed))
+        return "%s[cut: %d more characters; %s]\n" % ("" if self.ends_line else "\n",
+                                                       self.more, where)
+
+
 class _Output(object):
     """stdout for results: UTF-8 whatever the locale; a closed pipe ends output quietly.
 
@@ -7833,6 +7898,7 @@ class _Output(object):
     def __init__(self, stream):
         self.stream = stream
         self.closed = False
+        self.cut = None  # a _Cut under --max-output
 
     def write(self, text, escape=None):
         """Write ``text``; ``escape``, _TERMINAL or _JSON, says what to escape in it."""
@@ -7843,6 +7909,8 @@ class _Output(object):
             for piece in _slices(text):
                 if escape is not None:
                     piece = _escaped(piece, escape)
+                if self.cut is not None:
+                    piece = self.cut.take(piece)
                 if buffer is not None:
                     buffer.write(piece if isinstance(piece, bytes)
                                  else piece.encode("utf-8", "replace"))
@@ -7853,6 +7921,14 @@ class _Output(object):
             self._close()
         except (IOError, OSError) as e:
             self._fail(e)
+
+    def end_cut(self):
+        """Under --max-output, once the command has printed all it will: the
+        line that says what was cut, if anything was."""
+        cut, self.cut = self.cut, None
+        line = cut.finish() if cut is not None else None
+        if line is not None:
+            self.write(line, _TERMINAL)
 
     def text(self, text, end="\n"):
         """Text from the server, neutralised for a terminal, then ``end``."""
@@ -11861,6 +11937,9 @@ def _build_parser(out=None):
     add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
         help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
     add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
+    add("--max-output", type=_positive_int, metavar="CHARS",
+        help="print at most CHARS characters of the output, then a line naming the file "
+             "that holds all of it (in --save-dir, or the temp dir)")
     add("--allow-tools", action="append", default=[], metavar="GLOB[,GLOB]",
         help="call and list only the tools whose names match (fnmatch; repeatable)")
     add("--deny-tools", action="append", default=[], metavar="GLOB[,GLOB]",
@@ -12804,6 +12883,8 @@ def _run(argv, diag, out, started):
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
+    if args.max_output is not None:
+        out.cut = _Cut(args.max_output, saver and saver.directory)
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
     if args.command == "session":
@@ -12890,6 +12971,10 @@ def _run_command(client, args, ctx, elicitor):
             ctx.tool_cache.drop()  # the server said its tools changed
 
 
+# Commands whose output goes on (and --events): --max-output is not for them.
+_STREAMING = ("watch", "batch", "shell", "session", "replay")
+
+
 def _check_args(args):
     """What argparse cannot check: combinations and command arities."""
     if args.verbose and args.quiet:
@@ -12898,6 +12983,9 @@ def _check_args(args):
     if len(args.args) < command.least or (command.most is not None
                                           and len(args.args) > command.most):
         raise UsageError("%s takes %s" % (args.command, command.takes))
+    if args.max_output is not None and (args.json or args.events or args.command in _STREAMING):
+        raise UsageError("--max-output cuts one command's human output, not %s" % (
+            "--json" if args.json else "--events" if args.events else args.command + "'s"))
     if args.all_servers and args.command not in ("tools", "session"):
         raise UsageError("%s has no --all form: it talks to one server; pick one with "
                          "--server NAME%s" % (args.command, ", or name the tool as "
@@ -13344,7 +13432,10 @@ def main(argv=None):
                     previous[signum] = signal.signal(signum, on_signal)
         except ValueError:
             pass  # not the main thread: signals stay as they are
-        code = _run(argv, diag, out, started)
+        try:
+            code = _run(argv, diag, out, started)
+        finally:
+            out.end_cut()  # what was cut is said whatever comes next
         diag.events.finish()  # the result, last
         out.flush()  # inside: a full disk shows only now, and is reported like any failure
         return code

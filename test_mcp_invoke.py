@@ -5824,6 +5824,67 @@ def test_a_closed_client_refuses_requests_and_writes_nowhere(tmp_path):
 # Output and diagnostics: stdout, stderr, progress, --events, hidden text
 # ---------------------------------------------------------------------------
 
+# -- --max-output ------------------------------------------------------------
+
+def _cut_line(out):
+    """(what was printed before the cut line, N, FILE) of a cut output."""
+    head, line = out[:-1].rsplit("\n", 1)
+    found = re.match(r"\[cut: (\d+) more characters; the whole result is in (.+)\]\Z", line)
+    assert found, line
+    return head + "\n", int(found.group(1)), found.group(2)
+
+
+def test_max_output_prints_the_first_chars_and_names_the_file_with_all_of_it(capsys, tmp_path):
+    text = "h\u00e9llo w\u00f6rld, " * 20  # characters, not bytes, are counted
+    code, whole, err = run(capsys, "call", "echo", "text=" + text, "--", *SERVER)
+    assert (code, whole) == (0, text + "\n")
+    code, out, err = run(capsys, "--max-output", "15", "--save-dir", str(tmp_path), "call",
+                         "echo", "text=" + text, "--", *SERVER)
+    head, more, path = _cut_line(out)
+    assert (code, err, head, more) == (0, "", text[:15] + "\n", len(whole) - 15)
+    assert os.path.dirname(path) == str(tmp_path) and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with open(path, "rb") as f:
+        assert f.read() == whole.encode("utf-8")
+    # Shorter than the limit: as without it, and no file.
+    code, out, err = run(capsys, "--max-output", str(len(whole)), "--save-dir",
+                         str(tmp_path / "none"), "call", "echo", "text=" + text, "--", *SERVER)
+    assert (code, out, err) == (0, whole, "") and os.listdir(str(tmp_path / "none")) == []
+
+
+def test_max_output_keeps_the_exit_status_and_counts_what_is_shown(capsys, tmp_path):
+    code, out, err = run(capsys, "--max-output", "3", "--save-dir", str(tmp_path), "call",
+                         "fail", "--", *SERVER)
+    head, more, path = _cut_line(out)
+    assert code == 1 and "returned an error" in err and len(head) == 4
+    # Control characters are counted as they are shown, escaped.
+    code, whole, _ = run(capsys, "call", "control", "--", *SERVER)
+    code, out, err = run(capsys, "--max-output", "40", "--save-dir", str(tmp_path), "call",
+                         "control", "--", *SERVER)
+    head, more, path = _cut_line(out)
+    assert code == 0 and head.rstrip("\n") == whole[:40] and "\x1b" not in out
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == whole
+    # A large result: the terminal gets the head, the file all of it.
+    code, out, err = run(capsys, "--max-output", "100", "--save-dir", str(tmp_path), "call",
+                         "big", "size=3000000", "--", *SERVER)
+    head, more, path = _cut_line(out)
+    assert code == 0 and len(head) == 101 and more == os.path.getsize(path) - 100
+
+
+def test_max_output_is_refused_where_output_cannot_be_cut(capsys):
+    for argv, what in ((["--json", "call", "echo", "text=x"], "--json"),
+                       (["watch", "--tools"], "watch's"), (["batch"], "batch's")):
+        code, out, err = run(capsys, "--max-output", "10", *(argv + ["--"] + SERVER))
+        assert (code, out) == (2, "") and err == (
+            "mcp_invoke: --max-output cuts one command's human output, not %s\n" % what)
+    code, out, err = run(capsys, "--max-output", "10", "--events", "call", "echo", "text=x",
+                         "--", *SERVER)
+    assert code == 2 and json.loads(out)["message"] == (
+        "--max-output cuts one command's human output, not --events")
+    code, out, err = run(capsys, "--max-output", "0", "tools", "--", *SERVER)
+    assert code == 2 and "expected a positive whole number" in err
+
+
 # -- JSON and text output ---------------------------------------------------
 
 def test_deeply_nested_json_is_printed_compact_even_when_pretty():
@@ -9937,7 +9998,8 @@ def test_readme_examples_print_what_the_readme_shows(tmp_path):
     # All at once, so the suite stays fast; each as on a first run (its own era cache).
     procs = [subprocess.Popen(["bash", "-c", line], cwd=HERE, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env=_client_env(dict(
-                                  os.environ, XDG_CACHE_HOME=str(tmp_path / str(i)))))
+                                  os.environ, XDG_CACHE_HOME=str(tmp_path / str(i)),
+                                  TMPDIR=str(tmp_path))))
              for i, line in enumerate(lines)]
     for (command, expected), proc in zip(examples, procs):
         shown = proc.communicate(timeout=30)[0].decode("utf-8").splitlines()
