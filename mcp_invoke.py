@@ -93,6 +93,7 @@ The file, top to bottom (each part opens with a banner), in two parts:
     Replay           a stdio server answering from a --trace file
     Sessions         a server kept alive behind a Unix socket, for many runs
     Shell            commands typed against one open server
+    Agents           search, skill, the launcher: the front door for coding agents
     Commands         one function per command, and the parser
     Trust            the tool policy, pins, and what a batch checks each line against
     Many servers     tools --all, server__tool
@@ -10801,6 +10802,124 @@ class _LineEditor(object):
 
 
 # ---------------------------------------------------------------------------
+# Agents: search, skill, the launcher
+# ---------------------------------------------------------------------------
+
+# search ranks with BM25 (k1, b as usual), each field of a tool weighted: a
+# word in its name says most about what it does (CLI.md "Agents").
+_BM25_K1, _BM25_B = 1.2, 0.75
+_SEARCH_FIELDS = (("name", 3.0), ("title", 2.0), ("arguments", 1.5), ("description", 1.0))
+_SEARCH_COUNT = 10
+
+
+def _words(text):
+    """The words of ``text``, lowercase: split at anything but letters and
+    digits (``_``, ``-``, ``.``, ``/``, spaces) and where a lowercase letter
+    meets an uppercase one (getUser: get, user)."""
+    if not isinstance(text, str):
+        return []
+    return re.findall(r"[^\W_]+", re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text).lower())
+
+
+def _search_fields(tool):
+    """A tool's words by field, for search."""
+    schema = _dict(tool.get("inputSchema"))
+    return {"name": _words(tool.get("name")), "title": _words(tool.get("title")),
+            "description": _words(tool.get("description")),
+            "arguments": [word for key in _dict(schema.get("properties"))
+                          for word in _words(key)]}
+
+
+def _ranked(tools, query):
+    """[(score, number of query words matched, tool)] for each tool matching a
+    word of ``query``, best first: those matching every word, by score, then
+    the rest by score (and by how many they match). A query word matches a
+    word of the tool that it begins (search: "issue" finds create_issues)."""
+    fields = [_search_fields(tool) for tool in tools]
+    if not tools:
+        return []
+    average = dict((name, max(1.0, sum(len(f[name]) for f in fields) / float(len(fields))))
+                   for name, _ in _SEARCH_FIELDS)
+    hits = [[[sum(1 for word in f[name] if word.startswith(q)) for name, _ in _SEARCH_FIELDS]
+             for q in query] for f in fields]
+    found = [sum(1 for counts in tool_hits if any(counts)) for tool_hits in hits]
+    import math  # lazy: only for search
+    having = [sum(1 for tool_hits in hits if any(tool_hits[j])) for j in range(len(query))]
+    idf = [math.log(1 + (len(tools) - n + 0.5) / (n + 0.5)) for n in having]
+    ranked = []
+    for i, tool in enumerate(tools):
+        if not found[i]:
+            continue
+        score = 0.0
+        for j in range(len(query)):
+            for (name, weight), tf in zip(_SEARCH_FIELDS, hits[i][j]):
+                if tf:
+                    norm = 1 - _BM25_B + _BM25_B * len(fields[i][name]) / average[name]
+                    score += idf[j] * weight * tf * (_BM25_K1 + 1) / (tf + _BM25_K1 * norm)
+        ranked.append((found[i] == len(query), score, found[i], -i, tool))
+    ranked.sort(key=lambda entry: entry[:4], reverse=True)
+    return [(score, count, tool) for _, score, count, _, tool in ranked]
+
+
+def _search_query(args):
+    query = [word for text in args.args for word in _words(text)]
+    if not query:
+        raise UsageError("search takes words to look for (letters or digits), not %s"
+                         % " ".join(repr(text) for text in args.args))
+    return query
+
+
+def _searched(args, ctx, tools, servers, namespaced):
+    """search's output: ``tools`` [(server name or None, tool)] ranked, the
+    best --count of them, as tools prints them; exit 3 if none matches.
+    ``namespaced``: their names are server__tool."""
+    query = _search_query(args)
+    ranked = _ranked([tool for _, tool in tools], query)
+    if not ranked:
+        raise ServerError("no tool matches %r among %d tool%s of %d server%s" % (
+            " ".join(args.args), len(tools), "" if len(tools) == 1 else "s", servers,
+            "" if servers == 1 else "s"))
+    server_of = dict((id(tool), server) for server, tool in tools)
+    shown, entries = [], []
+    for score, _, tool in ranked[:args.count or _SEARCH_COUNT]:
+        server = server_of[id(tool)]
+        name = tool.get("name")
+        if namespaced and isinstance(name, str):  # as server__tool; its own name
+            name = name[len(server) + len(_SEPARATOR):]
+        entry = collections.OrderedDict([("server", server), ("name", name),
+                                         ("score", round(score, 3))])
+        entry.update((key, value) for key, value in tool.items() if key != "name")
+        entries.append(entry)
+        shown.append(tool)
+    return ctx.mode.listing({"tools": entries}, shown, _signature)
+
+
+def _cmd_search(client, args, ctx):
+    """search WORD... on one server: its tools (from the tool-list cache, as
+    call finds them, when it holds them)."""
+    _search_query(args)  # a query of no words: exit 2 before the listing
+    cache = ctx.tool_cache if ctx.pinned is None and not ctx.policy.active else None
+    tools = cache.tools(client) if cache is not None else None
+    if tools is None:
+        result = ctx.listing(client, "tools/list")
+        tools = [_dict(tool) for tool in result["tools"]]
+        if cache is not None:
+            cache.keep(client, result)
+    tools = [tool for tool in tools if ctx.policy.shows(tool)]
+    ctx.hidden_items("tool", "name", tools)
+    return _searched(args, ctx, [(args.server, tool) for tool in tools], 1, False)
+
+
+def _cmd_search_many(args, ctx, server):
+    """search WORD... across the configured servers (or --server A,B): listed
+    as tools --all lists them, from the tool-list cache where it holds them."""
+    _search_query(args)
+    names, found = _chosen_servers(args, ctx, "search")
+    return _searched(args, ctx, _tools_of(args, ctx, found, names, cached=True), len(names),
+                     True)
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -11727,6 +11846,10 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("tools", "list the tools, one per line, like signatures"),
         ("tools --all | --server A,B", "the tools of several configured servers, as"),
         ("", "server__tool; call server__tool [ARGS...] calls one")])),
+    ("search", (_cmd_search, 1, None, "words to look for", 1, [
+        ("search WORD [WORD...]", "the tools whose names, titles, descriptions or"),
+        ("", "arguments have those words, best first, across the"),
+        ("", "configured servers (or --server A,B, or one server)")])),
     ("call", (_cmd_call, 1, None, "a tool name, then its arguments", 1, [
         ("call NAME [ARGS...]", "call a tool; ARGS: a JSON object, @file.json or -"),
         ("", "(stdin), then key=value (typed by the tool's"),
@@ -11958,7 +12081,9 @@ def _build_parser(out=None):
              "(default %d)" % _IDLE)
     add("--tools", action="store_true", dest="watch_tools",
         help="watch: the tool list, each time it changes")
-    add("--count", type=_positive_int, metavar="N", help="watch: stop after N updates")
+    add("--count", type=_positive_int, metavar="N",
+        help="watch: stop after N updates; search: show the best N tools (default %d)"
+             % _SEARCH_COUNT)
     add("--events", action="store_true",
         help="stdout as JSON Lines events: progress, log, warning, changed, then result or "
              "error")
@@ -12525,8 +12650,16 @@ def _write_pin(path, text):
 _SEPARATOR = "__"
 
 
-def _many_servers(args):
-    """tools --all, or tools --server A,B (two or more)."""
+def _many_servers(args, server):
+    """tools --all, or tools --server A,B (two or more); search, unless given
+    one server (--, --url, --session, --server NAME)."""
+    if args.command == "search":
+        one = [flag for flag, value in (("--", server), ("--url", args.url),
+                                        ("--session", args.session)) if value]
+        if args.all_servers and (one or args.server):
+            raise UsageError("search --all looks through every configured server; it takes "
+                             "no %s" % (one or ["--server"])[0])
+        return not one and (args.server is None or "," in args.server)
     return args.command == "tools" and (args.all_servers or "," in (args.server or ""))
 
 
@@ -12570,19 +12703,34 @@ def _cmd_tools_many(args, ctx, server):
     if server or args.url:
         raise UsageError("tools %s lists configured servers; it takes no %s" % (
             "--all" if args.all_servers else "--server A,B", "--" if server else "--url"))
+    names, found = _chosen_servers(args, ctx, "list")
+    tools = [tool for _, tool in _tools_of(args, ctx, found, names)]
+    return ctx.mode.listing({"tools": tools}, tools, _signature)
+
+
+def _chosen_servers(args, ctx, verb):
+    """The configured servers --all or --server A,B names, or all of them
+    (enabled) with neither; and what _found_servers found."""
     if args.all_servers and args.server:
         raise UsageError("--all and --server exclude each other")
     if args.pin is not None:
         raise UsageError("--pin FILE pins one server; compare each with --server NAME")
     found = _found_servers(_cwd(), os.environ, ctx.diag.warning, args.config)
-    names = (_server_names(found, enabled=True) if args.all_servers else
+    names = (_server_names(found, enabled=True) if args.server is None else
              [n.strip() for n in args.server.split(",") if n.strip()])
     names = [n for i, n in enumerate(names) if n not in names[:i]]
     if not names:
-        raise UsageError("no servers to list: %s" % (
-            "none is configured (see servers)" if args.all_servers
-            else "--server names none"))
-    outcomes = _listed_at_once(args, ctx, found, names)
+        raise UsageError("no servers to %s: %s" % (verb, (
+            "none is configured (see servers)" if args.server is None
+            else "--server names none")))
+    return names, found
+
+
+def _tools_of(args, ctx, found, names, cached=False):
+    """[(server name, tool as server__tool)] of the servers ``names``, listed at
+    once (``cached``: from the tool-list cache where it holds them fresh); a
+    server that fails is a warning, all of them failing the first one's error."""
+    outcomes = _listed_at_once(args, ctx, found, names, cached)
     tools, failures = [], []
     for name, outcome in zip(names, outcomes):
         if isinstance(outcome, MCPError):
@@ -12596,7 +12744,7 @@ def _cmd_tools_many(args, ctx, server):
                 tool = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
                     tool.get("name"))))
                 ctx.hidden("tool %r" % tool["name"], tool)
-                tools.append(tool)
+                tools.append((name, tool))
     if failures and len(failures) == len(names):
         for name, error in failures[1:]:
             ctx.diag.warning("server %r: %s" % (name, error))
@@ -12605,32 +12753,47 @@ def _cmd_tools_many(args, ctx, server):
         raise error
     for name, error in failures:
         ctx.diag.warning("server %r: %s" % (name, error))
-    return ctx.mode.listing({"tools": tools}, tools, _signature)
+    return tools
 
 
-def _listed_at_once(args, ctx, found, names):
+def _listed_at_once(args, ctx, found, names, cached=False):
     """Each named server's tools (or the MCPError it failed with), listed in
-    threads of their own, each with the usual timeouts."""
+    threads of their own, each with the usual timeouts. ``cached``: a list the
+    tool-list cache holds fresh for the era and version the server spoke last
+    is taken from it and the server not started; what the others list is
+    remembered, as call remembers it."""
     import threading  # lazy: only for several servers
     picked = [_pick_server(found, name) for name in names]  # an unknown name: exit 2 first
-    entries, secrets = [], []
-    for name, server in zip(names, picked):
+    eras = (_EraCache(os.environ) if cached and not (args.no_cache or args.protocol_version)
+            else None)
+    entries, secrets, outcomes, caches = [], [], [None] * len(names), [None] * len(names)
+    for i, (name, server) in enumerate(zip(names, picked)):
         try:
             entry = _entry_from(server["file"], {name: server["entry"]}, name)
             options = _client_options(args, entry, ctx.diag)
             options["on_warning"] = lambda kind, text, name=name: ctx.diag.client_warning(
                 kind, "server %r: %s" % (name, text))
             secrets += _secrets(options)
+            if eras is not None:
+                key = eras.key(options)
+                options["remembered_version"] = eras.remembered(key)
+                caches[i] = _ToolCache(eras, key, args.cache_ttl, options)
+                outcomes[i] = caches[i].peek()
+                if outcomes[i] is not None:
+                    entries.append(None)  # not started: its list was remembered
+                    continue
             entries.append(Client(**options))  # started in its thread
         except MCPError as e:
             entries.append(e)
     ctx.diag.redact = _Redactor(secrets)
-    outcomes = [None] * len(names)
+    listed = [None] * len(names)  # (era, version, the whole tools/list result)
 
     def list_one(i, client):
         try:
             with client:
-                outcomes[i] = client.list_tools()
+                result = client.list_all("tools/list")
+                outcomes[i] = result["tools"]
+                listed[i] = (client.era, client.protocol_version, result)
         except MCPError as e:
             outcomes[i] = e
         except Exception as e:  # a bug: one server's line, not a dead thread
@@ -12640,6 +12803,8 @@ def _listed_at_once(args, ctx, found, names):
         for i, client in enumerate(entries):
             if isinstance(client, MCPError):
                 outcomes[i] = client
+                continue
+            if client is None:
                 continue
             thread = threading.Thread(target=list_one, args=(i, client))
             thread.daemon = True
@@ -12651,6 +12816,11 @@ def _listed_at_once(args, ctx, found, names):
     except KeyboardInterrupt:
         _stop_threads(threads, clients)
         raise
+    for cache, done in zip(caches, listed):  # here, not in the threads: one file for all
+        if cache is not None and done is not None:
+            era, version, result = done
+            cache.eras.remember(cache.key, era, version)
+            cache.keep_listed(era, version, result)
     return outcomes
 
 
@@ -12750,30 +12920,45 @@ class _ToolCache(object):
     def tools(self, client):
         """The tools remembered for this server and version, adopted by the
         client; None if there are none, or none fresh."""
+        tools = self._fresh(client.era, client.protocol_version)
+        return None if tools is None else client.adopt_tools(tools)
+
+    def peek(self):
+        """The tools remembered, if fresh for the era and version the server
+        spoke last time (the era cache's): known without starting it."""
+        spoke = _dict(self.eras.load().get(self.key))
+        return self._fresh(spoke.get("era"), spoke.get("version"))
+
+    def _fresh(self, era, version):
         try:
             with open(self.path, "rb") as f:
                 entry = _dict(_json_loads(f.read(_INPUT_LIMIT).decode("utf-8")))
         except (IOError, OSError, ValueError):
             return None
         expires = entry.get("expires")
-        if client.era != "modern":  # this run's --cache-ttl decides
+        if era != "modern":  # this run's --cache-ttl decides
             listed = entry.get("listed")
             expires = listed + self.ttl if self.ttl and isinstance(listed, float) else None
-        if (entry.get("version") != client.protocol_version or not isinstance(
+        if (version is None or entry.get("version") != version or not isinstance(
                 entry.get("tools"), list) or not isinstance(expires, float)
                 or expires <= time.time() or entry.get("scope") == "private"
                 and entry.get("context") != self.context):
             return None
-        return client.adopt_tools(entry["tools"])
+        return entry["tools"]
 
     def keep(self, client, result):
-        ttl = result.get("ttlMs") if client.era == "modern" else self.ttl * 1000
+        self.keep_listed(client.era, client.protocol_version, result)
+
+    def keep_listed(self, era, version, result):
+        """Remember ``result``, a whole tools/list result of a server of ``era``
+        speaking ``version``, for as long as it may be."""
+        ttl = result.get("ttlMs") if era == "modern" else self.ttl * 1000
         scope = result.get("cacheScope")
         if (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0
                 or scope == "private" and self.context is None):
             return self.drop()
         now = time.time()
-        entry = {"version": client.protocol_version, "tools": result["tools"], "listed": now,
+        entry = {"version": version, "tools": result["tools"], "listed": now,
                  "expires": now + min(float(ttl) / 1000, _MAX_SECONDS),
                  "scope": scope, "context": self.context}
         _write_private(self.path, entry)
@@ -12891,8 +13076,9 @@ def _run(argv, diag, out, started):
         return _cmd_session(args, ctx, server)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
-    if _many_servers(args):
-        return _cmd_tools_many(args, ctx, server)
+    if _many_servers(args, server):
+        return (_cmd_search_many if args.command == "search" else _cmd_tools_many)(
+            args, ctx, server)
     ctx.tool_prefix = _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
@@ -12986,7 +13172,7 @@ def _check_args(args):
     if args.max_output is not None and (args.json or args.events or args.command in _STREAMING):
         raise UsageError("--max-output cuts one command's human output, not %s" % (
             "--json" if args.json else "--events" if args.events else args.command + "'s"))
-    if args.all_servers and args.command not in ("tools", "session"):
+    if args.all_servers and args.command not in ("tools", "session", "search"):
         raise UsageError("%s has no --all form: it talks to one server; pick one with "
                          "--server NAME%s" % (args.command, ", or name the tool as "
                                               "SERVER__TOOL" if args.command in

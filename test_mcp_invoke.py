@@ -8235,6 +8235,101 @@ def test_a_shell_line_of_exactly_the_input_limit_runs(capsys, monkeypatch):
 
 
 # ---------------------------------------------------------------------------
+# Agents: search, skill, the launcher
+# ---------------------------------------------------------------------------
+
+# -- search ------------------------------------------------------------------
+
+def test_search_words_split_names_at_separators_and_case_changes():
+    assert mcp_invoke._words("getUserByID") == ["get", "user", "by", "id"]
+    assert mcp_invoke._words("web-search.v2/run_now") == ["web", "search", "v2", "run", "now"]
+    assert mcp_invoke._words("Create an issue, fast!") == ["create", "an", "issue", "fast"]
+    assert mcp_invoke._words(None) == [] and mcp_invoke._words(42) == []
+
+
+def _tool(name, description="", title=None, arguments=()):
+    tool = {"name": name, "description": description, "inputSchema": {
+        "type": "object", "properties": dict((a, {"type": "string"}) for a in arguments)}}
+    if title is not None:
+        tool["title"] = title
+    return tool
+
+
+def test_search_ranks_tools_matching_every_word_first_and_names_above_descriptions():
+    tools = [_tool("list_issues", "List the issues of a repository."),
+             _tool("search_code", "Find code; also create an issue from a hit."),
+             _tool("createIssue", "Open a new issue.", arguments=["title", "body"]),
+             _tool("create_pull_request", "Open a pull request."),
+             _tool("get_weather", "The weather for a city.", arguments=["city"]),
+             _tool("notes", "Keep notes.", title="Issue tracker: create entries")]
+    ranked = [tool["name"] for _, _, tool in mcp_invoke._ranked(tools, ["create", "issue"])]
+    # Every word first (in the name above in the title above in the description),
+    # then one word: an issue word, rarer here, above create.
+    assert ranked == ["createIssue", "notes", "search_code", "list_issues",
+                      "create_pull_request"]
+    # A word matches the words it begins; an argument name counts.
+    assert sorted(t["name"] for _, _, t in mcp_invoke._ranked(tools, ["iss"])[:2]) == [
+        "createIssue", "list_issues"]
+    assert [t["name"] for _, _, t in mcp_invoke._ranked(tools, ["cit"])] == ["get_weather"]
+    assert mcp_invoke._ranked(tools, ["zebra"]) == [] and mcp_invoke._ranked([], ["a"]) == []
+
+
+def test_search_finds_tools_across_the_configured_servers_best_first(capsys, tmp_path,
+                                                                      monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "search", "weather", "city")
+    assert code == 0 and "mcp_invoke: warning: server 'dead': " in err
+    assert [line.split("(")[0] for line in out.splitlines()] == [
+        "fake__weather", "ann__weather", "fake__weather_bad", "ann__weather_bad"]
+    code, out, err = run(capsys, "search", "Weather", "--count", "1", "--server", "ann,fake")
+    assert (code, out) == (0, "ann__weather(city: string) - Report the weather for a city.\n")
+    code, out, err = run(capsys, "--json", "search", "add", "--server", "fake,ann")
+    found = json.loads(out)["tools"]
+    assert code == 0 and [(t["server"], t["name"]) for t in found[:2]] == [
+        ("fake", "add"), ("ann", "add")]
+    assert list(found[0])[:3] == ["server", "name", "score"] and found[0]["score"] > 0
+    assert found[0]["inputSchema"]["required"] == ["a", "b"]
+    code, out, err = run(capsys, "search", "zebra", "stripes", "--server", "fake,ann")
+    assert (code, out) == (3, "")
+    assert err == "mcp_invoke: no tool matches 'zebra stripes' among 38 tools of 2 servers\n"
+
+
+def test_search_of_one_server_is_not_namespaced_and_bad_queries_are_refused(capsys, tmp_path,
+                                                                            monkeypatch):
+    code, out, err = run(capsys, "search", "echo", "--", *SERVER)
+    assert code == 0 and out.splitlines()[0] == "echo(text: string) - Echo the text back."
+    code, out, err = run(capsys, "search", "xyzzy-plugh", "--", *SERVER)
+    assert (code, err) == (3, "mcp_invoke: no tool matches 'xyzzy-plugh' among 19 tools "
+                              "of 1 server\n")
+    code, out, err = run(capsys, "search", "--", "--", *SERVER)
+    assert code == 2
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    for argv, message in ((["search", "__", "--", *SERVER], "search takes words to look for"),
+                          (["search", "x", "--all", "--server", "fake"], "takes no --server"),
+                          (["search", "x", "--all", "--", *SERVER], "takes no --")):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, "") and message in err, argv
+    code, out, err = run(capsys, "search", "add", "--server", "fake")
+    assert code == 0 and out.startswith("add(a: integer, b: integer)")
+
+
+def test_search_takes_tool_lists_the_cache_holds_without_starting_those_servers(
+        capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    log = tmp_path / "rec"
+    _config(tmp_path, {"a": {"command": sys.executable, "args": FAKE_ARGS + [
+        "--record", str(log)]}, "b": {"command": sys.executable, "args": FAKE_ARGS}})
+    for _ in range(3):
+        code, out, err = run(capsys, "--cache-ttl", "60", "search", "echo")
+        assert code == 0 and out.splitlines()[0].startswith("a__echo(")
+    assert [r.get("method") for r in records(log)].count("tools/list") == 1
+    code, out, err = run(capsys, "search", "echo")  # no --cache-ttl: a legacy list is not kept
+    assert code == 0 and [r.get("method") for r in records(log)].count("tools/list") == 2
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -8252,7 +8347,8 @@ def test_options_may_follow_the_command():
     # Every option that takes a value moves with it: the parser says which.
     assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd",
                            "--protocol-version", "--root", "--elicit", "--sampling-command",
-                           "--log-level", "--save-dir", "--config", "--server", "--trace",
+                           "--log-level", "--save-dir", "--max-output", "--config", "--server",
+                           "--trace",
                            "--url", "--header", "--bearer-env", "--cacert", "--oauth-client-id",
                            "--oauth-client-secret", "--oauth-client-secret-env",
                            "--oauth-client-metadata-url", "--oauth-grant",
@@ -8274,7 +8370,7 @@ def test_options_after_the_command_work(capsys):
     (["ping"], "no server command: put it after --"),
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
-         "pin, ping, prompt, prompts, read, replay, resources, schema, servers, session, shell, "
+         "pin, ping, prompt, prompts, read, replay, resources, schema, search, servers, session, shell, "
          "templates, tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
