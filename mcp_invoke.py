@@ -10587,7 +10587,8 @@ class _SessionServer(object):
 
 _PROMPT = "mcp> "
 # What a line may not run: they read stdin, start or end things, or need no server.
-_NOT_IN_SHELL = ("shell", "batch", "session", "replay", "servers", "completion", "auth")
+_NOT_IN_SHELL = ("shell", "batch", "session", "replay", "servers", "completion", "auth",
+                 "install")
 # The options a line may give (the rest are the shell's, given when it started).
 _LINE_OPTIONS = ("--json", "--tools", "--count", "--no-validate")
 _HISTORY_LINES = 1000
@@ -10917,6 +10918,387 @@ def _cmd_search_many(args, ctx, server):
     names, found = _chosen_servers(args, ctx, "search")
     return _searched(args, ctx, _tools_of(args, ctx, found, names, cached=True), len(names),
                      True)
+
+
+# -- skill ------------------------------------------------------------------
+
+# The Agent Skills format: front matter of name and description (limits of
+# the format), then Markdown. Sizes are estimated in tokens as characters / 4.
+_SKILL_NAME_CHARS = 64
+_SKILL_DESCRIPTION_CHARS = 1024
+_SKILL_FILE = "SKILL.md"
+_CHARS_PER_TOKEN = 4
+_SKILL_HASH = "tools-sha256: "
+
+
+def _skill_name(name):
+    """A server's name as a skill's: lowercase letters, digits and hyphens."""
+    name = re.sub(r"[^a-z0-9]+", "-", _shown_word(name or "").lower()).strip("-")
+    return name[:_SKILL_NAME_CHARS].rstrip("-") or "mcp-server"
+
+
+def _skill_line(text):
+    """Server text for a skill: one line, terminal-safe, hidden characters as <U+XXXX>."""
+    text = " ".join(_shown_word(text or "").split())
+    return _terminal_text(text)
+
+
+def _tools_hash(tools):
+    """The pin hash of a tool list: one SHA-256 over each tool's (CLI.md "Agents")."""
+    entries = _pin_entries(_PINNED[0], tools)
+    return _digest(dict((name, entry["sha256"]) for name, entry in entries.items()))
+
+
+def _fence(lines):
+    """A Markdown code fence no line of ``lines`` can close."""
+    longest = max([len(run) for line in lines for run in re.findall("`+", line)] + [0])
+    return "`" * max(3, longest + 1)
+
+
+def _launcher_name():
+    """The name of a launcher `install` put on PATH for this file, if there is one."""
+    import shutil  # lazy: skill only
+    for path in _launchers(os.environ):
+        name = os.path.basename(path)
+        if shutil.which(name) == path and _launcher_source(path) == _SOURCE:
+            return name
+    return None
+
+
+def _skill_command(args, server, entry):
+    """The command line that reaches the server, as the skill names it: the
+    words before a command's, and those after them (a server's argv)."""
+    launcher = _launcher_name()
+    words = [launcher] if launcher else ["python3", _SOURCE]
+    if args.session is not None:
+        words += ["--session", args.session]
+    elif server:  # from anywhere: relative paths in it as they are here
+        return words + ["--cwd", os.path.abspath(args.cwd or _cwd())], ["--"] + list(server)
+    elif entry is not None and entry.get("file") is not None:  # where it was found
+        words += ["--config", os.path.abspath(entry["file"]), "--server", entry["name"]]
+    elif args.url is not None:
+        words += ["--url", args.url]
+    return words, []
+
+
+def _skill(ctx, name, info, instructions, tools, command):
+    """A skill's text (name, and the pieces of the command line: before and
+    after a command's own words) and the size of the tool definitions it
+    stands for, in characters."""
+    import shlex  # lazy: skill only
+    skill = _skill_name(name)
+    shown = [tool for tool in map(_dict, tools) if ctx.policy.shows(tool)]
+    lines = [_skill_line(_signature(tool)) for tool in shown]
+    before, after = (" ".join(shlex.quote(word) for word in part) for part in command)
+    after = " " + after if after else ""
+    about = _skill_line(instructions).split(". ")[0] if instructions else ""
+    names = [_skill_line(tool.get("name")) for tool in shown]
+    description = "Call the tools of the MCP server %s from the shell%s. " % (
+        _skill_line(name or info.get("name")), ": " + about.rstrip(".") if about else "")
+    description += "Use this skill to find, read and call them"
+    listed = ""
+    for i, tool_name in enumerate(names):
+        more = " (%d more)" % (len(names) - i - 1) if i < len(names) - 1 else ""
+        candidate = listed + (", " if listed else "; its tools: ") + tool_name
+        if len(description) + len(candidate) + len(more) + 1 > _SKILL_DESCRIPTION_CHARS:
+            listed += " and %d more" % (len(names) - i)
+            break
+        listed = candidate
+    description = (description + listed + ".")[:_SKILL_DESCRIPTION_CHARS]
+    example = next((tool for tool in shown if re.match(r"[A-Za-z0-9_.-]+\Z",
+                                                       _shown_word(tool.get("name")))), None)
+    call = "%s call %s" % (before, _shown_word(example.get("name")) if example else "TOOL")
+    if example is not None:
+        schema = _dict(example.get("inputSchema"))
+        required = [key for key in _list(schema.get("required")) if isinstance(key, str)
+                    and re.match(r"[A-Za-z0-9_]+\Z", key)]
+        call += "".join(" %s=..." % key for key in required)
+    fence = _fence(lines)
+    text = "\n".join([
+        "---",
+        "name: " + json.dumps(skill),
+        "description: " + json.dumps(description, ensure_ascii=False),
+        "---",
+        "",
+        "# %s" % skill,
+        "",
+        "The MCP server %s, from the shell. Each command below starts the server (or"
+        % json.dumps(skill),
+        "reaches it), does one thing, and stops it; the server is:",
+        "",
+        "    %s ...%s" % (before, after),
+        "",
+        "## Its tools",
+        "",
+        "One line each: the name, the arguments (`?`: optional) and their types, the",
+        "hints the server declared, the first line of the description.",
+        "",
+        fence + "text",
+    ] + lines + [
+        fence,
+        "",
+        "## Find a tool, read its schema",
+        "",
+        "    %s search WORD...%s" % (before, after),
+        "    %s schema TOOL%s" % (before, after),
+        "",
+        "`schema` prints the tool's line, then its input schema and its output schema",
+        "as JSON: what the arguments must be, and what the result holds.",
+        "",
+        "## Call a tool",
+        "",
+        "    %s%s" % (call, after),
+        "    %s call TOOL '{\"key\": \"value\", \"count\": 2}'%s" % (before, after),
+        "",
+        "`key=value` is typed by the tool's schema (a number, a boolean, a list as",
+        "JSON); `key:=JSON` is sent as the JSON it is; a JSON object (or `@file.json`,",
+        "or `-` for stdin) gives all the arguments at once. The result's text is",
+        "printed; add `--max-output 4000` to print at most that many characters (the",
+        "rest goes to a file the last line names), or `--json` for the whole result.",
+        "",
+        "## Exit codes",
+        "",
+        "- 0: done; 1: the tool ran and returned an error (its text is printed).",
+        "- 2: bad arguments or options; the message says what, and for a call ends",
+        "  with how the tool is called. Fix the call and run it again.",
+        "- 3: the server refused: an unknown tool (near names are suggested), or",
+        "  arguments it would not take.",
+        "- 4: the server broke the protocol; 5: the connection was lost; 6: not",
+        "  authorized; 124: timed out; 126 or 127: the server could not be started.",
+        "- 7: refused by the trust policy, or the tools changed since this skill was",
+        "  written: write it again (`skill`).",
+        "",
+        _SKILL_HASH + _tools_hash(tools),
+        ""])
+    definitions = len(_json_text(json.dumps(tools, ensure_ascii=False)))
+    return skill, text, definitions
+
+
+def _skill_files(directory):
+    """The skills in ``directory``: its SKILL.md, or each of its directories'."""
+    own = os.path.join(directory, _SKILL_FILE)
+    if os.path.isfile(own):
+        return [own]
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError as e:
+        raise UsageError("skill --check %s: %s" % (directory, e.strerror or e))
+    found = [os.path.join(directory, name, _SKILL_FILE) for name in names
+             if os.path.isfile(os.path.join(directory, name, _SKILL_FILE))]
+    if not found:
+        raise UsageError("skill --check %s: no %s in it or in its directories"
+                         % (directory, _SKILL_FILE))
+    return found
+
+
+def _skill_facts(path):
+    """(name, tools-sha256) of a skill file; UsageError if it has none."""
+    text = _read_file(path, "skill " + path)
+    found = re.match(r"---\nname: (\"[a-z0-9-]*\")\n", text)
+    digest = [line[len(_SKILL_HASH):] for line in text.splitlines()
+              if line.startswith(_SKILL_HASH)]
+    if not found or len(digest) != 1 or not re.match(r"[0-9a-f]{64}\Z", digest[0]):
+        raise UsageError("%s is not a skill mcp_invoke wrote (no name, or no single %sline)"
+                         % (path, _SKILL_HASH))
+    return json.loads(found.group(1)), digest[0]
+
+
+def _skill_outcome(args, ctx, client, name, command):
+    # name: the configured server's, or None (the server's own, from initialize)
+    """One server's skill: written (--out), printed, or checked (--check);
+    (lines for stdout, an MCPError for a stale skill or None)."""
+    tools = client.list_tools()
+    skill, text, definitions = _skill(ctx, name or client.server_info.get("name"),
+                                      client.server_info, client.instructions, tools, command)
+    if args.skill_check is not None:
+        files = _skill_files(args.skill_check)
+        facts = [(path, _skill_facts(path)) for path in files]
+        mine = [(path, digest) for path, (named, digest) in facts if named == skill]
+        if not mine and len(files) == 1 and name is None:
+            mine = [(files[0], facts[0][1][1])]
+        if not mine:
+            raise UsageError("skill --check %s: no skill of server %s in it (%s)" % (
+                args.skill_check, skill, ", ".join(named for _, (named, _) in facts)))
+        path, digest = mine[0]
+        now = _tools_hash(tools)
+        if digest != now:
+            return [], _Refused("pin mismatch: the tools changed since %s was written (its "
+                                "tools-sha256 %s, the server's now %s); write it again with "
+                                "skill" % (path, digest[:12], now[:12]))
+        return ["skill holds: %s (%d tools)" % (path, len(tools))], None
+    ctx.diag.note("skill %s: %d characters, about %d tokens, for %d tools whose definitions "
+                  "are %d characters, about %d tokens (a token taken as %d characters)" % (
+                      skill, len(text), len(text) // _CHARS_PER_TOKEN, len(tools),
+                      definitions, definitions // _CHARS_PER_TOKEN, _CHARS_PER_TOKEN))
+    if args.skill_out is None:
+        ctx.out.write(text)
+        return [], None
+    path = os.path.join(args.skill_out, skill, _SKILL_FILE)
+    try:
+        _private_dir(os.path.dirname(path), narrow=False)
+        _write_whole(path, text, private=False)
+    except (IOError, OSError) as e:
+        raise UsageError("skill: cannot write %s: %s" % (path, e.strerror or e))
+    return [path], None
+
+
+def _cmd_skill(client, args, ctx):
+    """skill: a skill that teaches an agent to use this server through this
+    file (--out DIR: written to DIR/NAME/SKILL.md; --check DIR: compared)."""
+    entry = getattr(args, "entry", None)
+    name = entry.get("name") if entry is not None else None
+    command = _skill_command(args, getattr(args, "server_argv", None), entry)
+    lines, stale = _skill_outcome(args, ctx, client, name, command)
+    if stale is not None:
+        raise stale
+    return ctx.lines(lines) if lines else 0
+
+
+def _cmd_skill_many(args, ctx, server):
+    """skill --all / --server A,B: each server's, at once, to --out DIR (or checked)."""
+    if server or args.url or args.session:
+        raise UsageError("skill %s is for configured servers; it takes no %s" % (
+            "--all" if args.all_servers else "--server A,B",
+            "--" if server else "--url" if args.url else "--session"))
+    if args.skill_out is None and args.skill_check is None:
+        raise UsageError("skills of several servers are written to DIR/NAME/SKILL.md: give "
+                         "--out DIR (or --check DIR)")
+    names, found = _chosen_servers(args, ctx, "write skills for")
+    entries = _clients_of(args, ctx, found, names)
+
+    def one(i, client):
+        with client:
+            return _skill_outcome(args, ctx, client, names[i], _skill_command(
+                args, None, entries[i][1]))
+    outcomes = _at_once([client for client, _ in entries], one)
+    lines, failed = [], []
+    for name, outcome in zip(names, outcomes):
+        if isinstance(outcome, MCPError):
+            failed.append(outcome)
+            ctx.diag.warning("server %r: %s" % (name, outcome))
+            continue
+        lines += outcome[0]
+        if outcome[1] is not None:
+            failed.append(outcome[1])
+            ctx.diag.error(str(outcome[1]))
+    ctx.lines(lines)
+    return max([e.exit_code for e in failed] or [0])
+
+
+# -- install: the launcher ---------------------------------------------------
+
+_SOURCE = os.path.abspath(__file__) if "__file__" in globals() else None
+_LAUNCHER_MARK = "# Written by `mcp_invoke.py install`"
+_LAUNCHER = '''#!%(python)s -ES
+%(mark)s, which writes over it: mcp_invoke from its cached
+# bytecode. Run install again after moving the file it runs:
+source = %(source)s
+import marshal, os, sys
+stat = os.stat(source)
+stamp = ("%%s %%d %%d\\n" %% (sys.version, stat.st_mtime_ns, stat.st_size)).encode()
+caches = (%(beside)r, %(cached)r)
+code = None
+for cache in caches:
+    try:
+        with open(cache, "rb") as f:
+            data = f.read()
+        if data.startswith(stamp):
+            code = marshal.loads(data[len(stamp):])
+            break
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+if code is None:
+    with open(source, "rb") as f:
+        code = compile(f.read(), source, "exec", dont_inherit=True)
+    for cache in caches:
+        try:
+            os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
+            with open(cache + ".new", "wb") as f:
+                f.write(stamp + marshal.dumps(code))
+            os.replace(cache + ".new", cache)
+            break
+        except OSError:
+            pass
+sys.argv[0] = source
+main = type(sys)("__main__")
+main.__file__, main.__builtins__ = source, __builtins__
+sys.modules["__main__"] = main
+exec(code, main.__dict__)
+'''
+
+
+def _launchers(environ):
+    """The launchers `install` wrote, as it recorded them."""
+    try:
+        with open(os.path.join(_state_home(environ), "launchers.json"), "rb") as f:
+            paths = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
+    except (IOError, OSError, ValueError):
+        return []
+    return [path for path in _list(paths) if isinstance(path, str)]
+
+
+def _launcher_source(path):
+    """The file a launcher of ours runs, or None for any other file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192).decode("utf-8", "replace").splitlines()
+    except (IOError, OSError):
+        return None
+    if len(head) < 4 or not head[1].startswith(_LAUNCHER_MARK + ",") or not (
+            head[3].startswith("source = ")):
+        return None
+    try:
+        source = json.loads(head[3][len("source = "):])
+    except ValueError:
+        return None
+    return source if isinstance(source, str) else None
+
+
+def _cmd_install(args, ctx):
+    """install [--bin DIR] [--name NAME]: a launcher that runs this file from
+    cached bytecode (CLI.md "Agents")."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    directory = os.path.abspath(args.bin or os.path.join(home, ".local", "bin"))
+    name = args.name or "mcp-invoke"
+    if not re.match(r"[A-Za-z0-9._+-]+\Z", name) or name in (".", ".."):
+        raise UsageError("install --name %r: a file name of letters, digits, '.', '_', '+' "
+                         "and '-'" % name)
+    if _SOURCE is None or not sys.executable:
+        raise UsageError("install needs this file and its Python by path (%s)" % (
+            "no __file__" if _SOURCE is None else "sys.executable is empty"))
+    path = os.path.join(directory, name)
+    if os.path.lexists(path) and _launcher_source(path) is None:
+        raise UsageError("install: %s exists and is not a launcher install wrote; it is left "
+                         "alone (remove it, or give --name or --bin)" % path)
+    tag = sys.implementation.cache_tag or "python"
+    source_dir = os.path.dirname(_SOURCE)
+    beside = os.path.join(source_dir, "__pycache__", "mcp_invoke.launcher.%s.bin" % tag)
+    cached = os.path.join(_xdg(os.environ, "XDG_CACHE_HOME", os.path.join(home, ".cache")),
+                          "mcp_invoke", "launcher-%s.%s.bin" % (_digest(_SOURCE)[:16], tag))
+    if re.search(r"\s", sys.executable):  # a #! line ends at the first blank
+        raise UsageError("install: the path of this Python, %r, has a blank in it, which a "
+                         "launcher's first line cannot hold" % sys.executable)
+    text = _LAUNCHER % dict(python=sys.executable, mark=_LAUNCHER_MARK,
+                            source=json.dumps(_SOURCE), beside=beside, cached=cached)
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory)
+        _write_whole(path, text, private=False)
+        os.chmod(path, 0o755)
+    except (IOError, OSError) as e:
+        raise UsageError("install: cannot write %s: %s" % (path, e.strerror or e))
+    launchers = [p for p in _launchers(os.environ) if p != path and os.path.exists(p)]
+    try:
+        _write_whole(os.path.join(_state_home(os.environ), "launchers.json"),
+                     json.dumps(launchers + [path]))
+    except (IOError, OSError):
+        pass  # skill then names this file itself
+    on_path = directory in [os.path.abspath(p) for p in
+                            os.environ.get("PATH", "").split(os.pathsep) if p]
+    if not on_path:
+        ctx.diag.note("%s is not on PATH: add it (export PATH=\"%s:$PATH\"), or give --bin a "
+                      "directory that is" % (directory, directory))
+    return ctx.mode.answer({"path": path, "on_path": on_path}, [path])
 
 
 # ---------------------------------------------------------------------------
@@ -11850,6 +12232,15 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("search WORD [WORD...]", "the tools whose names, titles, descriptions or"),
         ("", "arguments have those words, best first, across the"),
         ("", "configured servers (or --server A,B, or one server)")])),
+    ("skill", (_cmd_skill, 0, 0, "no arguments", 1, [
+        ("skill [--out DIR]", "a skill (SKILL.md) that teaches an agent to use the"),
+        ("", "server through this file"),
+        ("skill --all --out DIR", "each configured server's, to DIR/NAME/SKILL.md"),
+        ("skill --check DIR", "exit 7 if the server's tools changed since it was written")])),
+    ("install", (_cmd_install, 0, 0, "no arguments", 0, [
+        ("install [--bin DIR] [--name NAME]", ""),
+        ("", "a launcher on PATH (~/.local/bin/mcp-invoke) that runs"),
+        ("", "this file from cached bytecode")])),
     ("call", (_cmd_call, 1, None, "a tool name, then its arguments", 1, [
         ("call NAME [ARGS...]", "call a tool; ARGS: a JSON object, @file.json or -"),
         ("", "(stdin), then key=value (typed by the tool's"),
@@ -12060,6 +12451,13 @@ def _build_parser(out=None):
     add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
         help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
     add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
+    add("--out", dest="skill_out", metavar="DIR",
+        help="skill: write DIR/NAME/SKILL.md instead of printing the skill")
+    add("--check", dest="skill_check", metavar="DIR",
+        help="skill: compare the skill(s) in DIR with the server now (exit 7 if stale)")
+    add("--bin", metavar="DIR", help="install: the directory of the launcher "
+        "(default ~/.local/bin)")
+    add("--name", metavar="NAME", help="install: the launcher's name (default mcp-invoke)")
     add("--max-output", type=_positive_int, metavar="CHARS",
         help="print at most CHARS characters of the output, then a line naming the file "
              "that holds all of it (in --save-dir, or the temp dir)")
@@ -12660,6 +13058,8 @@ def _many_servers(args, server):
             raise UsageError("search --all looks through every configured server; it takes "
                              "no %s" % (one or ["--server"])[0])
         return not one and (args.server is None or "," in args.server)
+    if args.command == "skill":
+        return args.all_servers or "," in (args.server or "")
     return args.command == "tools" and (args.all_servers or "," in (args.server or ""))
 
 
@@ -12757,17 +13157,42 @@ def _tools_of(args, ctx, found, names, cached=False):
 
 
 def _listed_at_once(args, ctx, found, names, cached=False):
-    """Each named server's tools (or the MCPError it failed with), listed in
-    threads of their own, each with the usual timeouts. ``cached``: a list the
-    tool-list cache holds fresh for the era and version the server spoke last
-    is taken from it and the server not started; what the others list is
-    remembered, as call remembers it."""
-    import threading  # lazy: only for several servers
-    picked = [_pick_server(found, name) for name in names]  # an unknown name: exit 2 first
+    """Each named server's tools (or the MCPError it failed with), listed at
+    once (_at_once). ``cached``: a list the tool-list cache holds fresh for the
+    era and version the server spoke last is taken from it and the server not
+    started; what the others list is remembered, as call remembers it."""
     eras = (_EraCache(os.environ) if cached and not (args.no_cache or args.protocol_version)
             else None)
-    entries, secrets, outcomes, caches = [], [], [None] * len(names), [None] * len(names)
-    for i, (name, server) in enumerate(zip(names, picked)):
+    entries = _clients_of(args, ctx, found, names, eras)
+    caches, outcomes = [None] * len(names), [None] * len(names)
+    for i, (client, options) in enumerate(entries):
+        if eras is not None and isinstance(client, Client):
+            caches[i] = _ToolCache(eras, eras.key(options), args.cache_ttl, options)
+            outcomes[i] = caches[i].peek()  # found: the server is not started
+    listed = [None] * len(names)  # (era, version, the whole tools/list result)
+
+    def list_one(i, client):
+        with client:
+            result = client.list_all("tools/list")
+            listed[i] = (client.era, client.protocol_version, result)
+            return result["tools"]
+    done = _at_once([client if outcomes[i] is None else outcomes[i]
+                     for i, (client, _) in enumerate(entries)], list_one)
+    for cache, had in zip(caches, listed):  # here, not in the threads: one file for all
+        if cache is not None and had is not None:
+            era, version, result = had
+            cache.eras.remember(cache.key, era, version)
+            cache.keep_listed(era, version, result)
+    return done
+
+
+def _clients_of(args, ctx, found, names, eras=None):
+    """[(Client, its options) or (the MCPError making it failed with, None)]
+    for each named server of ``found``, none started; the redactor holds the
+    secrets of all. ``eras``: the era cache, whose version each starts with."""
+    picked = [_pick_server(found, name) for name in names]  # an unknown name: exit 2 first
+    entries, secrets = [], []
+    for name, server in zip(names, picked):
         try:
             entry = _entry_from(server["file"], {name: server["entry"]}, name)
             options = _client_options(args, entry, ctx.diag)
@@ -12775,52 +13200,42 @@ def _listed_at_once(args, ctx, found, names, cached=False):
                 kind, "server %r: %s" % (name, text))
             secrets += _secrets(options)
             if eras is not None:
-                key = eras.key(options)
-                options["remembered_version"] = eras.remembered(key)
-                caches[i] = _ToolCache(eras, key, args.cache_ttl, options)
-                outcomes[i] = caches[i].peek()
-                if outcomes[i] is not None:
-                    entries.append(None)  # not started: its list was remembered
-                    continue
-            entries.append(Client(**options))  # started in its thread
+                options["remembered_version"] = eras.remembered(eras.key(options))
+            entries.append((Client(**options), dict(options, name=name, file=entry["file"])))
         except MCPError as e:
-            entries.append(e)
+            entries.append((e, None))
     ctx.diag.redact = _Redactor(secrets)
-    listed = [None] * len(names)  # (era, version, the whole tools/list result)
+    return entries
 
-    def list_one(i, client):
+
+def _at_once(clients, work):
+    """``work(i, client)`` for each Client of ``clients``, each in a thread of
+    its own (with the usual timeouts); what it returned, or the MCPError it
+    raised, in order. What is not a Client stays as it is."""
+    import threading  # lazy: only for several servers
+    outcomes = list(clients)
+
+    def run(i, client):
         try:
-            with client:
-                result = client.list_all("tools/list")
-                outcomes[i] = result["tools"]
-                listed[i] = (client.era, client.protocol_version, result)
+            outcomes[i] = work(i, client)
         except MCPError as e:
             outcomes[i] = e
         except Exception as e:  # a bug: one server's line, not a dead thread
             outcomes[i] = MCPError("internal error: %s: %s" % (type(e).__name__, e))
-    threads, clients = [], [c for c in entries if isinstance(c, Client)]
+    threads, started = [], [c for c in clients if isinstance(c, Client)]
     try:  # from the first start: a signal may come while the others are started
-        for i, client in enumerate(entries):
-            if isinstance(client, MCPError):
-                outcomes[i] = client
-                continue
-            if client is None:
-                continue
-            thread = threading.Thread(target=list_one, args=(i, client))
-            thread.daemon = True
-            threads.append(thread)
-            thread.start()
+        for i, client in enumerate(clients):
+            if isinstance(client, Client):
+                thread = threading.Thread(target=run, args=(i, client))
+                thread.daemon = True
+                threads.append(thread)
+                thread.start()
         for thread in threads:
             while thread.is_alive():  # in steps: Ctrl-C reaches this thread between them
                 thread.join(0.05)
     except KeyboardInterrupt:
-        _stop_threads(threads, clients)
+        _stop_threads(threads, started)
         raise
-    for cache, done in zip(caches, listed):  # here, not in the threads: one file for all
-        if cache is not None and done is not None:
-            era, version, result = done
-            cache.eras.remember(cache.key, era, version)
-            cache.keep_listed(era, version, result)
     return outcomes
 
 
@@ -13077,8 +13492,8 @@ def _run(argv, diag, out, started):
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if _many_servers(args, server):
-        return (_cmd_search_many if args.command == "search" else _cmd_tools_many)(
-            args, ctx, server)
+        return {"search": _cmd_search_many, "skill": _cmd_skill_many}.get(
+            args.command, _cmd_tools_many)(args, ctx, server)
     ctx.tool_prefix = _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
@@ -13088,8 +13503,11 @@ def _run(argv, diag, out, started):
         _check_pin_path(args.args[0])
     if args.pin is not None:
         ctx.pinned, ctx.pin_path = _load_pin(args.pin), args.pin
+    args.server_argv, args.entry = server, None  # what skill names
+    if args.session is None:
+        args.entry = _server_entry(args, server)
     options = (_session_options(args, server, diag) if args.session is not None
-               else _client_options(args, _server_entry(args, server), diag))
+               else _client_options(args, args.entry, diag))
     secrets = _secrets(options)
     diag.redact = _Redactor(secrets)
     if options.get("oauth") is not None:  # tokens and secrets, as they are obtained
@@ -13172,7 +13590,15 @@ def _check_args(args):
     if args.max_output is not None and (args.json or args.events or args.command in _STREAMING):
         raise UsageError("--max-output cuts one command's human output, not %s" % (
             "--json" if args.json else "--events" if args.events else args.command + "'s"))
-    if args.all_servers and args.command not in ("tools", "session", "search"):
+    for option, value, command in (("--out", args.skill_out, "skill"),
+                                   ("--check", args.skill_check, "skill"),
+                                   ("--bin", args.bin, "install"),
+                                   ("--name", args.name, "install")):
+        if value is not None and args.command != command:
+            raise UsageError("%s is for %s" % (option, command))
+    if args.skill_out is not None and args.skill_check is not None:
+        raise UsageError("skill --out writes skills and --check compares them: give one")
+    if args.all_servers and args.command not in ("tools", "session", "search", "skill"):
         raise UsageError("%s has no --all form: it talks to one server; pick one with "
                          "--server NAME%s" % (args.command, ", or name the tool as "
                                               "SERVER__TOOL" if args.command in
