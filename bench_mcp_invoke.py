@@ -183,6 +183,8 @@ TARGETS = {
     "http_cold": ("<=", 1.20),   # cold tools --url, as python -m and as a script
     "session_cold": ("<=", 0.50),  # a call through --session, against a cold call
     "session_floor": ("<=", 1.50),  # the same, against python -m (nothing) + a library call
+    "launcher": ("<=", 1.20),    # cold tools through the launcher install writes
+    "search": ("<=", 1.20),      # search of 8 servers whose lists are cached, against cold tools
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -711,6 +713,60 @@ def bench_startup(counts, notes):
         _row("--version, script, floor + compile", _ms(t["version script"]),
              _ms(t["compile"]), t["version script"] / t["compile"], TARGETS["version"]),
     ]
+
+
+def bench_agents(counts, notes):
+    """What the agents' front door costs: cold tools through the launcher
+    install writes, against the minimal client; search over a config of 8
+    servers whose tool lists the cache holds, against a cold tools of one;
+    cold tools as a script, which compiles the file each run (no target);
+    and a skill's size against --json tools of the same server.
+    """
+    _write_bytecode()
+    server = _server_argv()
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
+    work = tempfile.mkdtemp(prefix="bench_mcp_invoke.agents.")
+    try:
+        env = dict(os.environ, HOME=work, XDG_STATE_HOME=os.path.join(work, "state"))
+        _output(module + ["install", "--bin", os.path.join(work, "bin")], env=env)
+        launcher = [os.path.join(work, "bin", "mcp-invoke")]
+        _check_tools(launcher + ["tools", "--"] + server, _minimal_argv("tools") + server)
+        config = os.path.join(work, "servers.json")
+        with open(config, "w") as f:  # eight servers, each its own command line
+            json.dump({"mcpServers": dict(("s%d" % i, {"command": server[0], "args": server[1:]
+                                                       + ["--bench-id", str(i)]})
+                                          for i in range(8))}, f)
+        search = module + ["--config", config, "--cache-ttl", "3600", "search", "echo"]
+        found = _output(search, env=env).decode("utf-8").splitlines()  # the lists kept
+        if len(found) != 8 or not all(line.startswith("s") and "__echo(" in line
+                                      for line in found):
+            raise RuntimeError("search listed %r, not echo of the 8 servers" % found)
+        names = ("launcher", "minimal", "module", "search", "script")
+        tasks = (_run(launcher + ["tools", "--"] + server), _run(_minimal_argv("tools") + server),
+                 _run(module + ["tools", "--"] + server), _run(search, env=env),
+                 _run(script + ["tools", "--"] + server))
+        t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
+        sizes = []
+        for argv in (server, PYTHON + [os.path.join(HERE, "fake_server.py")]):
+            sizes.append((len(_output(module + ["skill", "--"] + argv, env=env)),
+                          len(_output(module + ["--json", "tools", "--"] + argv, env=env))))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    notes.append("agents: fastest of %d runs each; the launcher runs the file from its own "
+                 "cached bytecode with python -E -S; search reads the 8 lists from the "
+                 "tool-list cache (--cache-ttl 3600) and starts no server; the skill's tokens "
+                 "are estimated at 4 characters each" % counts["process_runs"])
+    return [
+        _row("cold tools, launcher (install)", _ms(t["launcher"]), _ms(t["minimal"]),
+             t["launcher"] / t["minimal"], TARGETS["launcher"]),
+        _row("search, 8 servers cached, vs cold tools", _ms(t["search"]), _ms(t["module"]),
+             t["search"] / t["module"], TARGETS["search"]),
+        _row("cold tools, script (compiles each run)", _ms(t["script"]), _ms(t["minimal"]),
+             t["script"] / t["minimal"]),
+    ] + [_row("skill vs --json tools, %s" % name, "%d B, ~%d tok" % (skill, skill // 4),
+              "%d B, ~%d tok" % (listed, listed // 4), skill / float(listed))
+         for name, (skill, listed) in zip(("bench server, 2 tools", "fake_server.py, 19 tools"),
+                                           sizes)]
 
 
 def _check_tools(cli, minimal):
@@ -1665,6 +1721,7 @@ FIGURES = (
     ("HTTP startup", bench_http_startup),
     ("process instructions", bench_process_instructions),
     ("sessions", bench_session),
+    ("agents", bench_agents),
 )
 
 
