@@ -13707,10 +13707,11 @@ def _server_entry(args, server):
         raise UsageError("auth needs the server's URL: --url URL, or --config FILE --server "
                          "NAME naming an entry with a url")
     if path is None:
+        import shlex  # lazy: only for this error
+        shown = " ".join(shlex.quote(word) for word in [args.command] + args.args)
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
-                         "server.py, or name one with --config FILE --server NAME"
-                         % " ".join([args.command] + args.args[:2 if args.command == "session"
-                                                                else 0]))
+                         "server.py, or name a configured one with --server NAME (see servers)"
+                         % _cut(shown, _SHOW_CHARS))
     if _reader_of(path) == "json":
         servers, _ = _config_servers(path)
     else:
@@ -13997,6 +13998,17 @@ class _Signalled(KeyboardInterrupt):
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
+def _taught(error):
+    """``error`` with what to do next where its own words do not say it (CLI.md
+    "Agents": errors that teach): a time limit names the option that moves it."""
+    if isinstance(error, RequestTimeout) and "(never sent" not in error.message:
+        if "time limit" in error.message:
+            error.message += "; --max-time SECONDS gives it longer"
+        elif "timed out after" in error.message:
+            error.message += "; --timeout SECONDS waits longer"
+    return error
+
+
 def _exit(code):
     """End the command's process with ``code`` once its output is out, without
     tearing the interpreter down: main has closed what it opened, reaped every
@@ -14054,7 +14066,7 @@ def main(argv=None):
     except MCPError as e:
         stopping.append(e)  # first, before any call that a signal could interrupt
         diag.finish()
-        diag.failed(e)
+        diag.failed(_taught(e))
         return e.exit_code
     except KeyboardInterrupt as e:
         stopping.append(e)

@@ -5148,7 +5148,7 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
     code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.8", "tools", "--", *server)
     assert (code, out) == (124, "")
     assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.8s "
-                          "over ") and err.endswith(" pages\n")
+                          "over ") and err.endswith(" pages; --max-time SECONDS gives it longer\n")
 
 
 # -- Client: time limits ----------------------------------------------------
@@ -5174,7 +5174,8 @@ def test_initialize_timeout_exits_124_without_cancelling_initialize(capsys, tmp_
     code, out, err = run(capsys, "--timeout", "0.3", "ping", "--",
                          *fake("hang-init", record=log))
     assert code == 124 and out == ""
-    assert err == "mcp_invoke: initialize timed out after 0.3s\n"
+    assert err == ("mcp_invoke: initialize timed out after 0.3s; --timeout SECONDS waits "
+                   "longer\n")
     assert [r.get("method") for r in records(log)] == ["server/discover", "initialize"]
 
 
@@ -5184,7 +5185,8 @@ def test_call_timeout_exits_124_and_sends_cancelled(era, capsys, tmp_path):
     code, out, err = run(capsys, "--timeout", "0.3", "call", "echo", "text=x", "--",
                          *fake("hang-call", record=log, era=era))
     assert code == 124 and out == ""
-    assert err == "mcp_invoke: tools/call timed out after 0.3s\n"
+    assert err == ("mcp_invoke: tools/call timed out after 0.3s; --timeout SECONDS waits "
+                   "longer\n")
     sent = records(log)
     call = [r for r in sent if r.get("method") == "tools/call"][0]
     assert call["params"]["_meta"]["progressToken"] == call["id"]
@@ -5203,7 +5205,8 @@ def test_progress_resets_the_timeout_and_max_time_caps_it(era, capsys):
     code, out, err = run(capsys, "--timeout", "1", "--max-time", "0.5", "call", "slow",
                          "steps=8", "delay=0.2", "--", *fake(era=era))
     assert code == 124
-    assert err.splitlines()[-1] == "mcp_invoke: tools/call took longer than its time limit of 0.5s"
+    assert err.splitlines()[-1] == ("mcp_invoke: tools/call took longer than its time limit of 0.5s"
+                                     "; --max-time SECONDS gives it longer")
 
 
 def test_max_time_below_the_timeout_is_the_cap(capsys):
@@ -5214,7 +5217,7 @@ def test_max_time_below_the_timeout_is_the_cap(capsys):
                          "delay=0.1", "--", *fake())
     assert (code, out) == (124, "")
     assert err.splitlines()[-1] == ("mcp_invoke: tools/call took longer than its time "
-                                    "limit of 0.6s")
+                                    "limit of 0.6s; --max-time SECONDS gives it longer")
     assert time.monotonic() - started < 1.8
 
 
@@ -5717,7 +5720,8 @@ def test_max_time_bounds_every_input_required_round_together(capsys):
                          "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.2,
                                                answer=json.dumps(answer)))
     assert (code, out) == (124, "")
-    assert err == "mcp_invoke: tools/call took longer than its time limit of 0.7s\n"
+    assert err == ("mcp_invoke: tools/call took longer than its time limit of 0.7s; --max-time "
+                   "SECONDS gives it longer\n")
     assert time.monotonic() - started < 1.9
 
 
@@ -8517,6 +8521,9 @@ def test_options_after_the_command_work(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
+    (["call", "echo", "text=a b"], "no server command: put it after --, e.g. mcp_invoke call "
+                                   "echo 'text=a b' -- python3 server.py, or name a configured "
+                                   "one with --server NAME (see servers)"),
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
          "install, pin, ping, prompt, prompts, read, replay, resources, schema, search, "
