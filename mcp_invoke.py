@@ -9035,7 +9035,13 @@ def _coerce(key, text, types):
     if unknown:
         raise UsageError("argument %r: cannot coerce to schema type %s; pass it as %s:=JSON"
                          % (key, "/".join(unknown), key))
-    raise UsageError("argument %r: expected %s, got %r" % (key, " or ".join(types), text))
+    hint = ""
+    if "array" in types or "object" in types:  # how to write one: teach the next try
+        import shlex  # lazy: only for this error
+        hint = ("; a list is JSON: %s=%s" % (key, shlex.quote(json.dumps([text])))
+                if "array" in types else "; an object is JSON: %s='{\"name\": \"value\"}'" % key)
+    raise UsageError("argument %r: expected %s, got %r%s" % (key, " or ".join(types), text,
+                                                          hint))
 
 
 def _coerce_arguments(pairs, schema):
@@ -9073,9 +9079,10 @@ def _type_label(schema, reader, depth=0):
     return "|".join(types)
 
 
-def _signature(tool):
-    """A tool as one line: ``name(arg: type, opt?: type) - first line of description``."""
-    line = _call_form(tool)
+def _signature(tool, prefix=""):
+    """A tool as one line: ``name(arg: type, opt?: type) - first line of description``,
+    ``prefix`` (a server's, as in server__tool) before its name."""
+    line = _call_form(tool, prefix)
     annotations = _dict(tool.get("annotations"))
     # Hints the server declared (server/tools, "Tool Annotations"); defaults unshown.
     line += "".join(" [%s]" % label for key, label in _HINTS if annotations.get(key) is True)
@@ -10822,13 +10829,24 @@ def _words(text):
     return re.findall(r"[^\W_]+", re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text).lower())
 
 
+def _stem(word):
+    """A word without its plural ending, for search: directories and
+    directory, issues and issue, match alike."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
 def _search_fields(tool):
-    """A tool's words by field, for search."""
+    """A tool's words (stems) by field, for search."""
     schema = _dict(tool.get("inputSchema"))
-    return {"name": _words(tool.get("name")), "title": _words(tool.get("title")),
-            "description": _words(tool.get("description")),
-            "arguments": [word for key in _dict(schema.get("properties"))
-                          for word in _words(key)]}
+    fields = {"name": _words(tool.get("name")), "title": _words(tool.get("title")),
+              "description": _words(tool.get("description")),
+              "arguments": [word for key in _dict(schema.get("properties"))
+                            for word in _words(key)]}
+    return dict((name, [_stem(word) for word in words]) for name, words in fields.items())
 
 
 def _ranked(tools, query):
@@ -10863,7 +10881,7 @@ def _ranked(tools, query):
 
 
 def _search_query(args):
-    query = [word for text in args.args for word in _words(text)]
+    query = [_stem(word) for text in args.args for word in _words(text)]
     if not query:
         raise UsageError("search takes words to look for (letters or digits), not %s"
                          % " ".join(repr(text) for text in args.args))
@@ -10875,7 +10893,7 @@ def _searched(args, ctx, tools, servers, namespaced):
     best --count of them, as tools prints them; exit 3 if none matches.
     ``namespaced``: their names are server__tool."""
     query = _search_query(args)
-    ranked = _ranked([tool for _, tool in tools], query)
+    ranked = _ranked([tool for _, tool in tools], query)  # stems, as _search_fields
     if not ranked:
         raise ServerError("no tool matches %r among %d tool%s of %d server%s" % (
             " ".join(args.args), len(tools), "" if len(tools) == 1 else "s", servers,
@@ -11061,8 +11079,8 @@ def _skill(ctx, name, info, instructions, tools, command):
         "- 0: done; 1: the tool ran and returned an error (its text is printed).",
         "- 2: bad arguments or options; the message says what, and for a call ends",
         "  with how the tool is called. Fix the call and run it again.",
-        "- 3: the server refused: an unknown tool (near names are suggested), or",
-        "  arguments it would not take.",
+        "- 3: the server answered with an error: an unknown tool (near names are",
+        "  suggested), or arguments it would not take.",
         "- 4: the server broke the protocol; 5: the connection was lost; 6: not",
         "  authorized; 124: timed out; 126 or 127: the server could not be started.",
         "- 7: refused by the trust policy, or the tools changed since this skill was",
@@ -11125,7 +11143,7 @@ def _skill_outcome(args, ctx, client, name, command):
             return [], _Refused("pin mismatch: the tools changed since %s was written (its "
                                 "tools-sha256 %s, the server's now %s); write it again with "
                                 "skill" % (path, digest[:12], now[:12]))
-        return ["skill holds: %s (%d tools)" % (path, len(tools))], None
+        return ["skill up to date: %s (its %d tools unchanged)" % (path, len(tools))], None
     ctx.diag.note("skill %s: %d characters, about %d tokens, for %d tools whose definitions "
                   "are %d characters, about %d tokens (a token taken as %d characters)" % (
                       skill, len(text), len(text) // _CHARS_PER_TOKEN, len(tools),
@@ -11154,6 +11172,26 @@ def _cmd_skill(client, args, ctx):
     return ctx.lines(lines) if lines else 0
 
 
+def _checked_servers(args, ctx):
+    """skill --check DIR with no server named: the configured servers that
+    DIR has skills of (by the skill's name), and what _found_servers found."""
+    found = _found_servers(_cwd(), os.environ, ctx.diag.warning, args.config)
+    by_skill = dict((_skill_name(name), name) for name in _server_names(found))
+    names = []
+    for path in _skill_files(args.skill_check):
+        skill = _skill_facts(path)[0]
+        if skill in by_skill:
+            names.append(by_skill[skill])
+        else:
+            ctx.diag.warning("%s is the skill of %s, which no config file names; check it "
+                             "with the server's options" % (path, skill))
+    if not names:
+        raise UsageError("skill --check %s: none of its skills is of a configured server; "
+                         "give the server's options (-- COMMAND, --url, --server NAME)"
+                         % args.skill_check)
+    return names, found
+
+
 def _cmd_skill_many(args, ctx, server):
     """skill --all / --server A,B: each server's, at once, to --out DIR (or checked)."""
     if server or args.url or args.session:
@@ -11163,7 +11201,10 @@ def _cmd_skill_many(args, ctx, server):
     if args.skill_out is None and args.skill_check is None:
         raise UsageError("skills of several servers are written to DIR/NAME/SKILL.md: give "
                          "--out DIR (or --check DIR)")
-    names, found = _chosen_servers(args, ctx, "write skills for")
+    if args.skill_check is not None and not args.all_servers and args.server is None:
+        names, found = _checked_servers(args, ctx)
+    else:
+        names, found = _chosen_servers(args, ctx, "write skills for")
     entries = _clients_of(args, ctx, found, names)
 
     def one(i, client):
@@ -11429,7 +11470,7 @@ def _cmd_schema(client, args, ctx):
     ctx.hidden("tool %r" % name, tool)
 
     def readable():
-        ctx.lines([_signature(tool)])  # then each schema, labelled, as indented JSON (CLI.md)
+        ctx.lines([_signature(tool, ctx.tool_prefix)])  # then each schema, labelled (CLI.md)
         for label, key in (("input schema", "inputSchema"), ("output schema", "outputSchema")):
             if key in tool:
                 ctx.lines([label + ":"])
@@ -13058,8 +13099,10 @@ def _many_servers(args, server):
             raise UsageError("search --all looks through every configured server; it takes "
                              "no %s" % (one or ["--server"])[0])
         return not one and (args.server is None or "," in args.server)
-    if args.command == "skill":
-        return args.all_servers or "," in (args.server or "")
+    if args.command == "skill":  # --check DIR alone: the configured servers it has skills of
+        return args.all_servers or "," in (args.server or "") or (
+            args.skill_check is not None and not (server or args.url or args.session
+                                                  or args.server or args.config))
     return args.command == "tools" and (args.all_servers or "," in (args.server or ""))
 
 

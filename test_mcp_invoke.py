@@ -6923,6 +6923,10 @@ def test_raw_json_arguments_and_one_json_object():
     (["count=abc"], "argument 'count': expected integer, got 'abc'"),
     (["flag=maybe"], "expected boolean"),
     (["tags=[1,"], "expected array"),
+    (["tags=solo"], "argument 'tags': expected array, got 'solo'; a list is JSON: "
+                    "tags='[\"solo\"]'"),
+    (["opts=x"], "argument 'opts': expected object, got 'x'; an object is JSON: "
+                 "opts='{\"name\": \"value\"}'"),
     (["zip:={"], "argument 'zip' is not valid JSON"),
     (['{"a": '], "the arguments object is not valid JSON"),
     (['["a"]'], "expected key=value"),
@@ -8275,6 +8279,10 @@ def test_search_ranks_tools_matching_every_word_first_and_names_above_descriptio
     assert sorted(t["name"] for _, _, t in mcp_invoke._ranked(tools, ["iss"])[:2]) == [
         "createIssue", "list_issues"]
     assert [t["name"] for _, _, t in mcp_invoke._ranked(tools, ["cit"])] == ["get_weather"]
+    # Plural endings aside: a word finds its plural, and the plural the word.
+    assert mcp_invoke._stem("directories") == mcp_invoke._stem("directory") == "directory"
+    assert [mcp_invoke._stem(w) for w in ("issues", "class", "bus", "is")] == [
+        "issue", "class", "bus", "is"]
     assert mcp_invoke._ranked(tools, ["zebra"]) == [] and mcp_invoke._ranked([], ["a"]) == []
 
 
@@ -8414,10 +8422,18 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
         SCRIPT, tmp_path / ".mcp.json") in text
     code, out, err = run(capsys, "skill", "--server", "fake,ann", "--check", str(skills))
     assert (code, err) == (0, "") and out.splitlines() == [
-        "skill holds: %s (19 tools)" % (skills / "fake" / "SKILL.md"),
-        "skill holds: %s (19 tools)" % (skills / "ann" / "SKILL.md")]
+        "skill up to date: %s (its 19 tools unchanged)" % (skills / "fake" / "SKILL.md"),
+        "skill up to date: %s (its 19 tools unchanged)" % (skills / "ann" / "SKILL.md")]
     code, out, err = run(capsys, "skill", "--server", "ann", "--check", str(skills / "ann"))
     assert code == 0
+    # No server named: each configured one the directory has a skill of.
+    (skills / "other").mkdir()
+    (skills / "other" / "SKILL.md").write_text((skills / "ann" / "SKILL.md").read_text().replace(
+        'name: "ann"', 'name: "other"'))
+    code, out, err = run(capsys, "skill", "--check", str(skills))
+    assert code == 0 and len(out.splitlines()) == 2 and err == (
+        "mcp_invoke: warning: %s is the skill of other, which no config file names; check it "
+        "with the server's options\n" % (skills / "other" / "SKILL.md"))
     # Tools changed since: exit 7, naming the skill.
     code, out, err = run(capsys, "skill", "--check", str(skills / "fake"), "--",
                          *fake("annotated"))
@@ -8735,7 +8751,7 @@ def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypa
     _three_servers(str(tmp_path))
     monkeypatch.chdir(str(tmp_path))
     code, out, err = run(capsys, "schema", "fake__echo")
-    assert code == 0 and out.startswith("echo(text: string)")
+    assert code == 0 and out.startswith("fake__echo(text: string)")  # as it was named
     code, out, err = run(capsys, "schema", "nope", "--", *SERVER)
     assert code == 3 and "unknown tool 'nope'" in err
 
@@ -9632,6 +9648,8 @@ def test_call_server__tool_runs_that_servers_tool(capsys, tmp_path, monkeypatch)
     code, out, err = run(capsys, "call", "my__tool", "--", *SERVER)
     assert code == 3 and "unknown tool 'my__tool'" in err
     # What is said back names the tool as it was typed, server first.
+    code, out, err = run(capsys, "schema", "ann__add")
+    assert code == 0 and out.startswith("ann__add(a: integer, b: integer)")
     code, out, err = run(capsys, "call", "ann__ech", "text=x")
     assert (code, err) == (3, "mcp_invoke: unknown tool 'ann__ech'; did you mean ann__echo?\n")
     code, out, err = run(capsys, "call", "ann__zzzzzzzz")
