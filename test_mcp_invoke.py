@@ -3586,7 +3586,9 @@ def test_oauth_a_step_up_that_never_satisfies_stops_after_3_authorizations(
     assert err.startswith("mcp_invoke: the server still refuses after 3 authorizations: "
                           "HTTP 403; WWW-Authenticate: Bearer error=\"insufficient_scope\", "
                           "scope=\"tools:write\"")
-    assert _steps(record).count(("GET", "/as/authorize")) == 3
+    # The first, under which initialize and tools/list were taken, then three
+    # in a row for tools/call, none of them taken.
+    assert _steps(record).count(("GET", "/as/authorize")) == 4
 
 
 # -- OAuth: who the client is, and the grants without a person --------------
