@@ -50,7 +50,9 @@ PYTHONS = $(shell \
 # then one line for the run. SHARDS=1 runs it as one process.
 SHARDS ?= 2
 PYTEST = PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -p no:cacheprovider test_mcp_invoke.py
-SUITE = out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && start=$$(date +%s) && pids= && k=0 && \
+SUITE = case "$(SHARDS)" in ''|*[!0-9]*|0*) \
+	  echo "test: SHARDS is a whole number of 1 or more, not '$(SHARDS)'"; exit 2;; esac; \
+	out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && start=$$(date +%s) && pids= && k=0 && \
 	while [ $$k -lt $(SHARDS) ]; do \
 	  MCP_INVOKE_SHARD=$$k/$(SHARDS) $(PYTEST) >"$$out/$$k" 2>&1 & pids="$$pids $$!"; \
 	  k=$$((k + 1)); \

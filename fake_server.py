@@ -587,6 +587,9 @@ OAuth modes (with --oauth only):
                        error_description The user said no
     oauth-bad-state    /as/authorize sends back state "forged-" + state
     oauth-html-errors  /as/token's errors are a 400 HTML page
+    oauth-one-use      an access token is good for one MCP request, then
+                       refused with 401 invalid_token (as a token that
+                       expired since, or was revoked)
 
 Stdio only (refused with --http, exit status 2): banner, bytewise,
 close-stdout, write-before-read, reverse, late-discover, early-ask,
@@ -637,7 +640,7 @@ OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
                "oauth-scope-hint", "oauth-no-scopes", "oauth-no-offline",
                "oauth-step-up", "oauth-step-up-forever", "oauth-deny",
                "oauth-bad-state", "oauth-html-errors", "oauth-cimd-only",
-               "oauth-no-refresh")
+               "oauth-no-refresh", "oauth-one-use")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -3863,6 +3866,10 @@ class _OAuthServer(object):
         """The record of a live access token issued for /mcp, else None."""
         with self.lock:
             record = self.access.get(token) if token else None
+            if record is not None and "oauth-one-use" in self.modes:
+                record["uses"] = record.get("uses", 0) + 1
+                if record["uses"] > 1:
+                    return None
         if (record is None or record["expires"] <= time.time()
                 or record["resource"] != self.mcp_url):
             return None

@@ -3647,6 +3647,8 @@ class _HttpTransport(_Transport):
     def _take(self, response, post):
         """Hand over what a POST's response says, or how it failed."""
         status = response.status
+        if 200 <= status < 300 and post.generation is not None:
+            self.auth.worked(post.generation)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if (post.ident is None or self.wire.one_stream) and 200 <= status < 300:
             # Taken: a notification or an answer; with HTTP+SSE, a request too,
@@ -4304,6 +4306,13 @@ class _OAuth(object):
         if self.token is None:
             return None
         return "Bearer " + self.token["access_token"]
+
+    def worked(self, generation):
+        """A request made with token ``generation`` was taken: the bounds on
+        authorizations and refreshes count from here, so a Client or session
+        that lives long renews its tokens for as long as it runs."""
+        if generation == self.generation:
+            self.authorizations = self.refreshes = 0
 
     def answer(self, status, challenge, generation):
         """After a 401 or 403 to a request made with token ``generation``: True
@@ -9891,7 +9900,7 @@ def _session_start(args, ctx, server):
     if trace is not None:
         trace.close()
     try:
-        pid = _session_ready(ready, name, args)
+        pid = _session_ready(ready, name, args, ctx.started)
     except BaseException:
         _unlink(log)  # a failed start leaves nothing behind (its error says why)
         raise
@@ -9981,14 +9990,32 @@ def _tell(fd, value):
         pass  # the starter is gone: nobody to tell
 
 
-def _session_ready(fd, name, args):
+class _Restopped(object):
+    """A starting session, as main's ``started`` holds it: a second stop
+    signal tells it again to stop, and it then kills its server at once."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def abort(self):
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except OSError:
+            pass  # gone already
+
+    def close(self):
+        pass
+
+
+def _session_ready(fd, name, args, started):
     """What the starting session tells: its pid, then ready or the error it
     failed with, raised here. Ctrl-C, or a session that says nothing in time,
-    stops it."""
+    stops it; meanwhile it is in ``started`` (main's), for a second signal."""
     import select  # lazy: sessions only
-    words, pid, done = b"", None, None
+    words, pid, done, stopper = b"", None, None, None
     seconds = _time_cap(args.timeout, args.max_time) + _STOP_WAIT
-    deadline = _Deadline(seconds, "session %s did not start within %gs" % (name, round(seconds, 1)))
+    deadline = _Deadline(seconds, "session %s did not start within %gs"
+                         % (name, round(seconds, 1)))
     try:
         while done is None:
             left = deadline.left()
@@ -10003,6 +10030,9 @@ def _session_ready(fd, name, args):
                 said = _dict(json.loads(line.decode("ascii")))
                 pid = said.get("pid", pid)
                 done = said if ("ready" in said or "error" in said) else done
+            if isinstance(pid, int) and stopper is None:
+                stopper = _Restopped(pid)
+                started.append(stopper)
         if "error" in done:
             raise _error_from(done["error"])
         return pid
@@ -10012,6 +10042,8 @@ def _session_ready(fd, name, args):
         raise
     finally:
         os.close(fd)
+        if stopper is not None:
+            started.remove(stopper)
 
 
 def _stop_starting(fd, pid):
@@ -12211,6 +12243,7 @@ class _Context(object):
         self.tool_prefix = ""  # "server__" when the tool was named so (_namespaced)
         self.listed = {}  # under --pin: the lists compared with the pin, by method
         self.elicitor = None  # how the run answers elicitation (the shell's lines too)
+        self.started = []  # what main aborts on a second stop signal (see main)
 
     def listing(self, client, method):
         """A list's whole result. Under --pin, what a command uses is what was
@@ -13530,6 +13563,7 @@ def _run(argv, diag, out, started):
         out.cut = _Cut(args.max_output, saver and saver.directory)
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
+    ctx.started = started
     if args.command == "session":
         return _cmd_session(args, ctx, server)
     if _COMMANDS[args.command].clients == 0:  # servers: config files only

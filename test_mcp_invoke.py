@@ -3586,7 +3586,9 @@ def test_oauth_a_step_up_that_never_satisfies_stops_after_3_authorizations(
     assert err.startswith("mcp_invoke: the server still refuses after 3 authorizations: "
                           "HTTP 403; WWW-Authenticate: Bearer error=\"insufficient_scope\", "
                           "scope=\"tools:write\"")
-    assert _steps(record).count(("GET", "/as/authorize")) == 3
+    # The first, under which initialize and tools/list were taken, then three
+    # in a row for tools/call, none of them taken.
+    assert _steps(record).count(("GET", "/as/authorize")) == 4
 
 
 # -- OAuth: who the client is, and the grants without a person --------------
@@ -3662,6 +3664,21 @@ def test_oauth_client_credentials_with_a_secret_needs_no_person(
     else:
         assert _lower(token["headers"])["authorization"] == _basic_auth("bot", "bot-s3cret")
         assert "client_secret" not in form
+
+
+def test_oauth_a_long_lived_client_renews_its_token_for_as_long_as_it_runs(
+        tmp_path, oauth_cache):
+    # Each token is good for one request: the bound on renewals in a row must
+    # count from the last request taken, not from the Client's start.
+    with _oauth_server(tmp_path, "--mode", "oauth-one-use",
+                       "--oauth-client", "bot:bot-s3cret") as (url, record):
+        with mcp_invoke.Client(url=url, timeout=TIMEOUT, oauth={
+                "grant": "client_credentials", "client_id": "bot",
+                "client_secret": "bot-s3cret", "cache": oauth_cache}) as client:
+            for n in range(6):
+                assert client.call_tool("echo", {"text": str(n)})["content"][0]["text"] == (
+                    str(n))
+    assert _steps(record).count(("POST", "/as/token")) >= 6
 
 
 def _b64url_bytes(text):
@@ -7612,6 +7629,24 @@ def test_a_failed_start_has_a_direct_calls_exit_status_and_leaves_nothing(sessio
     code, out, err = _start("hang", "--timeout", "0.3", "--max-time", "0.5", "--",
                             *fake("hang-init"))
     assert (code, out) == (124, "") and "Traceback" not in err
+    assert os.listdir(sessions) == []
+
+
+def test_a_second_ctrl_c_cuts_a_failing_session_start_short(sessions, tmp_path):
+    # The server ignores SIGTERM: stopped in order, it takes its grace twice;
+    # a second Ctrl-C has the session kill it at once, as a direct call does.
+    log = tmp_path / "rec"
+    proc = _client(["session", "start", "cut", "--timeout", "30", "--"]
+                   + fake("hang-init", "ignore-sigterm", record=log))
+    try:
+        assert wait_for(lambda: "initialize" in [r.get("method") for r in records(log)])
+        started = time.monotonic()
+        _signal_until_gone(proc.pid, signal.SIGINT, 2, 0.05)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert (proc.returncode, out) == (130, b"") and time.monotonic() - started < 2.0
     assert os.listdir(sessions) == []
 
 
