@@ -1336,8 +1336,8 @@ class _SchemaCheck(object):
         self.held = []
 
     def name(self, path):
-        if path:
-            return "%s '%s'" % (self.where, path)
+        if path:  # quoted so that no quote or line break in it can blur where it ends
+            return "%s %r" % (self.where, path)
         return "the arguments" if self.where == "argument" else self.where
 
     def run(self, value, schema):
@@ -1557,7 +1557,7 @@ class _SchemaCheck(object):
             return "missing required %s" % self.name(_join(path, missing[0]))
         if missing:
             return "missing required %ss %s" % (self.where, ", ".join(
-                "'%s'" % _join(path, key) for key in missing))
+                repr(_join(path, key)) for key in missing))
         for key, needs in _dict(schema.get("dependentRequired")).items():
             for need in _list(needs) if key in value else ():
                 if isinstance(need, str) and need not in value:
@@ -7876,9 +7876,11 @@ class _Cut(object):
         try:
             fd, self.path = tempfile.mkstemp(prefix="mcp_invoke-output-", suffix=".txt",
                                              dir=self.directory)
-        except (IOError, OSError) as e:
-            raise UsageError("--max-output: cannot make a file for the whole output in %s: %s"
-                             % (self.directory or tempfile.gettempdir(), e.strerror or e))
+        except (IOError, OSError) as e:  # the call is made: its output, as far as it can go
+            self.file, self.path = _NoFile(), None
+            self.failed = "cannot make a file in %s: %s" % (
+                self.directory or tempfile.gettempdir(), e.strerror or e)
+            return
         self.file = os.fdopen(fd, "wb")
         try:
             self.file.write(shown.encode("utf-8", "replace"))
@@ -7893,9 +7895,20 @@ class _Cut(object):
         except (IOError, OSError) as e:
             self.failed = self.failed or e.strerror or str(e)
         where = ("the whole result is in %s" % self.path if self.failed is None else
+                 "it could not be kept: %s" % self.failed if self.path is None else
                  "%s could not hold the whole result: %s" % (self.path, self.failed))
-        return "%s[cut: %d more characters; %s]\n" % ("" if self.ends_line else "\n",
-                                                       self.more, where)
+        return "%s[cut: %d more character%s; %s]\n" % (
+            "" if self.ends_line else "\n", self.more, "" if self.more == 1 else "s", where)
+
+
+class _NoFile(object):
+    """Where a cut's rest goes when no file could be made for it: nowhere."""
+
+    def write(self, data):
+        pass
+
+    def close(self):
+        pass
 
 
 class _Output(object):
@@ -10912,15 +10925,23 @@ def _ranked(tools, query):
     return [(score, count, tool) for _, score, count, _, tool in ranked]
 
 
+_SEARCH_WORDS = 32
+
+
 def _search_query(args):
-    query = [_stem(word) for text in args.args for word in _words(text)]
+    query = []
+    for word in (_stem(word) for text in args.args for word in _words(text)):
+        if word not in query:
+            query.append(word)
+    if len(query) > _SEARCH_WORDS:
+        raise UsageError("search takes at most %d words, not %d" % (_SEARCH_WORDS, len(query)))
     if not query:
         raise UsageError("search takes words to look for (letters or digits), not %s"
                          % " ".join(repr(text) for text in args.args))
     return query
 
 
-def _searched(args, ctx, tools, servers, namespaced):
+def _searched(args, ctx, tools, servers, namespaced, own=None):
     """search's output: ``tools`` [(server name or None, tool)] ranked, the
     best --count of them, as tools prints them; exit 3 if none matches.
     ``namespaced``: their names are server__tool."""
@@ -10935,8 +10956,8 @@ def _searched(args, ctx, tools, servers, namespaced):
     for score, _, tool in ranked[:args.count or _SEARCH_COUNT]:
         server = server_of[id(tool)]
         name = tool.get("name")
-        if namespaced and isinstance(name, str):  # as server__tool; its own name
-            name = name[len(server) + len(_SEPARATOR):]
+        if namespaced:  # shown as server__tool; its own name
+            name = own[id(tool)]
         entry = collections.OrderedDict([("server", server), ("name", name),
                                          ("score", round(score, 3))])
         entry.update((key, value) for key, value in tool.items() if key != "name")
@@ -10966,8 +10987,9 @@ def _cmd_search_many(args, ctx, server):
     as tools --all lists them, from the tool-list cache where it holds them."""
     _search_query(args)
     names, found = _chosen_servers(args, ctx, "search")
-    return _searched(args, ctx, _tools_of(args, ctx, found, names, cached=True), len(names),
-                     True)
+    own = {}  # id of each tool as shown -> its own name
+    tools = _tools_of(args, ctx, found, names, cached=True, own=own)
+    return _searched(args, ctx, tools, len(names), True, own)
 
 
 # -- skill ------------------------------------------------------------------
@@ -11015,20 +11037,65 @@ def _launcher_name():
     return None
 
 
-def _skill_command(args, server, entry):
+# The options a skill's command carries, as given (none holds a secret: a
+# variable's name at most); and those it leaves out, which may hold one.
+_SKILL_CARRIES = (("--inherit-env", "inherit_env"), ("--insecure", "insecure"),
+                  ("--bearer-env", "bearer_env"), ("--cacert", "cacert"),
+                  ("--protocol-version", "protocol_version"),
+                  ("--oauth-client-id", "oauth_client_id"),
+                  ("--oauth-client-secret-env", "oauth_client_secret_env"),
+                  ("--oauth-client-metadata-url", "oauth_client_metadata_url"),
+                  ("--oauth-grant", "oauth_grant"), ("--oauth-scope", "oauth_scope"),
+                  ("--oauth-private-key-file", "oauth_private_key_file"),
+                  ("--oauth-signing-alg", "oauth_signing_alg"),
+                  ("--oauth-idp-token-endpoint", "oauth_idp_token_endpoint"),
+                  ("--oauth-idp-client-id", "oauth_idp_client_id"),
+                  ("--oauth-idp-id-token-env", "oauth_idp_id_token_env"))
+_SKILL_LEAVES_OUT = (("--header", "header"), ("--oauth-client-secret", "oauth_client_secret"),
+                     ("--oauth-idp-id-token", "oauth_idp_id_token"))
+
+
+def _skill_command(args, server, entry, diag):
     """The command line that reaches the server, as the skill names it: the
-    words before a command's, and those after them (a server's argv)."""
+    words before a command's, and those after them (a server's argv); from
+    any directory. Options that may hold a secret are left out, with a
+    warning; a word that cannot be shown on one line is refused."""
     launcher = _launcher_name()
     words = [launcher] if launcher else ["python3", _SOURCE]
+    after = []
     if args.session is not None:
         words += ["--session", args.session]
-    elif server:  # from anywhere: relative paths in it as they are here
-        return words + ["--cwd", os.path.abspath(args.cwd or _cwd())], ["--"] + list(server)
+    elif server:  # relative paths in it, as they are here
+        words += ["--cwd", os.path.abspath(args.cwd or _cwd())]
+        after = ["--"] + list(server)
     elif entry is not None and entry.get("file") is not None:  # where it was found
         words += ["--config", os.path.abspath(entry["file"]), "--server", entry["name"]]
+        if args.cwd or entry.get("cwd") is None:  # its relative paths, as they are here
+            words += ["--cwd", os.path.abspath(args.cwd or _cwd())]
     elif args.url is not None:
         words += ["--url", args.url]
-    return words, []
+    left_out = []
+    if args.session is None:
+        for flag, name in _SKILL_CARRIES:
+            value = getattr(args, name, None)
+            if value:
+                words += [flag] if value is True else [flag, value]
+        for value in args.env:
+            if "=" in value:
+                left_out.append("--env %s=..." % value.split("=", 1)[0])
+            else:
+                words += ["--env", value]
+        left_out += [flag for flag, name in _SKILL_LEAVES_OUT if getattr(args, name, None)]
+    if left_out:
+        diag.warning("the skill's command leaves out %s, which may hold a secret: the agent "
+                     "needs it too (a config file's server, written with skill --server NAME, "
+                     "carries it)" % ", ".join(left_out))
+    for word in words + after:
+        if re.search(u"[\x00-\x1f\x7f-\x9f\u2028\u2029]", word) or (
+                _terminal_text(word) != word):
+            raise UsageError("skill: the command that reaches the server holds %s, which a "
+                             "skill cannot show as one line" % _show(word))
+    return words, after
 
 
 def _skill(ctx, name, info, instructions, tools, command):
@@ -11197,7 +11264,7 @@ def _cmd_skill(client, args, ctx):
     file (--out DIR: written to DIR/NAME/SKILL.md; --check DIR: compared)."""
     entry = getattr(args, "entry", None)
     name = entry.get("name") if entry is not None else None
-    command = _skill_command(args, getattr(args, "server_argv", None), entry)
+    command = _skill_command(args, getattr(args, "server_argv", None), entry, ctx.diag)
     lines, stale = _skill_outcome(args, ctx, client, name, command)
     if stale is not None:
         raise stale
@@ -11237,12 +11304,19 @@ def _cmd_skill_many(args, ctx, server):
         names, found = _checked_servers(args, ctx)
     else:
         names, found = _chosen_servers(args, ctx, "write skills for")
+    skills = [_skill_name(name) for name in names]
+    for i, skill in enumerate(skills):  # one directory each: never two writers in one
+        if skill in skills[:i]:
+            raise UsageError("servers %r and %r both make the skill %s; write them one at a "
+                             "time (skill --server NAME --out DIR)"
+                             % (names[skills.index(skill)], names[i], skill))
     entries = _clients_of(args, ctx, found, names)
+    commands = [_skill_command(args, None, entry, ctx.diag) if entry is not None else None
+                for _, entry in entries]
 
     def one(i, client):
         with client:
-            return _skill_outcome(args, ctx, client, names[i], _skill_command(
-                args, None, entries[i][1]))
+            return _skill_outcome(args, ctx, client, names[i], commands[i])
     outcomes = _at_once([client for client, _ in entries], one)
     lines, failed = [], []
     for name, outcome in zip(names, outcomes):
@@ -11267,8 +11341,14 @@ _LAUNCHER = '''#!%(python)s -ES
 # bytecode. Run install again after moving the file it runs:
 source = %(source)s
 import marshal, os, sys
-stat = os.stat(source)
-stamp = ("%%s %%d %%d\\n" %% (sys.version, stat.st_mtime_ns, stat.st_size)).encode()
+try:
+    stat = os.stat(source)
+except OSError as e:
+    sys.stderr.write("%%s: cannot run %%s: %%s; run mcp_invoke.py install again from where "
+                     "it is now\\n" %% (os.path.basename(sys.argv[0]), source, e.strerror))
+    sys.exit(127)
+stamp = ("%%s %%d %%d %%d %%d\\n" %% (sys.version, stat.st_ino, stat.st_size, stat.st_mtime_ns,
+                                  stat.st_ctime_ns)).encode()
 caches = (%(beside)r, %(cached)r)
 code = None
 for cache in caches:
@@ -11277,7 +11357,9 @@ for cache in caches:
             data = f.read()
         if data.startswith(stamp):
             code = marshal.loads(data[len(stamp):])
-            break
+            if type(code) is type(compile("", "", "exec")):
+                break
+            code = None
     except (OSError, ValueError, EOFError, TypeError):
         pass
 if code is None:
@@ -11332,7 +11414,7 @@ def _cmd_install(args, ctx):
     cached bytecode (CLI.md "Agents")."""
     home = os.environ.get("HOME") or os.path.expanduser("~")
     directory = os.path.abspath(args.bin or os.path.join(home, ".local", "bin"))
-    name = args.name or "mcp-invoke"
+    name = "mcp-invoke" if args.name is None else args.name
     if not re.match(r"[A-Za-z0-9._+-]+\Z", name) or name in (".", ".."):
         raise UsageError("install --name %r: a file name of letters, digits, '.', '_', '+' "
                          "and '-'" % name)
@@ -13202,7 +13284,7 @@ def _chosen_servers(args, ctx, verb):
     return names, found
 
 
-def _tools_of(args, ctx, found, names, cached=False):
+def _tools_of(args, ctx, found, names, cached=False, own=None):
     """[(server name, tool as server__tool)] of the servers ``names``, listed at
     once (``cached``: from the tool-list cache where it holds them fresh); a
     server that fails is a warning, all of them failing the first one's error."""
@@ -13217,10 +13299,12 @@ def _tools_of(args, ctx, found, names, cached=False):
                              "called only with --server" % (name, _SEPARATOR))
         for tool in map(_dict, outcome):
             if ctx.policy.shows(tool):
-                tool = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
+                shown = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
                     tool.get("name"))))
-                ctx.hidden("tool %r" % tool["name"], tool)
-                tools.append((name, tool))
+                ctx.hidden("tool %r" % shown["name"], shown)
+                tools.append((name, shown))
+                if own is not None:
+                    own[id(shown)] = tool.get("name")
     if failures and len(failures) == len(names):
         for name, error in failures[1:]:
             ctx.diag.warning("server %r: %s" % (name, error))
@@ -13394,10 +13478,13 @@ class _ToolCache(object):
 
     @property
     def path(self):
-        """One file per server, named by a hash of its key (made when first needed:
-        most commands never look, and hashlib costs a cold start)."""
+        """One file per server, named by a hash of its key and of the environment
+        and headers it gets (two servers that differ only in those may list
+        different tools), made when first needed: most commands never look,
+        and hashlib costs a cold start."""
         if self._path is None:
-            name = _digest(self.key)[:32]
+            name = _digest([self.key, self.options.get("env") or {},
+                            self.options.get("headers") or {}])[:32]
             self._path = os.path.join(os.path.dirname(self.eras.path), "tools", name + ".json")
         return self._path
 

@@ -14,6 +14,7 @@ import http.client
 import io
 import itertools
 import json
+import marshal
 import os
 import py_compile
 import random
@@ -5892,6 +5893,25 @@ def test_max_output_keeps_the_exit_status_and_counts_what_is_shown(capsys, tmp_p
     assert code == 0 and len(head) == 101 and more == os.path.getsize(path) - 100
 
 
+def test_max_output_with_no_file_for_the_rest_still_shows_the_head_and_the_status(
+        capsys, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(blocked)  # mkstemp fails there: nowhere to keep the rest
+    try:
+        code, out, err = run(capsys, "--max-output", "4", "call", "echo", "text=abcdefgh",
+                             "--", *SERVER)
+    finally:
+        tempfile.tempdir = saved
+    assert (code, err) == (0, "")
+    assert out == ("abcd\n[cut: 5 more characters; it could not be kept: cannot make a file "
+                   "in %s: Not a directory]\n" % blocked)
+    code, out, err = run(capsys, "--max-output", "3", "--save-dir", str(tmp_path), "call",
+                         "echo", "text=abc", "--", *SERVER)
+    assert code == 0 and out.startswith("abc\n[cut: 1 more character; ")  # the newline
+
+
 def test_max_output_is_refused_where_output_cannot_be_cut(capsys):
     for argv, what in ((["--json", "call", "echo", "text=x"], "--json"),
                        (["watch", "--tools"], "watch's"), (["batch"], "batch's")):
@@ -8362,6 +8382,34 @@ def test_search_of_one_server_is_not_namespaced_and_bad_queries_are_refused(caps
     assert code == 0 and out.startswith("add(a: integer, b: integer)")
 
 
+def test_servers_that_differ_only_in_their_environment_keep_lists_of_their_own(
+        capsys, tmp_path, monkeypatch):
+    # One command, two environments: the tools each lists are its own, and
+    # so is what the cache keeps of them.
+    monkeypatch.chdir(str(tmp_path))
+    _config(tmp_path, {"plain": {"command": sys.executable, "args": FAKE_ARGS},
+                       "ann": {"command": sys.executable, "args": FAKE_ARGS,
+                               "env": {"MODE": "x"}}})
+    for _ in range(2):
+        code, out, err = run(capsys, "--cache-ttl", "60", "search", "echo", "--count", "2")
+        assert code == 0 and sorted(line.split("(")[0] for line in out.splitlines()) == [
+            "ann__echo", "plain__echo"]
+    cached = os.listdir(os.path.join(os.environ["HOME"], ".cache", "mcp_invoke", "tools"))
+    assert len(cached) == 2  # one file each, though the command is the same
+
+
+def test_search_json_names_each_tool_by_its_own_name(capsys, tmp_path, monkeypatch):
+    _three_servers(str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+    code, out, err = run(capsys, "--json", "search", "echo", "--server", "fake,ann")
+    assert code == 0 and {(t["server"], t["name"]) for t in json.loads(out)["tools"]} >= {
+        ("fake", "echo"), ("ann", "echo")}
+    code, out, err = run(capsys, "search", *["w%d" % i for i in range(33)], "--", *SERVER)
+    assert (code, err) == (2, "mcp_invoke: search takes at most 32 words, not 33\n")
+    code, out, err = run(capsys, "search", *(["echo"] * 40), "--", *SERVER)
+    assert code == 0  # the same word 40 times is one word
+
+
 def test_search_takes_tool_lists_the_cache_holds_without_starting_those_servers(
         capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(str(tmp_path))
@@ -8424,6 +8472,23 @@ def test_skill_teaches_an_agent_the_server_through_this_file(capsys):
                        len(json.dumps(tools, ensure_ascii=False)) // 4))
 
 
+def test_a_skills_command_carries_what_reaches_the_server_and_nothing_it_cannot_show(
+        capsys, tmp_path, monkeypatch):
+    code, out, err = run(capsys, "--env", "A=v4lue-x", "--env", "HOME", "--protocol-version",
+                         "2025-11-25", "skill", "--", *SERVER)
+    assert code == 0 and "--protocol-version 2025-11-25 --env HOME " in out
+    assert "v4lue-x" not in out and "A=" not in out
+    assert err.startswith("mcp_invoke: warning: the skill's command leaves out --env A=..., "
+                          "which may hold a secret: the agent needs it too")
+    odd = tmp_path / "line\nbreak"
+    odd.mkdir()
+    monkeypatch.chdir(str(odd))
+    code, out, err = run(capsys, "skill", "--", *SERVER)
+    assert (code, out) == (2, "") and err.startswith(
+        "mcp_invoke: skill: the command that reaches the server holds ")
+    assert err.endswith(", which a skill cannot show as one line\n")
+
+
 def test_what_a_server_says_cannot_reshape_its_skill():
     ctx = mcp_invoke._Context(mcp_invoke._Output(io.StringIO()),
                               mcp_invoke._Diagnostics(io.StringIO()), False, None)
@@ -8453,8 +8518,8 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
     assert code == 0 and out.splitlines() == [str(skills / "fake" / "SKILL.md"),
                                               str(skills / "ann" / "SKILL.md")]
     text = (skills / "ann" / "SKILL.md").read_text()
-    assert "\n    python3 %s --config %s --server ann search WORD...\n" % (
-        SCRIPT, tmp_path / ".mcp.json") in text
+    assert "\n    python3 %s --config %s --server ann --cwd %s search WORD...\n" % (
+        SCRIPT, tmp_path / ".mcp.json", tmp_path) in text  # its relative paths as here
     code, out, err = run(capsys, "skill", "--server", "fake,ann", "--check", str(skills))
     assert (code, err) == (0, "") and out.splitlines() == [
         "skill up to date: %s (its 19 tools unchanged)" % (skills / "fake" / "SKILL.md"),
@@ -8475,6 +8540,14 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
     assert code == 7 and err.startswith(
         "mcp_invoke: pin mismatch: the tools changed since %s was written (its tools-sha256 "
         % (skills / "fake" / "SKILL.md"))
+    # Two servers whose names make one skill name are refused, not raced.
+    _config(tmp_path, {"My Server": {"command": sys.executable, "args": FAKE_ARGS},
+                       "my-server": {"command": sys.executable, "args": FAKE_ARGS}})
+    code, out, err = run(capsys, "skill", "--all", "--out", str(tmp_path / "two"))
+    assert (code, out) == (2, "") and err == (
+        "mcp_invoke: servers 'My Server' and 'my-server' both make the skill my-server; write "
+        "them one at a time (skill --server NAME --out DIR)\n")
+    assert not (tmp_path / "two").exists()
     for argv, message in (
             (["skill", "--all"], "give --out DIR (or --check DIR)"),
             (["skill", "--out", "a", "--check", "b", "--", *SERVER], "give one"),
@@ -8513,6 +8586,33 @@ def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, m
         "directory that is\n" % (tmp_path / "off", tmp_path / "off"))
     code, out, err = run(capsys, "install", "--name", "../x")
     assert code == 2 and "a file name of letters" in err
+
+
+def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_recompiles(
+        tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(SCRIPT, str(source / "mcp_invoke.py"))
+    env = _client_env(dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "c"),
+                           XDG_STATE_HOME=str(tmp_path / "s")))
+    subprocess.check_call([sys.executable, "-S", str(source / "mcp_invoke.py"), "install",
+                           "--bin", str(tmp_path / "bin")], env=env, stderr=subprocess.PIPE)
+    launcher = str(tmp_path / "bin" / "mcp-invoke")
+    assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
+    kept = [os.path.join(str(source / "__pycache__"), name)
+            for name in os.listdir(str(source / "__pycache__")) if "launcher" in name]
+    with open(kept[0], "rb") as f:
+        stamp = f.read().split(b"\n", 1)[0] + b"\n"
+    with open(kept[0], "wb") as f:
+        f.write(stamp + marshal.dumps(5))  # its stamp, and no code
+    assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
+    os.rename(str(source / "mcp_invoke.py"), str(source / "moved.py"))
+    proc = subprocess.run([launcher, "--version"], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+    assert (proc.returncode, proc.stdout) == (127, b"")
+    assert proc.stderr == ("mcp-invoke: cannot run %s: No such file or directory; run "
+                           "mcp_invoke.py install again from where it is now\n"
+                           % (source / "mcp_invoke.py")).encode()
 
 
 def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_file(tmp_path):
