@@ -13374,6 +13374,7 @@ def _at_once(clients, work):
     raised, in order. What is not a Client stays as it is."""
     import threading  # lazy: only for several servers
     outcomes = list(clients)
+    done = []  # the threads that have ended, as they say: see _stop_threads
 
     def run(i, client):
         try:
@@ -13382,6 +13383,8 @@ def _at_once(clients, work):
             outcomes[i] = e
         except Exception as e:  # a bug: one server's line, not a dead thread
             outcomes[i] = MCPError("internal error: %s: %s" % (type(e).__name__, e))
+        finally:
+            done.append(i)
     threads, started = [], [c for c in clients if isinstance(c, Client)]
     try:  # from the first start: a signal may come while the others are started
         for i, client in enumerate(clients):
@@ -13394,20 +13397,26 @@ def _at_once(clients, work):
             while thread.is_alive():  # in steps: Ctrl-C reaches this thread between them
                 thread.join(0.05)
     except KeyboardInterrupt:
-        _stop_threads(threads, started)
+        _stop_threads(threads, started, done)
         raise
     return outcomes
 
 
-def _stop_threads(threads, clients):
+def _stop_threads(threads, clients, done):
     """Ctrl-C while servers are listed at once: each server killed (again, for one
     that started meanwhile; none starts after) until every thread has closed
     its client itself and reaped its server (two threads must never wait on
-    one server); a few SHUTDOWN_GRACE at most, for a loaded machine."""
+    one server); a few SHUTDOWN_GRACE at most, for a loaded machine.
+
+    Whether a thread has ended is what it says (``done``, the indexes of the
+    ones that have), not Thread.is_alive(): a join that Ctrl-C interrupts can
+    leave a live thread reported as ended."""
     deadline = _Deadline(4 * SHUTDOWN_GRACE)
-    while any(thread.is_alive() for thread in threads) and not deadline.passed():
+    while True:
         for client in clients:
             client.abort()
+        if len(done) >= len(threads) or deadline.passed():
+            return
         for thread in threads:
             thread.join(0.02)
 
