@@ -102,6 +102,7 @@ The file, top to bottom (each part opens with a banner), in two parts:
     main             signals and exit codes
 """
 
+import _thread
 import collections
 import errno
 import gc
@@ -736,6 +737,46 @@ def _within(seconds, function):
         left = outer - (time.monotonic() - started)
         signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+
+class _Unsplit(object):
+    """``with _Unsplit():`` statements a stop signal must not split: a write to
+    the server and the note of what it took. Ctrl-C between the two would leave
+    what went out queued to go again: a tool called twice.
+
+    A signal handler that knows of it (the command line's) hands its exception
+    to ``deliver``, which raises it now, or as the main thread leaves the
+    section it is in. Under any other handler a KeyboardInterrupt still lands
+    inside; the section's user then cannot know what went out (see
+    _StdioTransport._flush). Python runs signal handlers in the main thread
+    only: a section of another thread defers nothing."""
+
+    __slots__ = ()
+    inside = {}  # thread ident: how deep it is in sections
+    later = []  # the exception deferred, at most one
+
+    def __enter__(self):
+        ident = _thread.get_ident()
+        _Unsplit.inside[ident] = _Unsplit.inside.get(ident, 0) + 1
+
+    def __exit__(self, kind, value, traceback):
+        ident = _thread.get_ident()
+        depth = _Unsplit.inside.pop(ident) - 1
+        if depth:
+            _Unsplit.inside[ident] = depth
+        elif _Unsplit.later:  # only the main thread defers (see deliver)
+            raise _Unsplit.later.pop()  # over any other exception: a stop wins
+        return False
+
+    @staticmethod
+    def deliver(exception):
+        """From a signal handler: raise ``exception`` now, or at the end of the
+        section this (the main) thread is in. A second one while one waits is
+        dropped: the first stops the run already."""
+        if _thread.get_ident() not in _Unsplit.inside:
+            raise exception
+        if not _Unsplit.later:
+            _Unsplit.later.append(exception)
 
 
 # -- files and directories ----------------------------------------------------
@@ -2486,29 +2527,47 @@ class _StdioTransport(_Transport):
     def _flush(self):
         while self._outq:
             frame, answer = self._outq[0]
+            noted = full = False
             try:
-                if self._out_pos:
-                    n = os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
-                elif len(self._outq) == 1:
-                    n = os.write(self._stdin_fd, frame)
-                else:  # several frames queued: one system call for all of them
-                    n = os.writev(self._stdin_fd, [frame for frame, _ in
-                                                   itertools.islice(self._outq, _IOV_MAX)])
-            except BlockingIOError:
+                with _Unsplit():  # Ctrl-C lands once what went out is noted
+                    try:
+                        n = self._write_front(frame)
+                    except BlockingIOError:
+                        full = True
+                    except (BrokenPipeError, ConnectionResetError):
+                        self._stop_writing("server stopped reading its input")
+                    else:
+                        if n == len(frame) and not self._out_pos:  # the usual case
+                            self._outq.popleft()
+                            if answer:
+                                self.unsent_answers -= n
+                        else:
+                            self._written(n)
+                    noted = True
+            except KeyboardInterrupt:
+                if not noted:  # under another handler: what went out is unknown,
+                    # so nothing more goes (a frame twice, or one cut short)
+                    self._stop_writing("interrupted while writing to the server")
+                    self._proc.stdin.close()  # the end of its input: it may exit
+                raise
+            if full:
                 break
-            except (BrokenPipeError, ConnectionResetError):
-                self._outq.clear()
-                self._out_pos = self.unsent_answers = 0
-                self._set_writing(False)
-                self._lost_reason = self._lost_reason or "server stopped reading its input"
-                return
-            if n == len(frame) and not self._out_pos:  # the usual case: one frame, whole
-                self._outq.popleft()
-                if answer:
-                    self.unsent_answers -= n
-            else:
-                self._written(n)
         self._set_writing(bool(self._outq))
+
+    def _write_front(self, frame):
+        """One system call for what is queued, ``frame`` first: the bytes taken."""
+        if self._out_pos:
+            return os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
+        if len(self._outq) == 1:
+            return os.write(self._stdin_fd, frame)
+        return os.writev(self._stdin_fd, [frame for frame, _ in
+                                          itertools.islice(self._outq, _IOV_MAX)])
+
+    def _stop_writing(self, reason):
+        self._outq.clear()
+        self._out_pos = self.unsent_answers = 0
+        self._set_writing(False)
+        self._lost_reason = self._lost_reason or reason
 
     def _written(self, n):
         """Drop the ``n`` bytes just written from the front of the queue."""
@@ -5616,6 +5675,11 @@ class _SessionTransport(_Transport):
         if not self.held:
             self._flush()
 
+    def _stop_writing(self, reason):
+        self._outq.clear()
+        self._out_pos = 0
+        self._failure = self._failure or ConnectionLost(reason)
+
     def time_limit(self, ident, limit):
         if limit != float("inf"):  # the session answers the server within it, too
             left = max(0.0, limit - time.monotonic())
@@ -5628,19 +5692,27 @@ class _SessionTransport(_Transport):
 
     def _flush(self):
         while self._outq:
+            noted = full = False
             try:
-                n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
-            except BlockingIOError:
+                with _Unsplit():  # as _StdioTransport._flush: nothing goes twice
+                    try:
+                        n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
+                    except BlockingIOError:
+                        full = True
+                    except OSError:
+                        self._stop_writing("session %s closed the connection" % self.name)
+                    else:
+                        self._out_pos += n
+                        if self._out_pos == len(self._outq[0]):
+                            self._outq.popleft()
+                            self._out_pos = 0
+                    noted = True
+            except KeyboardInterrupt:
+                if not noted:
+                    self._stop_writing("interrupted while writing to session %s" % self.name)
+                raise
+            if full:
                 break
-            except OSError:
-                self._outq.clear()
-                self._failure = self._failure or ConnectionLost(
-                    "session %s closed the connection" % self.name)
-                break
-            self._out_pos += n
-            if self._out_pos == len(self._outq[0]):
-                self._outq.popleft()
-                self._out_pos = 0
         if not self._closed and not self._eof:
             read, write = self._events
             self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
@@ -10105,7 +10177,7 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
                 client.abort()
             return
         stopping.append(signum)
-        raise KeyboardInterrupt()
+        _Unsplit.deliver(KeyboardInterrupt())
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
@@ -14218,7 +14290,7 @@ def main(argv=None):
                 client.abort()
             return
         stopping.append(signum)
-        raise KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum)
+        _Unsplit.deliver(KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum))
 
     previous = {}
     try:

@@ -26,6 +26,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -190,6 +191,35 @@ def records(path):
         return []
     with open(str(path)) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture
+def ctrl_c_after_writing(monkeypatch):
+    """A function(needle) that makes os.write and os.writev, once a frame
+    holding ``needle`` has gone out, send SIGINT to this thread and run its
+    handler there and then: Ctrl-C landing between the system call and the
+    note of what it took. SIGINT raises KeyboardInterrupt meanwhile, as at a
+    terminal (a background job, as each of `make test`'s shards is, ignores
+    it)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield lambda needle: _ctrl_c_after_writing(monkeypatch, needle)
+    signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_after_writing(monkeypatch, needle):
+    real_write, real_writev, fired = os.write, os.writev, []
+
+    def after(n, data):
+        if not fired and needle in data:
+            fired.append(True)
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+            for _ in range(3):  # a backward jump: every Python runs handlers at one
+                pass
+        return n
+    monkeypatch.setattr(os, "write", lambda fd, data: after(real_write(fd, data), bytes(data)))
+    monkeypatch.setattr(os, "writev", lambda fd, buffers: after(
+        real_writev(fd, buffers), b"".join(bytes(b) for b in buffers)))
+    return fired
 
 
 def wait_for(predicate, timeout=10.0):
@@ -1588,6 +1618,21 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
         assert transport.unsent_answers == 0
     finally:
         transport.close()
+
+
+def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
+        ctrl_c_after_writing, tmp_path):
+    # Python's own handler raises where the signal lands: what went out is
+    # unknown, so nothing more goes, and the server's input ends.
+    log = tmp_path / "rec"
+    with mcp_invoke.Client(fake(record=log), timeout=10) as c:
+        fired = ctrl_c_after_writing(b'"tools/call"')
+        with pytest.raises(KeyboardInterrupt):
+            c.call_tool("echo", {"text": "x"})
+        assert fired
+        with pytest.raises(mcp_invoke.ConnectionLost):
+            c.call_tool("echo", {"text": "y"})
+    assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
 def test_env_allowlist_reaches_the_server_and_secrets_do_not(capsys, monkeypatch, tmp_path):
@@ -7709,6 +7754,7 @@ def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
     assert done.communicate(timeout=20)[0] == b"after\n"
 
 
+
 def test_a_session_carries_the_calls_own_max_bytes(sessions, capsys):
     assert _start("b", "--", *fake())[0] == 0
     code, out, err = run(capsys, "--session", "b", "--max-bytes", "200", "call", "big")
@@ -10273,6 +10319,19 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
                  if r.get("method") == "notifications/cancelled"]
     assert sorted(cancelled) == sorted(calls)
     assert not [r for r in records(log) if "signal" in r]  # stdin's end stopped it
+
+
+def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
+        capsys, ctrl_c_after_writing, tmp_path):
+    # The command line's handler waits for the note of what the write took.
+    log = tmp_path / "rec"
+    fired = ctrl_c_after_writing(b'"tools/call"')
+    code, out, err = run(capsys, "call", "echo", '{"text": "x"}', "--", *fake(record=log))
+    assert fired and (code, out, err) == (130, "", "mcp_invoke: interrupted\n")
+    calls = [r["id"] for r in records(log) if r.get("method") == "tools/call"]
+    cancelled = [r["params"]["requestId"] for r in records(log)
+                 if r.get("method") == "notifications/cancelled"]
+    assert len(calls) == 1 and cancelled == calls
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
