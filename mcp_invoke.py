@@ -747,9 +747,11 @@ class _Unsplit(object):
     A signal handler that knows of it (the command line's) hands its exception
     to ``deliver``, which raises it now, or as the main thread leaves the
     section it is in. Under any other handler a KeyboardInterrupt still lands
-    inside; the section's user then cannot know what went out (see
-    _StdioTransport._flush). Python runs signal handlers in the main thread
-    only: a section of another thread defers nothing."""
+    inside, so a section's user marks itself unsure as it enters and sure as
+    it leaves: one found unsure was cut short, cannot know what went out, and
+    writes nothing more (see _StdioTransport._flush), however many interrupts
+    came. Python runs signal handlers in the main thread only: a section of
+    another thread defers nothing."""
 
     __slots__ = ()
     inside = {}  # thread ident: how deep it is in sections
@@ -2048,8 +2050,9 @@ class _Transport(object):
                         request ``ident``, about to be sent, may take until
                         ``limit`` (monotonic) at most: a session passes it on,
                         HTTP connects within it.
-    cancel(ident)       True if the transport itself cancelled the request;
-                        False: the Client sends notifications/cancelled.
+    cancel(ident)       True if the transport itself cancelled the request
+                        (or took it back unsent); False: the Client sends
+                        notifications/cancelled.
     settled(era, version)
                         the era and protocol version are known (or changed).
     negotiated()        the era and handshake the server already settled (a
@@ -2372,6 +2375,7 @@ class _StdioTransport(_Transport):
         self._out_pos = 0
         self.held = False  # see send
         self._writing = False
+        self._unsure = False  # see _flush
         self._inbox = collections.deque()  # received, not yet dispatched
         self._lost_reason = None
         self._failure = None
@@ -2445,11 +2449,29 @@ class _StdioTransport(_Transport):
         only queue, to go out together at the next ``flush`` or ``receive``.
         """
         self._check_open()
-        self._outq.append((frame, answer))
+        # The id of a request of ours, so that cancel can take it back unsent.
+        ident = (message.get("id") if not answer and type(message) is dict
+                 and "method" in message else None)
+        self._outq.append((frame, answer, ident))
         if answer:
             self.unsent_answers += len(frame)
         if not self.held:
             self._flush()
+
+    def cancel(self, ident):
+        """A request still queued whole is taken back: the server never sees
+        it, so there is nothing to cancel (basic/utilities/cancellation is for
+        requests it received). After Ctrl-C, or a time limit, what a server
+        that was not reading had not yet been sent is not sent to it at all."""
+        if self._unsure:  # see _flush: what went out is not known
+            return False
+        for i, (_, _, queued) in enumerate(self._outq):
+            if queued == ident:
+                if i == 0 and self._out_pos:  # going out already
+                    return False
+                del self._outq[i]
+                return True
+        return False
 
     def receive(self, deadline):
         """The queue of messages from the server, waiting until ``deadline`` (monotonic)
@@ -2525,34 +2547,29 @@ class _StdioTransport(_Transport):
             self._flush()
 
     def _flush(self):
-        while self._outq:
-            frame, answer = self._outq[0]
-            noted = full = False
-            try:
-                with _Unsplit():  # Ctrl-C lands once what went out is noted
-                    try:
-                        n = self._write_front(frame)
-                    except BlockingIOError:
-                        full = True
-                    except (BrokenPipeError, ConnectionResetError):
-                        self._stop_writing("server stopped reading its input")
-                    else:
-                        if n == len(frame) and not self._out_pos:  # the usual case
-                            self._outq.popleft()
-                            if answer:
-                                self.unsent_answers -= n
-                        else:
-                            self._written(n)
-                    noted = True
-            except KeyboardInterrupt:
-                if not noted:  # under another handler: what went out is unknown,
-                    # so nothing more goes (a frame twice, or one cut short)
-                    self._stop_writing("interrupted while writing to the server")
-                    self._proc.stdin.close()  # the end of its input: it may exit
-                raise
-            if full:
-                break
-        self._set_writing(bool(self._outq))
+        if self._unsure:  # an interrupt split a write from its note (see _Unsplit):
+            # what went out is unknown, so nothing more goes (a frame twice, or one cut short)
+            self._stop_writing("interrupted while writing to the server")
+            return
+        with _Unsplit():  # Ctrl-C lands once what went out is noted
+            self._unsure = True
+            while self._outq:
+                frame, answer, _ = self._outq[0]
+                try:
+                    n = self._write_front(frame)
+                except BlockingIOError:
+                    break
+                except (BrokenPipeError, ConnectionResetError):
+                    self._stop_writing("server stopped reading its input")
+                    break
+                if n == len(frame) and not self._out_pos:  # the usual case: one frame, whole
+                    self._outq.popleft()
+                    if answer:
+                        self.unsent_answers -= n
+                else:
+                    self._written(n)
+            self._set_writing(bool(self._outq))
+            self._unsure = False
 
     def _write_front(self, frame):
         """One system call for what is queued, ``frame`` first: the bytes taken."""
@@ -2560,19 +2577,30 @@ class _StdioTransport(_Transport):
             return os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
         if len(self._outq) == 1:
             return os.write(self._stdin_fd, frame)
-        return os.writev(self._stdin_fd, [frame for frame, _ in
+        return os.writev(self._stdin_fd, [frame for frame, _, _ in
                                           itertools.islice(self._outq, _IOV_MAX)])
 
     def _stop_writing(self, reason):
+        """Nothing more goes to the server: what is queued is dropped, its input ends."""
         self._outq.clear()
         self._out_pos = self.unsent_answers = 0
-        self._set_writing(False)
         self._lost_reason = self._lost_reason or reason
+        self._end_input()
+
+    def _end_input(self):
+        """Close the server's input (its EOF), out of the loop first."""
+        if not self._proc.stdin.closed:
+            try:
+                self._sel.unregister(self._stdin_fd)
+            except KeyError:  # not in the loop; or an interrupt split a change (see _flush)
+                pass
+            self._writing = self._unsure = False
+            self._proc.stdin.close()
 
     def _written(self, n):
         """Drop the ``n`` bytes just written from the front of the queue."""
         while n:
-            frame, answer = self._outq[0]
+            frame, answer, _ = self._outq[0]
             left = len(frame) - self._out_pos
             if n < left:
                 self._out_pos += n
@@ -2651,10 +2679,10 @@ class _StdioTransport(_Transport):
         grace = self.grace if grace is None else min(grace, self.grace)
         try:
             deadline = _Deadline(min(grace, _LINGER))
-            while self._outq and self._failure is None and not deadline.passed():
+            while (self._outq and not self._unsure and self._failure is None
+                   and not deadline.passed()):
                 self._select(deadline.left())
-            self._set_writing(False)
-            self._proc.stdin.close()
+            self._end_input()
             pgid = self._proc.pid  # start_new_session: the pid is the process group id
             if not self._gone(pgid, grace, leader_only=True) or _group_alive(pgid):
                 _killpg(pgid, signal.SIGTERM)
@@ -5605,6 +5633,7 @@ class _SessionTransport(_Transport):
         self._sock = self._sel = None
         self._outq = collections.deque()
         self._out_pos = 0
+        self._unsure = False  # see _flush
         self.held = False
         self._inbox = collections.deque()
         self._failure = None
@@ -5678,6 +5707,7 @@ class _SessionTransport(_Transport):
     def _stop_writing(self, reason):
         self._outq.clear()
         self._out_pos = 0
+        self._unsure = False
         self._failure = self._failure or ConnectionLost(reason)
 
     def time_limit(self, ident, limit):
@@ -5691,31 +5721,27 @@ class _SessionTransport(_Transport):
             self._flush()
 
     def _flush(self):
-        while self._outq:
-            noted = full = False
-            try:
-                with _Unsplit():  # as _StdioTransport._flush: nothing goes twice
-                    try:
-                        n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
-                    except BlockingIOError:
-                        full = True
-                    except OSError:
-                        self._stop_writing("session %s closed the connection" % self.name)
-                    else:
-                        self._out_pos += n
-                        if self._out_pos == len(self._outq[0]):
-                            self._outq.popleft()
-                            self._out_pos = 0
-                    noted = True
-            except KeyboardInterrupt:
-                if not noted:
-                    self._stop_writing("interrupted while writing to session %s" % self.name)
-                raise
-            if full:
-                break
-        if not self._closed and not self._eof:
-            read, write = self._events
-            self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
+        if self._unsure:  # as _StdioTransport._flush: nothing goes twice
+            self._stop_writing("interrupted while writing to session %s" % self.name)
+            return
+        with _Unsplit():
+            self._unsure = True
+            while self._outq:
+                try:
+                    n = self._sock.send(memoryview(self._outq[0])[self._out_pos:])
+                except BlockingIOError:
+                    break
+                except OSError:
+                    self._stop_writing("session %s closed the connection" % self.name)
+                    break
+                self._out_pos += n
+                if self._out_pos == len(self._outq[0]):
+                    self._outq.popleft()
+                    self._out_pos = 0
+            if not self._closed and not self._eof:
+                read, write = self._events
+                self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
+            self._unsure = False
 
     def _check_open(self):
         if self._closed:

@@ -19,6 +19,7 @@ import os
 import py_compile
 import random
 import re
+import selectors
 import shlex
 import shutil
 import signal
@@ -193,14 +194,20 @@ def records(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def _ctrl_c_here():
+    """Send SIGINT to this thread and run its handler there and then."""
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+    for _ in range(3):  # a backward jump: every Python runs handlers at one
+        pass
+
+
 @pytest.fixture
 def ctrl_c_after_writing(monkeypatch):
     """A function(needle) that makes os.write and os.writev, once a frame
-    holding ``needle`` has gone out, send SIGINT to this thread and run its
-    handler there and then: Ctrl-C landing between the system call and the
-    note of what it took. SIGINT raises KeyboardInterrupt meanwhile, as at a
-    terminal (a background job, as each of `make test`'s shards is, ignores
-    it)."""
+    holding ``needle`` has gone out, press Ctrl-C (see _ctrl_c_here): Ctrl-C
+    landing between the system call and the note of what it took. SIGINT
+    raises KeyboardInterrupt meanwhile, as at a terminal (a background job,
+    as each of `make test`'s shards is, ignores it)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield lambda needle: _ctrl_c_after_writing(monkeypatch, needle)
     signal.signal(signal.SIGINT, previous)
@@ -212,14 +219,31 @@ def _ctrl_c_after_writing(monkeypatch, needle):
     def after(n, data):
         if not fired and needle in data:
             fired.append(True)
-            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            for _ in range(3):  # a backward jump: every Python runs handlers at one
-                pass
+            _ctrl_c_here()
         return n
     monkeypatch.setattr(os, "write", lambda fd, data: after(real_write(fd, data), bytes(data)))
     monkeypatch.setattr(os, "writev", lambda fd, buffers: after(
         real_writev(fd, buffers), b"".join(bytes(b) for b in buffers)))
     return fired
+
+
+@pytest.fixture
+def ctrl_c_in_unregistering(monkeypatch):
+    """Ctrl-C inside the selector's unregister of the server's input, once
+    the selector has forgotten it: where an interrupt splits its record from
+    the transport's. Returns the list that holds True once it came."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real, fired = selectors.PollSelector.unregister, []
+
+    def unregister(selector, fileobj):
+        key = real(selector, fileobj)
+        if not fired and key.data == "in":
+            fired.append(True)
+            _ctrl_c_here()
+        return key
+    monkeypatch.setattr(selectors.PollSelector, "unregister", unregister)
+    yield fired
+    signal.signal(signal.SIGINT, previous)
 
 
 def wait_for(predicate, timeout=10.0):
@@ -1632,6 +1656,48 @@ def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
         assert fired
         with pytest.raises(mcp_invoke.ConnectionLost):
             c.call_tool("echo", {"text": "y"})
+    assert [r.get("method") for r in records(log)].count("tools/call") == 1
+
+
+def test_a_second_ctrl_c_as_the_client_stops_writing_undoes_nothing(
+        ctrl_c_after_writing, monkeypatch, tmp_path):
+    # The first lands just after the write; the second as the cancellation's
+    # send finds the write unsure and begins to stop: the next send stops.
+    log, stops = tmp_path / "rec", []
+    real = mcp_invoke._StdioTransport._stop_writing
+
+    def stop_writing(transport, reason):
+        stops.append(reason)
+        if len(stops) == 1:
+            raise KeyboardInterrupt
+        real(transport, reason)
+    monkeypatch.setattr(mcp_invoke._StdioTransport, "_stop_writing", stop_writing)
+    with mcp_invoke.Client(fake(record=log), timeout=10) as c:
+        fired = ctrl_c_after_writing(b'"tools/call"')
+        with pytest.raises(KeyboardInterrupt):
+            c.call_tool("echo", {"text": "x"})
+        with pytest.raises(mcp_invoke.ConnectionLost):
+            c.call_tool("echo", {"text": "y"})
+    assert fired and len(stops) == 2
+    assert [r.get("method") for r in records(log)].count("tools/call") == 1
+
+
+def test_ctrl_c_inside_the_selectors_change_leaves_a_client_that_fails_cleanly(
+        ctrl_c_in_unregistering, tmp_path):
+    # A big argument fills the pipe, so the loop waits for room, then stops
+    # waiting: Ctrl-C there may leave the selector and the transport disagreeing.
+    log = tmp_path / "rec"
+    c = mcp_invoke.Client(fake(record=log), timeout=10)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            c.call_tool("echo", {"text": "x" * 1000000})
+        assert ctrl_c_in_unregistering
+        with pytest.raises(mcp_invoke.ConnectionLost):
+            c.call_tool("echo", {"text": "y"})
+        pid = c.pid
+    finally:
+        c.close()
+    assert not _alive(pid)
     assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
@@ -10332,6 +10398,52 @@ def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
     cancelled = [r["params"]["requestId"] for r in records(log)
                  if r.get("method") == "notifications/cancelled"]
     assert len(calls) == 1 and cancelled == calls
+
+
+def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
+        capsys, monkeypatch, tmp_path):
+    # The server counts slowly, not reading; batch's echoes fill the pipe,
+    # and Ctrl-C comes as it is full. The echo partly in the pipe goes on
+    # (then cancelled); those behind it never reach the server, not even once
+    # it reads again while the client ends.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real_write, fired = os.write, []
+
+    def write(fd, data):
+        try:
+            return real_write(fd, data)
+        except BlockingIOError:
+            if not fired:
+                fired.append(True)
+                _ctrl_c_here()
+            raise
+    monkeypatch.setattr(os, "write", write)
+    log = tmp_path / "rec"
+    lines = [{"method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 3, "delay": 0.1}}}]
+    lines += [{"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "%d" % i + "z" * 100000}}} for i in range(9)]
+    try:
+        code, out, err = run(capsys, "batch", "--", *fake(record=log),
+                             stdin="".join(json.dumps(line) + "\n" for line in lines))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert fired and code == 130 and err.endswith("mcp_invoke: interrupted\n")
+    called = [r for r in records(log) if r.get("method") == "tools/call"]
+    cancelled = [r["params"]["requestId"] for r in records(log)
+                 if r.get("method") == "notifications/cancelled"]
+    # What was cancelled was sent (in time, as here when idle: both).
+    assert len(called) <= 2 and set(cancelled) <= set(r["id"] for r in called)
+
+
+def test_ctrl_c_inside_the_selectors_change_is_an_interrupt(
+        capsys, ctrl_c_in_unregistering, tmp_path):
+    # Not "internal error: KeyError": the handler waits for the change to end.
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "call", "echo", json.dumps({"text": "x" * 1000000}),
+                         "--", *fake(record=log))
+    assert ctrl_c_in_unregistering and (code, out, err) == (130, "", "mcp_invoke: interrupted\n")
+    assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
