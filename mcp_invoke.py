@@ -102,7 +102,6 @@ The file, top to bottom (each part opens with a banner), in two parts:
     main             signals and exit codes
 """
 
-import _thread
 import collections
 import errno
 import gc
@@ -740,45 +739,57 @@ def _within(seconds, function):
 
 
 class _Unsplit(object):
-    """``with _Unsplit():`` statements a stop signal must not split: a write to
-    the server and the note of what it took. Ctrl-C between the two would leave
-    what went out queued to go again: a tool called twice.
+    """Functions a stop signal must not split: a write to the server and the
+    note of what it took. Ctrl-C between the two would leave what went out
+    queued to go again: a tool called twice.
+
+    A function is marked with ``@_Unsplit.marked`` and ends with::
+
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
 
     A signal handler that knows of it (the command line's) hands its exception
-    to ``deliver``, which raises it now, or as the main thread leaves the
-    section it is in. Under any other handler a KeyboardInterrupt still lands
-    inside, so a section's user marks itself unsure as it enters and sure as
-    it leaves: one found unsure was cut short, cannot know what went out, and
-    writes nothing more (see _StdioTransport._flush), however many interrupts
-    came. Python runs signal handlers in the main thread only: a section of
-    another thread defers nothing."""
+    and the frame the signal interrupted to ``deliver``, which raises it now,
+    or, when a marked function is running in that thread (the main one: Python
+    runs handlers there only), as that function ends. Under any other handler
+    a KeyboardInterrupt still lands inside, so a marked function's transport
+    marks itself unsure as it begins and sure as it ends: one found unsure was
+    cut short, cannot know what went out, and writes nothing more (see
+    _StdioTransport._flush), however many interrupts came. Nothing is done
+    per call but that test of ``later``: the handler finds the function by
+    walking the interrupted frames."""
 
     __slots__ = ()
-    inside = {}  # thread ident: how deep it is in sections
-    later = []  # the exception deferred, at most one
-
-    def __enter__(self):
-        ident = _thread.get_ident()
-        _Unsplit.inside[ident] = _Unsplit.inside.get(ident, 0) + 1
-
-    def __exit__(self, kind, value, traceback):
-        ident = _thread.get_ident()
-        depth = _Unsplit.inside.pop(ident) - 1
-        if depth:
-            _Unsplit.inside[ident] = depth
-        elif _Unsplit.later:  # only the main thread defers (see deliver)
-            raise _Unsplit.later.pop()  # over any other exception: a stop wins
-        return False
+    codes = set()  # the marked functions' code objects
+    later = []  # (the exception deferred, the frame it waits for), at most one
 
     @staticmethod
-    def deliver(exception):
-        """From a signal handler: raise ``exception`` now, or at the end of the
-        section this (the main) thread is in. A second one while one waits is
-        dropped: the first stops the run already."""
-        if _thread.get_ident() not in _Unsplit.inside:
+    def marked(function):
+        _Unsplit.codes.add(function.__code__)
+        return function
+
+    @staticmethod
+    def deliver(exception, frame):
+        """From a signal handler: raise ``exception`` now, or as the marked
+        function running in ``frame`` or a caller of it ends. A second one
+        while one waits is dropped: the first stops the run already."""
+        while frame is not None:
+            if frame.f_code in _Unsplit.codes:
+                if not _Unsplit.later:
+                    _Unsplit.later.append((exception, frame))
+                return
+            frame = frame.f_back
+        raise exception
+
+    @staticmethod
+    def release():
+        """At the end of a marked function: raise what waits for it, over any
+        other exception (a stop wins)."""
+        exception, frame = _Unsplit.later[0]
+        if frame is sys._getframe(1):
+            del _Unsplit.later[:]
             raise exception
-        if not _Unsplit.later:
-            _Unsplit.later.append(exception)
 
 
 # -- files and directories ----------------------------------------------------
@@ -2449,10 +2460,7 @@ class _StdioTransport(_Transport):
         only queue, to go out together at the next ``flush`` or ``receive``.
         """
         self._check_open()
-        # The id of a request of ours, so that cancel can take it back unsent.
-        ident = (message.get("id") if not answer and type(message) is dict
-                 and "method" in message else None)
-        self._outq.append((frame, answer, ident))
+        self._outq.append((frame, answer, message))  # message: see cancel
         if answer:
             self.unsent_answers += len(frame)
         if not self.held:
@@ -2465,8 +2473,9 @@ class _StdioTransport(_Transport):
         that was not reading had not yet been sent is not sent to it at all."""
         if self._unsure:  # see _flush: what went out is not known
             return False
-        for i, (_, _, queued) in enumerate(self._outq):
-            if queued == ident:
+        for i, (_, answer, message) in enumerate(self._outq):
+            if (not answer and type(message) is dict and message.get("id") == ident
+                    and "method" in message):  # a request of ours, not an answer
                 if i == 0 and self._out_pos:  # going out already
                     return False
                 del self._outq[i]
@@ -2546,12 +2555,13 @@ class _StdioTransport(_Transport):
         if not self._closed:
             self._flush()
 
+    @_Unsplit.marked  # Ctrl-C lands once what went out is noted
     def _flush(self):
-        if self._unsure:  # an interrupt split a write from its note (see _Unsplit):
-            # what went out is unknown, so nothing more goes (a frame twice, or one cut short)
-            self._stop_writing("interrupted while writing to the server")
-            return
-        with _Unsplit():  # Ctrl-C lands once what went out is noted
+        try:
+            if self._unsure:  # an interrupt split a write from its note (see _Unsplit):
+                # what went out is unknown, so nothing more goes (a frame twice, or one cut short)
+                self._stop_writing("interrupted while writing to the server")
+                return
             self._unsure = True
             while self._outq:
                 frame, answer, _ = self._outq[0]
@@ -2570,6 +2580,9 @@ class _StdioTransport(_Transport):
                     self._written(n)
             self._set_writing(bool(self._outq))
             self._unsure = False
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
 
     def _write_front(self, frame):
         """One system call for what is queued, ``frame`` first: the bytes taken."""
@@ -5720,11 +5733,12 @@ class _SessionTransport(_Transport):
         if not self._closed:
             self._flush()
 
+    @_Unsplit.marked  # as _StdioTransport._flush: nothing goes twice
     def _flush(self):
-        if self._unsure:  # as _StdioTransport._flush: nothing goes twice
-            self._stop_writing("interrupted while writing to session %s" % self.name)
-            return
-        with _Unsplit():
+        try:
+            if self._unsure:
+                self._stop_writing("interrupted while writing to session %s" % self.name)
+                return
             self._unsure = True
             while self._outq:
                 try:
@@ -5742,6 +5756,9 @@ class _SessionTransport(_Transport):
                 read, write = self._events
                 self._sel.modify(self._sock.fileno(), read | (write if self._outq else 0))
             self._unsure = False
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
 
     def _check_open(self):
         if self._closed:
@@ -10203,7 +10220,7 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
                 client.abort()
             return
         stopping.append(signum)
-        _Unsplit.deliver(KeyboardInterrupt())
+        _Unsplit.deliver(KeyboardInterrupt(), frame)
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
@@ -14316,7 +14333,8 @@ def main(argv=None):
                 client.abort()
             return
         stopping.append(signum)
-        _Unsplit.deliver(KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum))
+        _Unsplit.deliver(KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum),
+                         frame)
 
     previous = {}
     try:
