@@ -774,13 +774,11 @@ class _Unsplit(object):
         """From a signal handler: raise ``exception`` now, or as the marked
         function running in ``frame`` or a caller of it ends. A second one
         while one waits is dropped: the first stops the run already."""
-        while frame is not None:
-            if frame.f_code in _Unsplit.codes:
-                if not _Unsplit.later:
-                    _Unsplit.later.append((exception, frame))
-                return
-            frame = frame.f_back
-        raise exception
+        frame = _running(frame, _Unsplit.codes)
+        if frame is None:
+            raise exception
+        if not _Unsplit.later:
+            _Unsplit.later.append((exception, frame))
 
     @staticmethod
     def release():
@@ -790,6 +788,14 @@ class _Unsplit(object):
         if frame is sys._getframe(1):
             del _Unsplit.later[:]
             raise exception
+
+
+def _running(frame, codes):
+    """The frame, ``frame`` or a caller of it, that runs one of ``codes``
+    (code objects), or None: what a signal interrupted."""
+    while frame is not None and frame.f_code not in codes:
+        frame = frame.f_back
+    return frame
 
 
 # -- files and directories ----------------------------------------------------
@@ -2471,16 +2477,26 @@ class _StdioTransport(_Transport):
         it, so there is nothing to cancel (basic/utilities/cancellation is for
         requests it received). After Ctrl-C, or a time limit, what a server
         that was not reading had not yet been sent is not sent to it at all."""
-        if self._unsure:  # see _flush: what went out is not known
+        i = self._queued_whole(ident)
+        if i is None:
             return False
+        del self._outq[i]
+        return True
+
+    def held_back(self, ident):
+        if self._queued_whole(ident) is not None:
+            return "never sent: the server was not reading its input"
+        return None
+
+    def _queued_whole(self, ident):
+        """Where request ``ident`` waits in the queue, not a byte of it written; or None."""
+        if self._unsure:  # see _flush: what went out is not known
+            return None
         for i, (_, answer, message) in enumerate(self._outq):
             if (not answer and type(message) is dict and message.get("id") == ident
                     and "method" in message):  # a request of ours, not an answer
-                if i == 0 and self._out_pos:  # going out already
-                    return False
-                del self._outq[i]
-                return True
-        return False
+                return None if i == 0 and self._out_pos else i
+        return None
 
     def receive(self, deadline):
         """The queue of messages from the server, waiting until ``deadline`` (monotonic)
@@ -7147,12 +7163,13 @@ class Client(object):
             params["_meta"] = meta
         if params is not None:
             message["params"] = params
-        self._pending[call.id] = call
         try:
+            frame = _encode(message)  # first: Ctrl-C meanwhile (a big argument) leaves
+            self._pending[call.id] = call  # nothing to cancel
             self._transport.time_limit(call.id, call.limit)
-            self._send(message)
+            self._send(message, frame=frame)
         except MCPError as e:
-            del self._pending[call.id]
+            self._pending.pop(call.id, None)
             raise _for_method(e, method)
         return call
 
@@ -14328,7 +14345,9 @@ def main(argv=None):
 
     def on_signal(signum, frame):
         diag.stopping = True
-        if stopping:
+        # A signal that interrupts this handler before it has noted its own
+        # comes later, as one that finds it noted.
+        if stopping or _running(frame, (on_signal.__code__,)) is not None:
             for client in started:
                 client.abort()
             return

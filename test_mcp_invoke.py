@@ -194,9 +194,9 @@ def records(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _ctrl_c_here():
-    """Send SIGINT to this thread and run its handler there and then."""
-    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+def _ctrl_c_here(signum=signal.SIGINT):
+    """Send SIGINT (or ``signum``) to this thread and run its handler there and then."""
+    signal.pthread_kill(threading.get_ident(), signum)
     for _ in range(3):  # a backward jump: every Python runs handlers at one
         pass
 
@@ -213,13 +213,13 @@ def ctrl_c_after_writing(monkeypatch):
     signal.signal(signal.SIGINT, previous)
 
 
-def _ctrl_c_after_writing(monkeypatch, needle):
+def _ctrl_c_after_writing(monkeypatch, needle, signum=signal.SIGINT):
     real_write, real_writev, fired = os.write, os.writev, []
 
     def after(n, data):
         if not fired and needle in data:
             fired.append(True)
-            _ctrl_c_here()
+            _ctrl_c_here(signum)
         return n
     monkeypatch.setattr(os, "write", lambda fd, data: after(real_write(fd, data), bytes(data)))
     monkeypatch.setattr(os, "writev", lambda fd, buffers: after(
@@ -10434,6 +10434,67 @@ def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
                  if r.get("method") == "notifications/cancelled"]
     # What was cancelled was sent (in time, as here when idle: both).
     assert len(called) <= 2 and set(cancelled) <= set(r["id"] for r in called)
+
+
+def test_ctrl_c_while_a_call_is_encoded_cancels_nothing(capsys, monkeypatch, tmp_path):
+    # The call was never queued: the server hears of it neither way.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real, fired = mcp_invoke._encode, []
+
+    def encode(message):
+        frame = real(message)
+        if message.get("method") == "tools/call" and not fired:
+            fired.append(True)
+            _ctrl_c_here()
+        return frame
+    monkeypatch.setattr(mcp_invoke, "_encode", encode)
+    log = tmp_path / "rec"
+    try:
+        code, out, err = run(capsys, "call", "echo", '{"text": "x"}', "--", *fake(record=log))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert fired and (code, out, err) == (130, "", "mcp_invoke: interrupted\n")
+    assert not [r for r in records(log)
+                if r.get("method") in ("tools/call", "notifications/cancelled")]
+
+
+def test_a_signal_inside_the_first_ones_handler_comes_second(capsys, monkeypatch, tmp_path):
+    # SIGHUP is being handled when SIGTERM lands, before SIGHUP is noted: the
+    # status is SIGHUP's, as the first signal's always is.
+    class Diagnostics(mcp_invoke._Diagnostics):
+        nested = []
+
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value)
+            if name == "stopping" and value and not self.nested:
+                self.nested.append(True)
+                _ctrl_c_here(signal.SIGTERM)
+    monkeypatch.setattr(mcp_invoke, "_Diagnostics", Diagnostics)
+    fired = _ctrl_c_after_writing(monkeypatch, b'"tools/call"', signal.SIGHUP)
+    code, out, err = run(capsys, "call", "echo", '{"text": "x"}', "--", *fake())
+    assert fired and Diagnostics.nested
+    assert (code, out, err) == (129, "", "mcp_invoke: stopped by SIGHUP\n")
+
+
+def test_a_request_the_server_was_not_reading_is_never_sent_and_says_so(capsys, tmp_path):
+    # The server sleeps before it answers the first call, not reading; the
+    # calls queued behind the one partly in the pipe time out unsent: taken
+    # back, never cancelled.
+    log = tmp_path / "rec"
+    lines = [{"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "%d" % i + "z" * 100000}}} for i in range(4)]
+    code, out, err = run(capsys, "--timeout", "0.5", "batch", "--",
+                         *fake("late", delay=5, record=log),
+                         stdin="".join(json.dumps(line) + "\n" for line in lines))
+    results = out.splitlines()
+    assert code == 124 and len(results) == 4
+    unsent = "never sent: the server was not reading its input"
+    assert unsent not in results[0]  # the second is partly in the pipe once the first is read
+    assert unsent in results[2] and unsent in results[3]
+    received = [r["id"] for r in records(log) if r.get("method") == "tools/call"]
+    cancelled = [r["params"]["requestId"] for r in records(log)
+                 if r.get("method") == "notifications/cancelled"]
+    assert len(received) <= 2 and set(cancelled) <= set(received)
 
 
 def test_ctrl_c_inside_the_selectors_change_is_an_interrupt(
