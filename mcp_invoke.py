@@ -772,8 +772,9 @@ class _Unsplit(object):
     @staticmethod
     def deliver(exception, frame):
         """From a signal handler: raise ``exception`` now, or as the marked
-        function running in ``frame`` or a caller of it ends. A second one
-        while one waits is dropped: the first stops the run already."""
+        function running in ``frame`` or a caller of it ends (the outermost:
+        one may call another). A second one while one waits is dropped: the
+        first stops the run already."""
         frame = _running(frame, _Unsplit.codes)
         if frame is None:
             raise exception
@@ -791,11 +792,14 @@ class _Unsplit(object):
 
 
 def _running(frame, codes):
-    """The frame, ``frame`` or a caller of it, that runs one of ``codes``
-    (code objects), or None: what a signal interrupted."""
-    while frame is not None and frame.f_code not in codes:
+    """The outermost frame, ``frame`` or a caller of it, that runs one of
+    ``codes`` (code objects), or None: what a signal interrupted."""
+    found = None
+    while frame is not None:
+        if frame.f_code in codes:
+            found = frame
         frame = frame.f_back
-    return frame
+    return found
 
 
 # -- files and directories ----------------------------------------------------
@@ -7164,14 +7168,23 @@ class Client(object):
         if params is not None:
             message["params"] = params
         try:
-            frame = _encode(message)  # first: Ctrl-C meanwhile (a big argument) leaves
-            self._pending[call.id] = call  # nothing to cancel
-            self._transport.time_limit(call.id, call.limit)
-            self._send(message, frame=frame)
+            # First: Ctrl-C while a big argument is encoded leaves nothing to cancel.
+            self._put(call, message, _encode(message))
         except MCPError as e:
             self._pending.pop(call.id, None)
             raise _for_method(e, method)
         return call
+
+    @_Unsplit.marked  # Ctrl-C meets a call unsent, nothing to cancel, or in flight
+    def _put(self, call, message, frame):
+        """Send ``call``'s request and hold the call in flight, together."""
+        try:
+            self._transport.time_limit(call.id, call.limit)
+            self._pending[call.id] = call
+            self._send(message, frame=frame)
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
 
     def _undeclared(self, method):
         """The capability ``method`` needs and the server did not declare, or None."""
