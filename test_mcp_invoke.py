@@ -1684,11 +1684,13 @@ def test_a_second_ctrl_c_as_the_client_stops_writing_undoes_nothing(
 
 def test_ctrl_c_inside_the_selectors_change_leaves_a_client_that_fails_cleanly(
         ctrl_c_in_unregistering, tmp_path):
-    # A big argument fills the pipe, so the loop waits for room, then stops
-    # waiting: Ctrl-C there may leave the selector and the transport disagreeing.
+    # A big argument fills the pipe while the server sleeps on the call before
+    # it, so the loop waits for room, then stops waiting: Ctrl-C there may
+    # leave the selector and the transport disagreeing.
     log = tmp_path / "rec"
-    c = mcp_invoke.Client(fake(record=log), timeout=10)
+    c = mcp_invoke.Client(fake("late", delay=0.2, record=log), timeout=10)
     try:
+        c.start("tools/call", {"name": "echo", "arguments": {"text": "a"}})
         with pytest.raises(KeyboardInterrupt):
             c.call_tool("echo", {"text": "x" * 1000000})
         assert ctrl_c_in_unregistering
@@ -1698,7 +1700,7 @@ def test_ctrl_c_inside_the_selectors_change_leaves_a_client_that_fails_cleanly(
     finally:
         c.close()
     assert not _alive(pid)
-    assert [r.get("method") for r in records(log)].count("tools/call") == 1
+    assert [r.get("method") for r in records(log)].count("tools/call") == 2
 
 
 def test_env_allowlist_reaches_the_server_and_secrets_do_not(capsys, monkeypatch, tmp_path):
@@ -10500,11 +10502,15 @@ def test_a_request_the_server_was_not_reading_is_never_sent_and_says_so(capsys, 
 def test_ctrl_c_inside_the_selectors_change_is_an_interrupt(
         capsys, ctrl_c_in_unregistering, tmp_path):
     # Not "internal error: KeyError": the handler waits for the change to end.
+    # The second call fills the pipe while the server sleeps on the first.
     log = tmp_path / "rec"
-    code, out, err = run(capsys, "call", "echo", json.dumps({"text": "x" * 1000000}),
-                         "--", *fake(record=log))
-    assert ctrl_c_in_unregistering and (code, out, err) == (130, "", "mcp_invoke: interrupted\n")
-    assert [r.get("method") for r in records(log)].count("tools/call") == 1
+    lines = "".join(json.dumps({"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": text}}}) + "\n" for text in ("a", "x" * 1000000))
+    code, out, err = run(capsys, "batch", "--", *fake("late", delay=0.2, record=log),
+                         stdin=lines)
+    assert ctrl_c_in_unregistering and code == 130
+    assert err.endswith("mcp_invoke: interrupted\n") and "internal error" not in err
+    assert [r.get("method") for r in records(log)].count("tools/call") == 2
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
