@@ -831,47 +831,85 @@ def _private_dir(path, narrow=True):
     return path
 
 
-def _write_whole(path, text, private=True, narrow=True, durable=True):
-    """Write ``text`` to ``path`` so that a reader never sees half of it: into a
-    new file beside it, then renamed over it. A symlink stays one (its target is
-    replaced); what is not a regular file is never renamed over.
+def _write_whole(path, data, private=True, narrow=True, durable=True, mode=None):
+    """Write ``data`` (text or bytes) to ``path`` so that a reader never sees
+    half of it: into a new file beside it, then renamed over it.
+
+    Never through a link: ``path`` and the directory holding it are taken as
+    they are, and one that is a symlink is refused (a planted link would carry
+    what is written anywhere the user may write); what is not a regular file
+    is never renamed over. Ancestors are followed: callers resolve a directory
+    the user named (os.path.realpath) and join their own names below it.
 
     ``private``: the file only its user may read, in a directory made by
     _private_dir (``narrow`` passed on); otherwise the umask decides for a
     new file, a replaced one keeps its permissions, and the directory must
-    exist. ``durable``: on disk before the rename (a token or a
-    pin; a cache may be lost). Raises OSError; nothing is left behind.
+    exist. ``mode``: the new file's permissions, whatever it replaces.
+    ``durable``: on disk before the rename (a token or a pin; a cache may be
+    lost). Raises OSError (ELOOP for a link); nothing is left behind.
     """
     import stat  # lazy: only where a file is written
-    path = os.path.realpath(path)
-    mode = None  # the permissions of the file replaced, which the new one keeps
-    if os.path.lexists(path):
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
-        mode = stat.S_IMODE(info.st_mode) & (0o600 if private else 0o777)
+    directory, name = os.path.split(path)
     if private:
-        _private_dir(os.path.dirname(path), narrow)
-    temporary = "%s.%d.tmp" % (path, os.getpid())
+        _private_dir(directory or ".", narrow)
+    folder = _open_folder(directory or ".")
+    temporary = "%s.%d.tmp" % (name, os.getpid())
     try:
-        if os.path.lexists(temporary):  # left by a run that died
-            os.unlink(temporary)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-                     0o600 if private else 0o666)
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            if durable:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
         try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % path, path)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if mode is None and info is not None:  # the new file keeps the old one's
+            mode = stat.S_IMODE(info.st_mode) & (0o600 if private else 0o777)
+        _unlink_at(temporary, folder)  # left by a run that died
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                     0o600 if private else 0o666, dir_fd=folder)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            view = memoryview(data if isinstance(data, bytes) else data.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        _unlink_at(temporary, folder)
         raise
+    finally:
+        os.close(folder)
+
+
+def _open_folder(directory):
+    """An fd of ``directory``, refused (ELOOP) when it is a symlink."""
+    try:
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(directory):
+            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % directory,
+                          directory)
+        raise
+
+
+def _named(path):
+    """A path the user named, its directories resolved and its last part left
+    as it is: the user's own links above it are followed, one at its end never
+    (see _write_whole)."""
+    directory, name = os.path.split(path)
+    return os.path.join(os.path.realpath(directory or "."), name)
+
+
+def _unlink_at(name, folder):
+    try:
+        os.unlink(name, dir_fd=folder)
+    except OSError:
+        pass
 
 
 def _read_file(path, what, encoding="utf-8", wait=None):
@@ -4295,7 +4333,7 @@ class _TokenCache(object):
     Created 0600 in a 0700 directory, replaced whole (atomically) on each write."""
 
     def __init__(self, path, private_directory=False):
-        self.path = path
+        self.path = _named(path)
         self.private_directory = private_directory  # ours alone: kept 0700
 
     @staticmethod
@@ -9353,8 +9391,8 @@ class _Saver(object):
             return path
         self._written.add(path)
         try:
-            with open(path, "wb") as f:
-                f.write(raw)
+            _write_whole(os.path.join(os.path.realpath(self.directory), os.path.basename(path)),
+                         raw, private=False, durable=False)
         except (IOError, OSError) as e:
             raise UsageError("cannot write %s: %s" % (path, e.strerror or e))
         return path
@@ -11396,9 +11434,10 @@ def _skill_outcome(args, ctx, client, name, command):
         ctx.out.write(text)
         return [], None
     path = os.path.join(args.skill_out, skill, _SKILL_FILE)
+    real = os.path.join(os.path.realpath(args.skill_out), skill, _SKILL_FILE)
     try:
-        _private_dir(os.path.dirname(path), narrow=False)
-        _write_whole(path, text, private=False)
+        _private_dir(os.path.dirname(real), narrow=False)
+        _write_whole(real, text, private=False)
     except (IOError, OSError) as e:
         raise UsageError("skill: cannot write %s: %s" % (path, e.strerror or e))
     return [path], None
@@ -11495,9 +11534,17 @@ except OSError as e:
 stamp = ("%%s %%d %%d %%d %%d\\n" %% (sys.version, stat.st_ino, stat.st_size, stat.st_mtime_ns,
                                   stat.st_ctime_ns)).encode()
 caches = (%(beside)r, %(cached)r)
+def mine(path):  # a cache is trusted only if no one else could have written it
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 code = None
 for cache in caches:
     try:
+        if not (mine(os.path.dirname(cache)) and mine(cache)):
+            continue
         with open(cache, "rb") as f:
             data = f.read()
         if data.startswith(stamp):
@@ -11513,9 +11560,13 @@ if code is None:
     for cache in caches:
         try:
             os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
-            with open(cache + ".new", "wb") as f:
+            if not mine(os.path.dirname(cache)):
+                continue
+            new = "%%s.%%d.new" %% (cache, os.getpid())
+            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with open(fd, "wb") as f:
                 f.write(stamp + marshal.dumps(code))
-            os.replace(cache + ".new", cache)
+            os.replace(new, cache)
             break
         except OSError:
             pass
@@ -11583,8 +11634,7 @@ def _cmd_install(args, ctx):
     try:
         if not os.path.isdir(directory):
             os.makedirs(directory)
-        _write_whole(path, text, private=False)
-        os.chmod(path, 0o755)
+        _write_whole(_named(path), text, private=False, mode=0o755)
     except (IOError, OSError) as e:
         raise UsageError("install: cannot write %s: %s" % (path, e.strerror or e))
     launchers = [p for p in _launchers(os.environ) if p != path and os.path.exists(p)]
@@ -13326,6 +13376,9 @@ def _check_pin_path(path):
     if not path:
         raise UsageError("pin needs a file name")
     directory = os.path.dirname(os.path.abspath(path))
+    if os.path.islink(path):
+        raise UsageError("pin %s: it is a symlink, which is not followed; name the file "
+                         "it points to" % path)
     if os.path.isdir(path) or (os.path.exists(path) and not os.path.isfile(path)):
         raise UsageError("pin %s: not a regular file" % path)
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
@@ -13335,7 +13388,7 @@ def _check_pin_path(path):
 def _write_pin(path, text):
     """The pin, replaced whole: a reader never sees half of one."""
     try:
-        _write_whole(path, text, private=False)
+        _write_whole(_named(path), text, private=False)
     except (IOError, OSError) as e:
         raise UsageError("cannot write the pin %s: %s" % (path, e.strerror or e))
 
