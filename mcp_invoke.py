@@ -8511,9 +8511,10 @@ def _writable(stream, wait=0.2):
         return True
 
 
-def _secrets(options):
-    """What a run must never show (see _Redactor), from the Client's options."""
-    found = []
+def _secrets(options, entry=None):
+    """What a run must never show (see _Redactor), from the Client's options
+    and the server's config entry (what its ${VAR}s brought in)."""
+    found = list((entry or {}).get("secrets") or ())
     for value in (options.get("headers") or {}).values():
         found.append(value)
         found.append(value.partition(" ")[2])  # the credentials after "Bearer "
@@ -8934,17 +8935,18 @@ def _config_entry(servers, name, source, environ):
     transport = _entry_transport(entry)
     if transport is None:
         raise _no_transport(entry.get("type"), where)
+    # "secrets": every value a ${VAR} brought in, redacted wherever it is shown.
     config = {"name": name, "transport": transport, "command": None, "url": None,
-              "headers": {}, "env": {}, "cwd": None}
+              "headers": {}, "env": {}, "cwd": None, "secrets": []}
+    field = lambda key, shape: _config_field(entry, key, shape, environ, where,
+                                             config["secrets"])
     if transport == "http":
-        config["url"] = _config_field(entry, _url_key(entry), str,
-                                      environ, where)
-        config["headers"] = _config_field(entry, "headers", dict, environ, where)
+        config["url"] = field(_url_key(entry), str)
+        config["headers"] = field("headers", dict)
     else:
-        config["command"] = ([_config_field(entry, "command", str, environ, where)]
-                             + _config_field(entry, "args", list, environ, where))
-        config["env"] = _config_field(entry, "env", dict, environ, where)
-        config["cwd"] = _config_field(entry, "cwd", str, environ, where)
+        config["command"] = [field("command", str)] + field("args", list)
+        config["env"] = field("env", dict)
+        config["cwd"] = field("cwd", str)
     return config
 
 
@@ -8964,8 +8966,9 @@ def _unreachable(kind):
 _SHAPES = {str: "a string", list: "a list of strings", dict: "an object of strings"}
 
 
-def _config_field(entry, key, shape, environ, where):
-    """entry[key] checked to be a string, list or object of strings, then expanded."""
+def _config_field(entry, key, shape, environ, where, found=None):
+    """entry[key] checked to be a string, list or object of strings, then expanded
+    (``found`` as for _expand)."""
     value = entry.get(key)
     if value is None:
         return None if shape is str else shape()
@@ -8974,11 +8977,11 @@ def _config_field(entry, key, shape, environ, where):
     if not isinstance(value, shape) or not all(isinstance(s, str) for s in strings):
         raise UsageError('%s: "%s" must be %s' % (where, key, _SHAPES[shape]))
     if shape is dict:
-        value = dict((k, _expand(v, environ, where)) for k, v in value.items())
+        value = dict((k, _expand(v, environ, where, found)) for k, v in value.items())
     elif shape is list:
-        value = [_expand(v, environ, where) for v in value]
+        value = [_expand(v, environ, where, found) for v in value]
     else:
-        value = _expand(value, environ, where)
+        value = _expand(value, environ, where, found)
     texts = (list(value) + list(value.values()) if shape is dict
              else value if shape is list else [value])
     for text in texts:
@@ -8997,10 +9000,11 @@ _MAX_NESTING = 10  # ${A:-${B:-...}}: deeper is a mistake, and costly to scan
 _VARIABLE_FORM = r"(?s)(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\Z"
 
 
-def _expand(text, environ, where):
+def _expand(text, environ, where, found=None):
     """${VAR}, ${env:VAR}, ${VAR:-default}; an unset VAR is an error, never a silent "".
 
     A default may hold variables itself (``${A:-${B}}``), expanded only when used.
+    ``found``: a list given gets each variable's value, a secret wherever it went.
     """
     parts, done = [], 0
     while True:
@@ -9021,11 +9025,11 @@ def _expand(text, environ, where):
             done = start + 2
             continue
         parts.append(text[done:start])
-        parts.append(_variable(text[start + 2:end - 1], environ, where))
+        parts.append(_variable(text[start + 2:end - 1], environ, where, found))
         done = end
 
 
-def _variable(inner, environ, where):
+def _variable(inner, environ, where, found):
     """The value of one ${inner}."""
     form = re.match(_VARIABLE_FORM, inner)
     if not form or (not form.group(1) and form.group(2) in _VSCODE_VARIABLES):
@@ -9035,10 +9039,12 @@ def _variable(inner, environ, where):
     value = environ.get(name)
     if default is not None and not value:
         # As in the shell, ":-" also replaces an empty value.
-        return _expand(default, environ, where)
+        return _expand(default, environ, where, found)
     if value is None:
         raise UsageError("%s uses ${%s}, which is not set (set it or write ${%s:-default})"
                          % (where, inner, name))
+    if found is not None:
+        found.append(value)
     return value
 
 
@@ -10079,8 +10085,10 @@ def _session_start(args, ctx, server):
     if per_call:
         raise UsageError("%s: for each call through the session (with --session NAME), not "
                          "for session start" % ", ".join(per_call))
-    options = _client_options(args, _server_entry(args, server), ctx.diag)
-    ctx.diag.redact = _Redactor(_secrets(options))
+    entry = _server_entry(args, server)
+    options = _client_options(args, entry, ctx.diag)
+    secrets = _secrets(options, entry)
+    ctx.diag.redact = _Redactor(secrets)
     log = os.path.join(_state_dir(os.environ), name + ".log")
     log_fd = _open_log(log)
     trace = _open_trace(args.trace, ctx.diag)
@@ -10088,9 +10096,10 @@ def _session_start(args, ctx, server):
                                                                           None),
                    on_sample=_sampler(args.sampling_command, args.timeout), trace=trace)
     idle = args.idle or _IDLE
-    shown = (" ".join(options["command"]) if options.get("command")
-             else _shown_url(options["url"]))  # its query may hold a secret
-    ready = _detach(lambda tell: _session_main(name, path, log_fd, options, idle, shown, tell),
+    shown = ctx.diag.redact(" ".join(options["command"]) if options.get("command")
+                            else _shown_url(options["url"]))  # its query may hold a secret
+    ready = _detach(lambda tell: _session_main(name, path, log_fd, options, secrets, idle,
+                                               shown, tell),
                     keep=[log_fd] + ([] if trace is None else [trace.stream.fileno()]))
     os.close(log_fd)  # the session's now, as is the trace
     if trace is not None:
@@ -10260,7 +10269,7 @@ def _stop_starting(fd, pid):
         pass
 
 
-def _session_main(name, path, log_fd, options, idle, shown, tell):
+def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
     """The session process: the log as stdout and stderr, the socket bound, the
     server opened, then served until stopped, idle, or the server ends."""
     os.dup2(log_fd, 1)
@@ -10269,7 +10278,7 @@ def _session_main(name, path, log_fd, options, idle, shown, tell):
     sys.stdout = sys.stderr = _Log(open(2, "w", encoding="utf-8", errors="replace",
                                         buffering=1, closefd=False))
     diag = _Diagnostics(sys.stderr, verbose=True)
-    diag.redact = _Redactor(_secrets(options))
+    diag.redact = _Redactor(secrets)
     options.update(on_log=diag.log, on_warning=diag.client_warning)
     if options.get("oauth") is not None:  # tokens learnt here are this process's secrets
         options["oauth"]["on_secret"] = diag.redact.add
@@ -13556,7 +13565,7 @@ def _clients_of(args, ctx, found, names, eras=None):
             options = _client_options(args, entry, ctx.diag)
             options["on_warning"] = lambda kind, text, name=name: ctx.diag.client_warning(
                 kind, "server %r: %s" % (name, text))
-            secrets += _secrets(options)
+            secrets += _secrets(options, entry)
             if eras is not None:
                 options["remembered_version"] = eras.remembered(eras.key(options))
             entries.append((Client(**options), dict(options, name=name, file=entry["file"])))
@@ -13879,7 +13888,7 @@ def _run(argv, diag, out, started):
         args.entry = _server_entry(args, server)
     options = (_session_options(args, server, diag) if args.session is not None
                else _client_options(args, args.entry, diag))
-    secrets = _secrets(options)
+    secrets = _secrets(options, args.entry)
     diag.redact = _Redactor(secrets)
     if options.get("oauth") is not None:  # tokens and secrets, as they are obtained
         options["oauth"]["on_secret"] = diag.redact.add

@@ -7286,9 +7286,9 @@ def test_save_dir_writes_a_repeated_block_once_and_skips_null_data(capsys, tmp_p
     blocks.append({"type": "image", "mimeType": "image/png", "data": None})
     answer = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"content": blocks}})
     opened = []
-    real_open = open
-    monkeypatch.setattr(mcp_invoke, "open", lambda path, *a, **k: opened.append(path) or
-                        real_open(path, *a, **k), raising=False)
+    real_write = mcp_invoke._write_whole
+    monkeypatch.setattr(mcp_invoke, "_write_whole", lambda path, *a, **k: opened.append(path)
+                        or real_write(path, *a, **k))
     save = tmp_path / "out"
     code, out, err = run(capsys, "--save-dir", str(save), "call", "t", "--",
                          *tiny(tmp_path, answer.replace('"id": 0', '"id": ID')))
