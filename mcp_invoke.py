@@ -576,9 +576,11 @@ _HIDDEN_RANGES = ((0x00ad, 0x00ad), (0x034f, 0x034f), (0x061c, 0x061c), (0x115f,
 _HIDDEN_CLASS = u"".join(u"%s-%s" % (chr(low), chr(high)) for low, high in _HIDDEN_RANGES)
 _HIDDEN = u"[%s]" % _HIDDEN_CLASS
 # Terminal control characters a server could use to rewrite the user's screen:
-# C0 but tab and newline, DEL, C1; lone surrogates (from JSON escapes), which
-# no encoding can write; and the hidden characters.
-_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff%s]" % _HIDDEN_CLASS
+# C0 but tab and newline, DEL, C1; the line and paragraph separators, which
+# str.splitlines() and JavaScript take for line breaks (a forged line to
+# them); lone surrogates (from JSON escapes), which no encoding can write;
+# and the hidden characters.
+_CONTROL = u"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff%s]" % _HIDDEN_CLASS
 # What is left alone (CLI.md "Hidden text"): an emoji tag sequence, that is a
 # subdivision flag (U+1F3F4, tag letters, U+E007F) of the three that Unicode
 # recommends (England, Scotland, Wales: any other spelling would carry a
@@ -646,7 +648,7 @@ def _visible_table(table={}):
     use (str.translate: a result with millions of them takes a second, not ten)."""
     if not table:
         for code in itertools.chain(range(0x00, 0x09), range(0x0b, 0x20), range(0x7f, 0xa0),
-                                    range(0xd800, 0xe000)):
+                                    (0x2028, 0x2029), range(0xd800, 0xe000)):
             table[code] = "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
         for low, high in _HIDDEN_RANGES:
             for code in range(low, high + 1):
@@ -8429,12 +8431,18 @@ def _redacted(value, redact):
 def _secret_forms(secret):
     """The forms a secret may take where it is echoed: as written, as JSON writes
     it (the trace), as a terminal line shows it, and in Base64 (standard and
-    URL-safe, padded or not), as servers encode credentials."""
+    URL-safe, padded or not), as servers encode credentials: whole, and inside
+    a longer encoding (``Basic base64("user:" + secret)``), where it starts at
+    any of three byte offsets and only the characters made of its own bytes
+    alone are the same whatever comes around it."""
     import base64  # lazy: only with secrets
-    coded = base64.b64encode(secret.encode("utf-8", "surrogateescape")).decode("ascii")
-    safe = coded.replace("+", "-").replace("/", "_")
-    return (secret, json.dumps(secret)[1:-1], _terminal_text(secret), coded, safe,
-            coded.rstrip("="), safe.rstrip("="))
+    raw = secret.encode("utf-8", "surrogateescape")
+    coded = base64.b64encode(raw).decode("ascii")
+    forms = [secret, json.dumps(secret)[1:-1], _terminal_text(secret), coded, coded.rstrip("=")]
+    for shift in (0, 1, 2):  # bytes before the secret in its group of three
+        inner = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        forms.append(inner[(0, 2, 3)[shift]:(shift + len(raw)) // 3 * 4])
+    return tuple(forms) + tuple(f.replace("+", "-").replace("/", "_") for f in forms[3:])
 
 
 class _Redactor(object):
@@ -9324,35 +9332,38 @@ def _base64_size(data):
 
 
 def _render_block(block, saver=None):
-    """One content block (server/tools, "Tool Result") as readable text."""
+    """One content block (server/tools, "Tool Result") as readable text; what
+    a marker line quotes of the server's (type, MIME type, URI, name) is _flat,
+    so it cannot forge a marker of its own."""
     if not isinstance(block, dict) or not isinstance(block.get("type"), str):
         return "[not a content block: %s]" % _show(block)
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
     if kind in ("image", "audio"):
-        return "[%s %s, %d bytes]%s" % (kind, block.get("mimeType", "?"),
+        return "[%s %s, %d bytes]%s" % (kind, _flat(block.get("mimeType", "?")),
                                         _base64_size(block.get("data")),
                                         _saved(saver, block.get("data"), block.get("mimeType")))
     if kind == "resource_link":
         return "[resource link %s%s%s]" % (
-            block.get("uri"), " (%s)" % block["name"] if block.get("name") else "",
-            " " + block["mimeType"] if block.get("mimeType") else "")
+            _flat(block.get("uri")), " (%s)" % _flat(block["name"]) if block.get("name") else "",
+            " " + _flat(block["mimeType"]) if block.get("mimeType") else "")
     if kind == "resource":
         item = _dict(block.get("resource"))
         if "text" not in item:
             return _render_contents(item, saver)
-        return "[resource %s%s]\n%s" % (item.get("uri"), " (%s)" % item["mimeType"]
+        return "[resource %s%s]\n%s" % (_flat(item.get("uri")), " (%s)" % _flat(item["mimeType"])
                                         if item.get("mimeType") else "", item["text"])
-    return "[%s content]" % kind
+    return "[%s content]" % _flat(kind)
 
 
 def _render_contents(item, saver=None):
     """One resource content (text or blob) as readable text."""
     if "text" in item:
         return str(item["text"])
-    return "[blob %s, %d bytes] %s%s" % (item.get("mimeType", "?"), _base64_size(item.get("blob")),
-                                         item.get("uri", ""),
+    return "[blob %s, %d bytes] %s%s" % (_flat(item.get("mimeType", "?")),
+                                         _base64_size(item.get("blob")),
+                                         _flat(item.get("uri", "")),
                                          _saved(saver, item.get("blob"), item.get("mimeType")))
 
 
@@ -9413,7 +9424,7 @@ class _Saver(object):
             if data is not None:
                 path = self.save(data, item.get("mimeType"))
                 if path:
-                    self.diag.note("saved %s to %s" % (item.get("mimeType", "?"), path))
+                    self.diag.note("saved %s to %s" % (_flat(item.get("mimeType", "?")), path))
 
 
 # ---------------------------------------------------------------------------
