@@ -9309,6 +9309,13 @@ def _signature(tool, prefix=""):
     return line + (" - " + description if description else "")
 
 
+def _call_words(name):
+    """How ``call`` names a tool on a command line: a name that begins with
+    "-" would be taken for an option (CLI.md "Tools")."""
+    name = _shown_word(name)
+    return "call --tool=" + name if name.startswith("-") else "call " + name
+
+
 def _call_form(tool, prefix=""):
     """``name(arg: type, opt?: type)``: how a tool is called, ``prefix`` (a
     server's, as in server__tool) before its name."""
@@ -10845,7 +10852,7 @@ _PROMPT = "mcp> "
 _NOT_IN_SHELL = ("shell", "batch", "session", "replay", "servers", "completion", "auth",
                  "install")
 # The options a line may give (the rest are the shell's, given when it started).
-_LINE_OPTIONS = ("--json", "--tools", "--count", "--no-validate")
+_LINE_OPTIONS = ("--json", "--tools", "--count", "--no-validate", "--tool")
 _HISTORY_LINES = 1000
 
 
@@ -11327,7 +11334,7 @@ def _skill(ctx, name, info, instructions, tools, command):
     description = (description + listed + ".")[:_SKILL_DESCRIPTION_CHARS]
     example = next((tool for tool in shown if re.match(r"[A-Za-z0-9_.-]+\Z",
                                                        _shown_word(tool.get("name")))), None)
-    call = "%s call %s" % (before, _shown_word(example.get("name")) if example else "TOOL")
+    call = "%s %s" % (before, _call_words(example.get("name")) if example else "call TOOL")
     if example is not None:
         schema = _dict(example.get("inputSchema"))
         required = [key for key in _list(schema.get("required")) if isinstance(key, str)
@@ -11370,6 +11377,10 @@ def _skill(ctx, name, info, instructions, tools, command):
         "    %s%s" % (call, after),
         "    %s call TOOL '{\"key\": \"value\", \"count\": 2}'%s" % (before, after),
         "",
+    ] + ([
+        "A tool whose name begins with `-` is named with `--tool=`: `call --tool=-x ARGS...`.",
+        "",
+    ] if any(_shown_word(tool.get("name")).startswith("-") for tool in shown) else []) + [
         "`key=value` is typed by the tool's schema (a number, a boolean, a list as",
         "JSON); `key:=JSON` is sent as the JSON it is; a JSON object (or `@file.json`,",
         "or `-` for stdin) gives all the arguments at once. The result's text is",
@@ -12743,7 +12754,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         if message.startswith("the following arguments are required: COMMAND"):
             message = "no command given; one of: " + ", ".join(sorted(_COMMANDS))
+        elif message.startswith("unrecognized arguments: -") and (
+                self.words[self.words.index("--") + 1:][:1] in (["call"], ["schema"])):
+            raise UsageError("%s; a tool whose name begins with '-' is named with --tool: "
+                             "call --tool=%s ARGS..." % (message, message.split()[2]))
         raise UsageError(message + " (see --help)")
+
+    def parse_args(self, args=None, namespace=None):
+        self.words = list(args) + ["--"]  # for error(): options, "--", the command's words
+        return super(_Parser, self).parse_args(args, namespace)
 
 
 def _positive_float(text):
@@ -12792,6 +12811,8 @@ def _build_parser(out=None):
         help="most seconds a request may take even while it reports progress "
              "(default %d times --timeout)" % MAX_TIME_FACTOR)
     add("--json", action="store_true", help="print the result as the spec's JSON object")
+    add("--tool", metavar="NAME", help="the tool of call or schema, given as an option: "
+        "call --tool=-e ARGS... calls a tool whose name begins with '-'")
     add("--env", action="append", default=[], metavar="NAME[=VALUE]",
         help="give the server NAME=VALUE, or pass NAME through from this environment")
     add("--inherit-env", action="store_true",
@@ -13972,6 +13993,10 @@ _STREAMING = ("watch", "batch", "shell", "session", "replay")
 
 def _check_args(args):
     """What argparse cannot check: combinations and command arities."""
+    if args.tool is not None:  # call --tool=-e: a name that would read as an option
+        if args.command not in ("call", "schema"):
+            raise UsageError("--tool is for call and schema, not %s" % args.command)
+        args.args.insert(0, args.tool)
     if args.verbose and args.quiet:
         raise UsageError("--verbose and --quiet exclude each other")
     command = _COMMANDS[args.command]
