@@ -6950,10 +6950,11 @@ class Client(object):
             return e
 
     def _paginate(self, method, key, timeout):
-        # server/utilities/pagination: follow nextCursor; a repeated cursor is a loop.
-        # The pages make one answer, held to one message's size and one request's time.
+        # server/utilities/pagination: follow nextCursor. A cursor is opaque (2026-07-28:
+        # nothing may be read from its value), so one seen before is followed too: a
+        # looping server is held by MAX_PAGES, one message's size and one request's time.
         self._ensure_open()  # the handshake is not the list's: its limit starts after
-        items, seen, params, freshness = [], set(), {}, []
+        items, pages, params, freshness = [], 0, {}, []
         timeout = self.timeout if timeout is None else timeout
         cap = _time_cap(timeout, self.max_time)
         limit, start = time.monotonic() + cap, self._transport.received
@@ -6961,7 +6962,7 @@ class Client(object):
         def overdue():
             self._unresponsive = True
             return RequestTimeout("%s took longer than its time limit of %gs over %d pages"
-                                  % (method, cap, len(seen) + 1), method,
+                                  % (method, cap, pages + 1), method,
                                   self._transport.last_words, timeout)
 
         for _ in range(MAX_PAGES):
@@ -6983,7 +6984,7 @@ class Client(object):
                                     result=_pages(items, result, key))
             if method == "tools/list":
                 page = self._callable(page)
-            if seen and self._transport.received - start > self._transport.max_bytes:
+            if pages and self._transport.received - start > self._transport.max_bytes:
                 raise ProtocolError("%s pages came to over %d bytes together (raise "
                                     "--max-bytes to allow it)"
                                     % (method, self._transport.max_bytes), method)
@@ -6995,14 +6996,14 @@ class Client(object):
                 result.pop("nextCursor", None)  # null: the last page
                 result[key] = items
                 return result
-            if not isinstance(cursor, str) or cursor in seen:  # shown with the pages so far
-                why = ("repeated the page cursor" if isinstance(cursor, str)
-                       else "answered a nextCursor that is not a string:")
-                raise ProtocolError("%s %s %s" % (method, why, _show(cursor)), method,
+            if not isinstance(cursor, str):  # shown with the pages so far
+                raise ProtocolError("%s answered a nextCursor that is not a string: %s"
+                                    % (method, _show(cursor)), method,
                                     result=dict(result, **{key: items}))
-            seen.add(cursor)
+            pages += 1
             params = {"cursor": cursor}
-        raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method)
+        raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method,
+                            result=dict(result, **{key: items}))
 
     # -- the request machinery ------------------------------------------------
 
