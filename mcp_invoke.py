@@ -931,6 +931,29 @@ def _read_file(path, what, encoding="utf-8", wait=None):
         raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
 
 
+def _read_kept(path, warn=None):
+    """The bytes of a file this program keeps for itself (a cache, a record of
+    its own), or None where there is none or it cannot be read. One that is not
+    a regular file (a FIFO put there, a device) is never waited on: skipped,
+    with ``warn`` told why."""
+    import stat  # lazy: only where a file is read
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            if warn is not None:
+                warn("%s is not a regular file, so it is skipped (remove it)" % path)
+            return None
+        with open(fd, "rb", closefd=False) as f:
+            return f.read(_INPUT_LIMIT)
+    except (IOError, OSError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def _read_waiting(path, wait):
     import select  # lazy: only for files read this way
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -11238,10 +11261,10 @@ def _fence(lines):
     return "`" * max(3, longest + 1)
 
 
-def _launcher_name():
+def _launcher_name(warn):
     """The name of a launcher `install` put on PATH for this file, if there is one."""
     import shutil  # lazy: skill only
-    for path in _launchers(os.environ):
+    for path in _launchers(os.environ, warn):
         name = os.path.basename(path)
         if shutil.which(name) == path and _launcher_source(path) == _SOURCE:
             return name
@@ -11271,7 +11294,7 @@ def _skill_command(args, server, entry, diag):
     words before a command's, and those after them (a server's argv); from
     any directory. Options that may hold a secret are left out, with a
     warning; a word that cannot be shown on one line is refused."""
-    launcher = _launcher_name()
+    launcher = _launcher_name(diag.warning)
     words = [launcher] if launcher else ["python3", _SOURCE]
     after = []
     if args.session is not None:
@@ -11425,7 +11448,7 @@ def _skill_files(directory):
 
 def _skill_facts(path):
     """(name, tools-sha256) of a skill file; UsageError if it has none."""
-    text = _read_file(path, "skill " + path)
+    text = _read_file(path, "skill " + path, wait=2.0)
     found = re.match(r"---\nname: (\"[a-z0-9-]*\")\n", text)
     digest = [line[len(_SKILL_HASH):] for line in text.splitlines()
               if line.startswith(_SKILL_HASH)]
@@ -11566,16 +11589,17 @@ except OSError as e:
 stamp = ("%%s %%d %%d %%d %%d\\n" %% (sys.version, stat.st_ino, stat.st_size, stat.st_mtime_ns,
                                   stat.st_ctime_ns)).encode()
 caches = (%(beside)r, %(cached)r)
-def mine(path):  # a cache is trusted only if no one else could have written it
+def mine(path, kind=0o100000):  # trusted only if no one else could have written it
     try:
         info = os.lstat(path)
     except OSError:
         return False
-    return info.st_uid == os.getuid() and not info.st_mode & 0o022
+    return (info.st_uid == os.getuid() and not info.st_mode & 0o022
+            and info.st_mode & 0o170000 == kind)
 code = None
 for cache in caches:
     try:
-        if not (mine(os.path.dirname(cache)) and mine(cache)):
+        if not (mine(os.path.dirname(cache), 0o040000) and mine(cache)):
             continue
         with open(cache, "rb") as f:
             data = f.read()
@@ -11592,7 +11616,7 @@ if code is None:
     for cache in caches:
         try:
             os.makedirs(os.path.dirname(cache), 0o700, exist_ok=True)
-            if not mine(os.path.dirname(cache)):
+            if not mine(os.path.dirname(cache), 0o040000):
                 continue
             new = "%%s.%%d.new" %% (cache, os.getpid())
             fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -11610,23 +11634,19 @@ exec(code, main.__dict__)
 '''
 
 
-def _launchers(environ):
+def _launchers(environ, warn=None):
     """The launchers `install` wrote, as it recorded them."""
     try:
-        with open(os.path.join(_state_home(environ), "launchers.json"), "rb") as f:
-            paths = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
-    except (IOError, OSError, ValueError):
+        paths = _json_loads((_read_kept(os.path.join(_state_home(environ), "launchers.json"),
+                                        warn) or b"[]").decode("utf-8"))
+    except ValueError:
         return []
     return [path for path in _list(paths) if isinstance(path, str)]
 
 
 def _launcher_source(path):
     """The file a launcher of ours runs, or None for any other file."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(8192).decode("utf-8", "replace").splitlines()
-    except (IOError, OSError):
-        return None
+    head = (_read_kept(path) or b"")[:8192].decode("utf-8", "replace").splitlines()
     if len(head) < 4 or not head[1].startswith(_LAUNCHER_MARK + ",") or not (
             head[3].startswith("source = ")):
         return None
@@ -11669,7 +11689,8 @@ def _cmd_install(args, ctx):
         _write_whole(_named(path), text, private=False, mode=0o755)
     except (IOError, OSError) as e:
         raise UsageError("install: cannot write %s: %s" % (path, e.strerror or e))
-    launchers = [p for p in _launchers(os.environ) if p != path and os.path.exists(p)]
+    launchers = [p for p in _launchers(os.environ, ctx.diag.warning)
+                 if p != path and os.path.exists(p)]
     try:
         _write_whole(os.path.join(_state_home(os.environ), "launchers.json"),
                      json.dumps(launchers + [path]))
@@ -11709,8 +11730,9 @@ def _cmd_call(client, args, ctx):
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
     ctx.diag.finish()
     ctx.hidden("the result of tool %r" % name, result)
-    if "content" in result and not isinstance(result["content"], list):
-        ctx.mode.malformed(result, "tools/call result has content that is not a list")
+    problem = _call_result_problem(result)
+    if problem:
+        ctx.mode.malformed(result, problem)
     ctx.mode.result(result)
     if result.get("isError"):
         ctx.diag.error("tool %r returned an error" % name)
@@ -11721,6 +11743,14 @@ def _cmd_call(client, args, ctx):
     if problem:
         ctx.diag.warning(problem + " (--strict makes this exit 4)")
     return 0
+
+
+def _call_result_problem(result):
+    """What makes a tools/call result one the spec does not allow (exit 4, on
+    every path that shows one: call, batch), or None."""
+    if "content" in result and not isinstance(result["content"], list):
+        return "tools/call result has content that is not a list"
+    return None
 
 
 def _call_checked(tool, args, ctx):
@@ -12176,6 +12206,9 @@ def _cmd_batch(client, args, ctx):
         if method == "tools/list" and isinstance(outcome, dict) and isinstance(
                 outcome.get("tools"), list):  # what the policy hides, hidden here too
             outcome["tools"] = [t for t in outcome["tools"] if ctx.policy.shows(t)]
+        if method == "tools/call" and isinstance(outcome, dict) and _call_result_problem(
+                outcome):  # judged as call judges it; the result goes with the error
+            outcome = ProtocolError(_call_result_problem(outcome), method, result=outcome)
         if isinstance(outcome, MCPError):
             line["error"] = _error_object(outcome, ctx.diag.redact)
             code = outcome.exit_code
@@ -13561,7 +13594,7 @@ def _listed_at_once(args, ctx, found, names, cached=False):
     once (_at_once). ``cached``: a list the tool-list cache holds fresh for the
     era and version the server spoke last is taken from it and the server not
     started; what the others list is remembered, as call remembers it."""
-    eras = (_EraCache(os.environ) if cached and not (args.no_cache or args.protocol_version)
+    eras = (_EraCache(os.environ, ctx.diag.warning) if cached and not (args.no_cache or args.protocol_version)
             else None)
     entries = _clients_of(args, ctx, found, names, eras)
     caches, outcomes = [None] * len(names), [None] * len(names)
@@ -13672,10 +13705,11 @@ class _EraCache(object):
     command line and working directory, or the URL. A cache: what cannot be
     read is empty, what cannot be written is dropped."""
 
-    def __init__(self, environ):
+    def __init__(self, environ, warn=None):
         home = environ.get("HOME") or os.path.expanduser("~")
         directory = _xdg(environ, "XDG_CACHE_HOME", os.path.join(home, ".cache"))
         self.path = os.path.join(directory, "mcp_invoke", "eras.json")
+        self.warn = warn  # told of a cache file that is not a regular file
         self._data = None  # read once a run
 
     @staticmethod
@@ -13688,9 +13722,8 @@ class _EraCache(object):
     def load(self):
         if self._data is None:
             try:
-                with open(self.path, "rb") as f:
-                    data = _json_loads(f.read(_INPUT_LIMIT).decode("utf-8"))
-            except (IOError, OSError, ValueError):
+                data = _json_loads((_read_kept(self.path, self.warn) or b"{}").decode("utf-8"))
+            except ValueError:
                 data = {}
             self._data = data if isinstance(data, dict) else {}
         return self._data
@@ -13758,9 +13791,9 @@ class _ToolCache(object):
 
     def _fresh(self, era, version):
         try:
-            with open(self.path, "rb") as f:
-                entry = _dict(_json_loads(f.read(_INPUT_LIMIT).decode("utf-8")))
-        except (IOError, OSError, ValueError):
+            entry = _dict(_json_loads((_read_kept(self.path, self.eras.warn) or b"{}")
+                                      .decode("utf-8")))
+        except ValueError:
             return None
         expires = entry.get("expires")
         if era != "modern":  # this run's --cache-ttl decides
@@ -13934,7 +13967,7 @@ def _run(argv, diag, out, started):
     trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin)
     cache = (None if args.no_cache or args.protocol_version or args.session
-             else _EraCache(os.environ))
+             else _EraCache(os.environ, diag.warning))
     if cache is not None:
         key = cache.key(options)
         options["remembered_version"] = cache.remembered(key)
