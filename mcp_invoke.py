@@ -7098,8 +7098,8 @@ class Client(object):
                 self._handshake(self.protocol_version, self.era_source)
             return self._begin(request)
         except ServerError as e:
-            if e.code == _METHOD_NOT_FOUND and self._undeclared(method):
-                raise ServerError("%s: %s" % (_not_offered(self._undeclared(method)),
+            if e.code == _METHOD_NOT_FOUND and self.undeclared(method):
+                raise ServerError("%s: %s" % (_not_offered(self.undeclared(method)),
                                               e.message), method, e.code, e.data)
             if e.code == _HEADER_MISMATCH and method == "tools/call" and not request.relisted:
                 # 2026-07-28 streamable-http, "Client Behavior": the headers came
@@ -7210,9 +7210,9 @@ class Client(object):
                 self.list_all("tools/list")
             except MCPError:
                 self._transport.vet_tools([])  # not again; the call goes without them
-        if self.strict and self._undeclared(method):
+        if self.strict and self.undeclared(method):
             raise ProtocolError("%s, so %s is not sent in strict mode"
-                                % (_not_offered(self._undeclared(method)), method), method)
+                                % (_not_offered(self.undeclared(method)), method), method)
         self._next_id += 1
         # The one progress rule: a token for every tools/call (progress is how a
         # long call keeps its timeout from passing), and for any request watched.
@@ -7250,8 +7250,11 @@ class Client(object):
             if _Unsplit.later:
                 _Unsplit.release()
 
-    def _undeclared(self, method):
-        """The capability ``method`` needs and the server did not declare, or None."""
+    def undeclared(self, method):
+        """The capability ``method`` needs and the server did not declare, or None
+        (basic/lifecycle, "Capability Negotiation": a client uses only what was
+        negotiated). The Client sends such a request all the same unless
+        ``strict``; the command line does not send it at all."""
         needed = _CAPABILITY_OF.get(method)
         if needed is None:
             return None
@@ -11717,6 +11720,7 @@ def _cmd_tools(client, args, ctx):
 
 def _cmd_call(client, args, ctx):
     name = args.args[0]
+    _declared(client, "tools/call")
     tool = _find_tool(client, name, ctx)
     ctx.policy.check(tool, name)
     try:
@@ -11853,7 +11857,7 @@ def _cmd_schema(client, args, ctx):
 
 
 def _cmd_resources(client, args, ctx):
-    result = client.list_all("resources/list")
+    result = ctx.listing(client, "resources/list")
     ctx.hidden_items("resource", "uri", result["resources"])
     return ctx.mode.listing(result, result["resources"], lambda r: _listing(r.get("uri"), r))
 
@@ -11865,6 +11869,34 @@ def _cmd_templates(client, args, ctx):
                             lambda t: _listing(t.get("uriTemplate"), t))
 
 
+# What a command names when the server lacks the capability a request needs.
+_OFFERINGS = {"tools/list": "tools", "tools/call": "tools", "prompts/list": "prompts",
+              "prompts/get": "prompts", "resources/list": "resources",
+              "resources/read": "resources", "resources/templates/list": "resource templates",
+              "completion/complete": "completions"}
+
+
+def _not_declared(client, method):
+    """Why the command line sends no ``method``: the server declares no capability
+    for it (basic/lifecycle: only what was negotiated is used); None when it
+    does, or under --strict, where the Client refuses it (exit 4)."""
+    capability = None if client.strict else client.undeclared(method)
+    if capability is None:
+        return None
+    name = client.server_info.get("name")
+    return "%s offers no %s (it declares no %s capability)" % (
+        _flat(_cut(name, _SHOW_CHARS)) if isinstance(name, str) and name.strip()
+        else "the server", _OFFERINGS.get(method, method), capability)
+
+
+def _declared(client, method):
+    """ServerError (exit 3, as for an unknown tool), unsent, for a ``method``
+    the server declares no capability for (see _not_declared)."""
+    why = _not_declared(client, method)
+    if why is not None:
+        raise ServerError("%s, so %s is not sent" % (why, method))
+
+
 def _listing(uri, item):
     text = "%s  %s" % (_shown_word(uri), _shown_word(item.get("name", "")))
     if item.get("mimeType"):
@@ -11874,6 +11906,7 @@ def _listing(uri, item):
 
 
 def _cmd_read(client, args, ctx):
+    _declared(client, "resources/read")
     result = client.read_resource(args.args[0])
     ctx.hidden("resource %r" % args.args[0], result)
     return ctx.mode.result(result)
@@ -11895,6 +11928,7 @@ def _prompt_line(prompt):
 
 def _cmd_prompt(client, args, ctx):
     pairs = _parse_pairs(args.args[1:], allow_json=False)
+    _declared(client, "prompts/get")
     result = client.get_prompt(args.args[0], dict((k, v) for k, v, _ in pairs))
     ctx.hidden("prompt %r" % args.args[0], result)
 
@@ -11940,6 +11974,7 @@ def _cmd_complete(client, args, ctx):
     ref = ({"type": "ref/prompt", "name": target} if kind == "prompt"
            else {"type": "ref/resource", "uri": target})
     context = dict((k, v) for k, v, _ in pairs[1:])
+    _declared(client, "completion/complete")
     result = client.complete(ref, pairs[0][0], pairs[0][1], context)
 
     def readable():
@@ -12594,6 +12629,10 @@ class _Context(object):
         otherwise than the first)."""
         if method in self.listed:
             return self.listed.pop(method)
+        why = _not_declared(client, method)
+        if why is not None:  # nothing to list, and nothing is sent
+            self.diag.note(why)
+            return {_LISTS[method]: []}
         result = client.list_all(method)
         if self.pinned is not None:
             problem = _listing_problem(self.pinned, method, result)
@@ -13168,6 +13207,8 @@ class _BatchGuard(object):
 
     def _list_tools(self, result=None):
         try:
+            if result is None and self.client.undeclared("tools/list"):
+                raise ServerError("no tools capability")  # nothing to ask
             result = result or self.client.list_all("tools/list")
         except ServerError:
             self.tools = self.known = None
@@ -13225,10 +13266,6 @@ _PINNED = (
         ("uriTemplate", "uri template"), ("name", "name"), ("description", "description"),
         ("mimeType", "mime type"))),
 )
-_LIST_CAPABILITY = {"tools/list": "tools", "prompts/list": "prompts",
-                    "resources/templates/list": "resources"}
-
-
 def _digest(value):
     """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
     import hashlib  # lazy: pinning only
@@ -13304,15 +13341,11 @@ def _pin_digest(pin):
 
 
 def _offered(client, method, key):
-    """Every item of a list; none where the server has no such list. A server
-    that forgets to declare a capability is still asked (what it answers is
-    what it may be called for), and only an undeclared one may refuse."""
-    try:
-        return client.list_all(method)
-    except ServerError:
-        if _LIST_CAPABILITY[method] in client.capabilities:
-            raise
+    """Every item of a list; none, unasked, where the server declares no such
+    list (basic/lifecycle: only what was negotiated is used)."""
+    if client.undeclared(method):
         return {key: []}
+    return client.list_all(method)
 
 
 def _pin_text(pin):
@@ -13606,7 +13639,10 @@ def _listed_at_once(args, ctx, found, names, cached=False):
 
     def list_one(i, client):
         with client:
-            result = client.list_all("tools/list")
+            why = _not_declared(client, "tools/list")
+            if why is not None:
+                ctx.diag.note(why)
+            result = client.list_all("tools/list") if why is None else {"tools": []}
             listed[i] = (client.era, client.protocol_version, result)
             return result["tools"]
     done = _at_once([client if outcomes[i] is None else outcomes[i]
