@@ -6140,6 +6140,10 @@ class Client(object):
         ElicitResult dict; None declares no elicitation.
       on_sample: ``on_sample(params)`` answers sampling with a
         CreateMessageResult dict; None declares no sampling.
+      sampling_tools: ``on_sample`` handles tool use (``tools`` in the request,
+        ``tool_use`` in its answer), so ``sampling.tools`` is declared; without
+        it a sampling request carrying tools is refused, never handed on
+        (client/sampling, "Tools in Sampling").
       on_stderr: called with each chunk (bytes) the server writes to stderr.
       on_log: called with the params of each ``notifications/message``.
       on_warning: called as ``on_warning(kind, text)`` for recoverable oddities;
@@ -6171,7 +6175,7 @@ class Client(object):
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
                  url=None, headers=None, cacert=None, insecure=False, oauth=None,
-                 remembered_version=None, session=None):
+                 remembered_version=None, session=None, sampling_tools=False):
         # The one place a transport is chosen; it checks its own arguments first.
         if session is not None:
             given = [name for name, value in (
@@ -6181,7 +6185,8 @@ class Client(object):
                 ("oauth", oauth), ("on_stderr", on_stderr), ("protocol_version",
                                                              protocol_version),
                 ("remembered_version", remembered_version), ("roots", roots),
-                ("on_elicit", on_elicit), ("on_sample", on_sample)) if value]
+                ("on_elicit", on_elicit), ("on_sample", on_sample),
+                ("sampling_tools", sampling_tools)) if value]
             if given:
                 raise UsageError("%s: not with a session, which was given its server, and "
                                  "how to answer it, when it started" % ", ".join(given))
@@ -6223,6 +6228,10 @@ class Client(object):
         self.roots = None if roots is None else [_root(r) for r in roots]
         self.on_elicit = on_elicit
         self.on_sample = on_sample
+        if sampling_tools and on_sample is None:
+            raise UsageError("sampling_tools is for an on_sample that handles tool use; "
+                             "there is no on_sample")
+        self.sampling_tools = bool(sampling_tools)
         self.on_log = on_log
         self.on_warning = on_warning
         self.trace = trace
@@ -6361,7 +6370,7 @@ class Client(object):
         if self.roots is not None:
             capabilities["roots"] = {}
         if self.on_sample is not None:
-            capabilities["sampling"] = {}
+            capabilities["sampling"] = {"tools": {}} if self.sampling_tools else {}
         if self.on_elicit is not None:
             capabilities["elicitation"] = {"form": {}, "url": {}}
         return capabilities
@@ -7172,6 +7181,10 @@ class Client(object):
         if method == "roots/list" and self.roots is not None:
             return {"roots": list(self.roots)}
         if method == "sampling/createMessage" and self.on_sample is not None:
+            if ("tools" in params or "toolChoice" in params) and not self.sampling_tools:
+                raise _Unanswerable("server asked for sampling with tools, which this client "
+                                    "did not declare (sampling.tools)")
+
             def respond():
                 return _sampled(self.on_sample(params))
         elif method == "elicitation/create" and self.on_elicit is not None:
@@ -10139,7 +10152,8 @@ def _session_start(args, ctx, server):
     trace = _open_trace(args.trace, ctx.diag)
     options.update(roots=_roots(args.root, ctx.diag), on_elicit=_Elicitor(args.elicit, ctx.diag,
                                                                           None),
-                   on_sample=_sampler(args.sampling_command, args.timeout), trace=trace)
+                   on_sample=_sampler(args.sampling_command, args.timeout), trace=trace,
+                   sampling_tools=args.sampling_tools)
     idle = args.idle or _IDLE
     shown = ctx.diag.redact(" ".join(options["command"]) if options.get("command")
                             else _shown_url(options["url"]))  # its query may hold a secret
@@ -12913,6 +12927,9 @@ def _build_parser(out=None):
              "answers FILE, decline, cancel (default otherwise)")
     add("--sampling-command", metavar="CMD",
         help="answer sampling by piping the request to CMD, which prints the result")
+    add("--sampling-tools", action="store_true",
+        help="the --sampling-command handles tool use: declare sampling.tools (without it "
+             "a sampling request with tools is refused)")
     add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
         help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
     add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
@@ -14011,7 +14028,8 @@ def _run(argv, diag, out, started):
     try:
         if args.session is None:  # a session answers the server as it was told to
             options.update(roots=_roots(args.root, diag), on_elicit=elicitor,
-                           on_sample=_sampler(args.sampling_command, args.timeout))
+                           on_sample=_sampler(args.sampling_command, args.timeout),
+                           sampling_tools=args.sampling_tools)
         client = Client(trace=trace, **options)
         started.append(client)  # for main, which stops it whatever happens
         try:
@@ -14063,6 +14081,9 @@ _STREAMING = ("watch", "batch", "shell", "session", "replay")
 
 def _check_args(args):
     """What argparse cannot check: combinations and command arities."""
+    if args.sampling_tools and not args.sampling_command:
+        raise UsageError("--sampling-tools says the --sampling-command handles tool use; "
+                         "give --sampling-command CMD")
     if args.tool is not None:  # call --tool=-e: a name that would read as an option
         if args.command not in ("call", "schema"):
             raise UsageError("--tool is for call and schema, not %s" % args.command)
@@ -14275,6 +14296,7 @@ def _session_options(args, server, diag):
         ("--cacert", args.cacert), ("--insecure", args.insecure),
         ("--protocol-version", args.protocol_version), ("--root", args.root),
         ("--elicit", args.elicit), ("--sampling-command", args.sampling_command),
+        ("--sampling-tools", args.sampling_tools),
         ("--log-level", args.log_level)) if value] + _oauth_given(args)
     if given:
         raise UsageError("%s: not with --session; session %s was given its server, and how "
