@@ -11114,14 +11114,21 @@ class _LineEditor(object):
 _BM25_K1, _BM25_B = 1.2, 0.75
 _SEARCH_FIELDS = (("name", 3.0), ("title", 2.0), ("arguments", 1.5), ("description", 1.0))
 _SEARCH_COUNT = 10
+# What search reads of one tool: the first characters of each field, the first
+# argument names. A description longer than a few pages says no more about what
+# a tool does, and a hostile one of megabytes would hold every search up.
+_SEARCH_FIELD_CHARS = 16384
+_SEARCH_ARGUMENTS = 256
 
 
 def _words(text):
-    """The words of ``text``, lowercase: split at anything but letters and
-    digits (``_``, ``-``, ``.``, ``/``, spaces) and where a lowercase letter
-    meets an uppercase one (getUser: get, user)."""
+    """The words of ``text`` (its first _SEARCH_FIELD_CHARS characters),
+    lowercase: split at anything but letters and digits (``_``, ``-``, ``.``,
+    ``/``, spaces) and where a lowercase letter meets an uppercase one
+    (getUser: get, user)."""
     if not isinstance(text, str):
         return []
+    text = text[:_SEARCH_FIELD_CHARS]
     return re.findall(r"[^\W_]+", re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text).lower())
 
 
@@ -11138,25 +11145,31 @@ def _stem(word):
 def _search_fields(tool):
     """A tool's words (stems) by field, for search."""
     schema = _dict(tool.get("inputSchema"))
+    keys = itertools.islice(_dict(schema.get("properties")), _SEARCH_ARGUMENTS)
     fields = {"name": _words(tool.get("name")), "title": _words(tool.get("title")),
               "description": _words(tool.get("description")),
-              "arguments": [word for key in _dict(schema.get("properties"))
-                            for word in _words(key)]}
+              "arguments": [word for key in keys for word in _words(key)]}
     return dict((name, [_stem(word) for word in words]) for name, words in fields.items())
 
 
-def _ranked(tools, query):
+def _ranked(tools, query, deadline=None):
     """[(score, number of query words matched, tool)] for each tool matching a
     word of ``query``, best first: those matching every word, by score, then
     the rest by score (and by how many they match). A query word matches a
-    word of the tool that it begins (search: "issue" finds create_issues)."""
-    fields = [_search_fields(tool) for tool in tools]
+    word of the tool that it begins (search: "issue" finds create_issues).
+    RequestTimeout once ``deadline`` (a _Deadline, if given) passes."""
+    fields, hits = [], []
+    for tool in tools:
+        if deadline is not None and deadline.passed():
+            raise RequestTimeout("search: %s, ranking %d tools" % (deadline.why, len(tools)),
+                                 "search")
+        fields.append(_search_fields(tool))
+        hits.append([[sum(1 for word in fields[-1][name] if word.startswith(q))
+                      for name, _ in _SEARCH_FIELDS] for q in query])
     if not tools:
         return []
     average = dict((name, max(1.0, sum(len(f[name]) for f in fields) / float(len(fields))))
                    for name, _ in _SEARCH_FIELDS)
-    hits = [[[sum(1 for word in f[name] if word.startswith(q)) for name, _ in _SEARCH_FIELDS]
-             for q in query] for f in fields]
     found = [sum(1 for counts in tool_hits if any(counts)) for tool_hits in hits]
     import math  # lazy: only for search
     having = [sum(1 for tool_hits in hits if any(tool_hits[j])) for j in range(len(query))]
@@ -11179,6 +11192,12 @@ def _ranked(tools, query):
 _SEARCH_WORDS = 32
 
 
+def _search_deadline(args):
+    """The whole search's: --max-time, or as long as one request may take."""
+    limit = args.max_time or _time_cap(args.timeout, None)
+    return _Deadline(limit, "it took longer than its time limit of %gs (--max-time)" % limit)
+
+
 def _search_query(args):
     query = []
     for word in (_stem(word) for text in args.args for word in _words(text)):
@@ -11197,7 +11216,7 @@ def _searched(args, ctx, tools, servers, namespaced, own=None):
     best --count of them, as tools prints them; exit 3 if none matches.
     ``namespaced``: their names are server__tool."""
     query = _search_query(args)
-    ranked = _ranked([tool for _, tool in tools], query)  # stems, as _search_fields
+    ranked = _ranked([tool for _, tool in tools], query, args.deadline)  # stems, as fields
     if not ranked:
         raise ServerError("no tool matches %r among %d tool%s of %d server%s" % (
             " ".join(args.args), len(tools), "" if len(tools) == 1 else "s", servers,
@@ -11221,6 +11240,7 @@ def _cmd_search(client, args, ctx):
     """search WORD... on one server: its tools (from the tool-list cache, as
     call finds them, when it holds them)."""
     _search_query(args)  # a query of no words: exit 2 before the listing
+    args.deadline = _search_deadline(args)
     cache = ctx.tool_cache if ctx.pinned is None and not ctx.policy.active else None
     tools = cache.tools(client) if cache is not None else None
     if tools is None:
@@ -11237,6 +11257,7 @@ def _cmd_search_many(args, ctx, server):
     """search WORD... across the configured servers (or --server A,B): listed
     as tools --all lists them, from the tool-list cache where it holds them."""
     _search_query(args)
+    args.deadline = _search_deadline(args)
     names, found = _chosen_servers(args, ctx, "search")
     own = {}  # id of each tool as shown -> its own name
     tools = _tools_of(args, ctx, found, names, cached=True, own=own)
