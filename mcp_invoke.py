@@ -9534,7 +9534,8 @@ class _Elicitor(object):
         host, doubts = _url_host(params.get("url"))
         self.diag.prompt("%s asks: %s\n  URL:  %s\n" % (self.server,
                                                         _flat(params.get("message", "")), url))
-        self.diag.prompt("  host: ", marked=_flat(host), after="\n")
+        plain, domain = _domain_of(host)
+        self.diag.prompt("  host: " + _flat(plain), marked=_flat(domain), after="\n")
         for doubt in doubts:  # part of the question: shown even with --quiet
             self.diag.prompt("  warning: %s\n" % _flat(doubt))
         if doubts:
@@ -9665,6 +9666,29 @@ def _ipv4(host):
         return "(no valid address)"
     value = last + sum(n << 8 * (3 - i) for i, n in enumerate(numbers))
     return ".".join(str(value >> shift & 255) for shift in (24, 16, 8, 0))
+
+
+# Second-level labels under which a country's names are registered (co.uk,
+# com.au, ac.jp, ...): the domain there is three labels, not two.
+_SECOND_LEVELS = ("ac", "co", "com", "edu", "gen", "go", "gob", "gov", "info", "int", "ltd",
+                  "mil", "ne", "net", "nic", "nom", "or", "org", "plc", "sch")
+
+
+def _domain_of(host):
+    """``host`` as (what comes before its domain, the domain): the last two
+    labels, three under a country's second level (example.co.uk), the whole
+    host for an IP address or a name of one or two labels. The prompt marks
+    the domain (client/elicitation, "Safe URL Handling": the domain highlighted),
+    so accounts.example.com.evil.test shows evil.test apart."""
+    name = host.rstrip(".")
+    if ":" in name or re.match(r"[0-9.]+\Z", name):
+        return "", host
+    labels = name.split(".")
+    count = 3 if len(labels) >= 3 and len(labels[-1]) == 2 and (
+        labels[-2] in _SECOND_LEVELS) else 2
+    if len(labels) <= count:
+        return "", host
+    return ".".join(labels[:-count]) + ".", host[len(".".join(labels[:-count])) + 1:]
 
 
 def _url_host(url):
