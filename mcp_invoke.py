@@ -1117,6 +1117,11 @@ class _Stray(_Noise):
     """A message the transport set aside, with the warning (kind "stray") to give."""
 
 
+class _Said(_Noise):
+    """What the transport itself has to say (a session's server started again),
+    with the warning (kind "session") to give."""
+
+
 class _Batch(_Noise):
     """Comes just before the members of a JSON-RPC batch array (allowed by the
     2025-03-26 revision), with the array as sent in ``array``, for the trace."""
@@ -5902,6 +5907,8 @@ class _SessionTransport(_Transport):
             self._inbox.append(_Failed(envelope["id"], _error_from(envelope.get("error"))))
         elif kind == "status":  # for session list
             self._inbox.append(envelope)
+        elif kind == "notice" and isinstance(envelope.get("text"), str):
+            self._inbox.append(_Said(envelope["text"]))
         elif kind == "lost":
             error = _error_from(envelope.get("error"))
             self.last_words = error.stderr_tail
@@ -6150,7 +6157,8 @@ class Client(object):
         kind is "noise" (non-JSON output skipped), "utf8" (invalid UTF-8
         replaced), "stray" (a response or message nobody waits for),
         "server" (the server refused an optional request, or a handler's
-        answer could not be sent as it was) or "violation" (the server broke
+        answer could not be sent as it was), "session" (a session's server
+        ended and was started again for this request) or "violation" (the server broke
         a rule the session survives: a request with an invalid id, or one a
         2026-07-28 server may not send).
       trace: a text file; every frame in both directions is written to it
@@ -7662,6 +7670,8 @@ class Client(object):
             return self._invalid_utf8()
         if isinstance(text, _Stray):
             return self._warn("stray", text)
+        if isinstance(text, _Said):
+            return self._warn("session", text)
         if isinstance(text, _Batch):  # traced whole; its members are not traced again
             if self.trace is not None:
                 self._record("recv", frame=text.array)
@@ -10072,7 +10082,8 @@ def _session_ask(name, question):
 def _session_list(ctx):
     sessions = [dict(name=name, pid=status.get("pid"), server=status.get("server"),
                      started=status.get("started"), up=status.get("up"),
-                     calls=status.get("calls"), idle=status.get("idle"))
+                     calls=status.get("calls"), idle=status.get("idle"),
+                     restarts=status.get("restarts"))
                 for name, status in _session_statuses(_session_dir(os.environ), ctx)]
     return ctx.mode.answer({"sessions": sessions}, ("%s  pid %s  up %s  idle %s  calls %s  %s" % (
         s["name"], s["pid"], _duration(_number(s["up"])), _duration(_number(s["idle"])),
@@ -10371,13 +10382,26 @@ def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
     if options["trace"] is not None:
         options["trace"].diag = diag
     tell({"pid": os.getpid()})
-    server = client = listener = bound = None
-    stopping = []
+    server = listener = bound = None
+    stopping, opening = [], [None]  # opening: the Client last made, open or opening
+
+    def current():
+        return server.client if server is not None and server.client else opening[0]
+
+    def opened():
+        """The server started (again): a Client open on it."""
+        client = opening[0] = Client(**options)
+        try:
+            client.open()
+        except BaseException:
+            client.close()
+            raise
+        return client
 
     def on_signal(signum, frame):
         if stopping:
-            if client is not None:
-                client.abort()
+            if current() is not None:
+                current().abort()
             return
         stopping.append(signum)
         _Unsplit.deliver(KeyboardInterrupt(), frame)
@@ -10388,9 +10412,8 @@ def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
     failed = None  # told once nothing of the session is left: its socket, its server
     try:
         listener, bound = _session_listener(name, path)
-        client = Client(**options)
-        client.open()
-        server = _SessionServer(name, client, listener, idle, shown, diag.redact)
+        server = _SessionServer(name, opened(), listener, idle, shown, diag.redact,
+                                restart=opened, note=diag.note)
         tell({"ready": True})
         diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
         why = server.serve()
@@ -10402,8 +10425,8 @@ def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
     finally:
         if listener is not None:
             _unlink_own(path, bound)
-        if client is not None:
-            client.close()
+        if current() is not None:
+            current().close()
         if server is not None:
             server.hang_up()  # the pump closes the listener
         elif listener is not None:
@@ -10501,14 +10524,25 @@ class _SessionServer(object):
     reads and writes the sockets. They hand over through ``inbox`` (what the
     clients sent; the Client's wait is woken for it) and each peer's ``out``
     (what goes to it; the pump is poked for it), both under ``lock``.
+
+    A server that ends is started again (``restart()``, an open Client) for
+    the next request that comes, which is told so (2026-07-28
+    basic/transports/stdio: a server that exits unexpectedly SHOULD be
+    restarted); what was in flight fails, and clients following a resource
+    are told it is lost. Until then ``client`` is None.
     """
 
-    def __init__(self, name, client, listener, idle, shown, redact=None):
+    def __init__(self, name, client, listener, idle, shown, redact=None, restart=None,
+                 note=None):
         import selectors  # lazy: sessions only
         import threading
         self.name, self.client, self.listener = name, client, listener
         self.redact = redact  # the session's secrets, kept from its clients as from a terminal
         self.idle, self.shown = idle, shown
+        self.restart, self.note = restart, note or (lambda text: None)
+        self.restarts = 0
+        self.ended = None  # why the server ended, while it is down
+        self.stateful = False  # it spoke the handshake era: what it held went with it
         self.lock = threading.Lock()
         self.inbox = collections.deque()  # (peer, message), or (peer, None): it hung up
         self.peers = set()
@@ -10519,31 +10553,56 @@ class _SessionServer(object):
         self.up_since = self.idle_since = time.monotonic()
         self.ending = None  # why the session ends, once it does
         self.closing = False  # the pump's last round: flush, hang up, end
-        self.wake = client.waker()
+        # The pump wakes the main thread: the Client's wait, or while the server
+        # is down, this event; the Client's waker is swapped under its own lock.
+        self.arrived = threading.Event()
+        self.wake_lock = threading.Lock()
+        self.waker = None
         self.poke_fds = os.pipe()
         for fd in self.poke_fds:
             os.set_blocking(fd, False)
         self.max_bytes = client.max_bytes
-        state = client.settled()
-        state.update(transport=client.transport, env_names=client.env_names,
-                     pid=client.pid, session_pid=os.getpid())
-        self.hello = _encode({"session": "hello", "state": state})
-        client.relay(self._notice)
+        self._serving(client)
         self.selectors = selectors
         self.thread = threading.Thread(target=self._pump, name="mcp_invoke session")
         self.thread.daemon = True
         self.thread.start()
 
+    def _serving(self, client):
+        """``client`` is the one requests go to: its greeting for new clients,
+        its notifications relayed, its wait woken by the pump."""
+        state = client.settled()
+        state.update(transport=client.transport, env_names=client.env_names,
+                     pid=client.pid, session_pid=os.getpid())
+        self.hello = _encode({"session": "hello", "state": state})
+        client.relay(self._notice)
+        with self.wake_lock:
+            self.client, self.waker = client, client.waker()
+
+    def wake(self):
+        """From the pump: something came for the main thread."""
+        with self.wake_lock:
+            self.arrived.set()
+            if self.waker is not None:
+                self.waker()
+
     # -- the main thread: the Client ------------------------------------------
 
     def serve(self):
         """Run the clients' requests until the session ends; why it did."""
-        client = self.client
         while True:
+            self.arrived.clear()  # before the inbox is looked at: nothing is missed
             while self.inbox:
                 self._take(*self.inbox.popleft())
             if self.ending is not None:
                 return self.ending
+            client = self.client
+            if client is None:  # the server ended: started again for the next request
+                left = self.idle_since + self.idle - time.monotonic()
+                if left <= 0:
+                    return "idle for %gs after the server ended (%s)" % (self.idle, self.ended)
+                self.arrived.wait(min(left, _MAX_WAIT))
+                continue
             requests = [job.request for job in self.jobs.values()]
             # Idle: nothing in flight, and nobody following a resource.
             until = (None if requests else time.monotonic() + _MAX_SECONDS if self.subscribed
@@ -10554,9 +10613,50 @@ class _SessionServer(object):
                 client.wait(requests, until=until, first=bool(requests),
                             stop=lambda: bool(self.inbox))
             except MCPError as e:  # the server is gone, and nothing was in flight
-                return self._lost(e)
+                if self.restart is None:
+                    return self._lost(e)
+                self._down(e)
+                continue
             for job in [job for job in self.jobs.values() if job.request.done]:
                 self._finish(job)
+
+    def _down(self, error):
+        """The server ended: what was in flight fails with ``error``, those
+        following a resource are told, and the Client is closed; the next
+        request starts the server again."""
+        for job in list(self.jobs.values()):
+            self._drop(job)
+            self._failed(job, error)
+        following = [peer for peer in list(self.peers) if peer.subscribed]
+        for peer in following:
+            peer.subscribed.clear()
+        self.subscribed.clear()
+        if following:
+            frame = _encode(self._public({"session": "lost", "error": _error_data(error)}))
+            for peer in following:
+                self._to(peer, frame)
+        client, self.ended = self.client, str(error)
+        self.stateful = client.era == "legacy"
+        with self.wake_lock:
+            self.client, self.waker = None, None
+        client.close()
+        self.idle_since = time.monotonic()
+        self.note("session %s: the server ended: %s; it is restarted for the next request"
+                  % (self.name, self.ended))
+
+    def _revive(self):
+        """The server started again, as it was started first; what the client
+        whose request it is for is told. MCPError if it cannot be."""
+        client = self.restart()
+        self.restarts += 1
+        self._serving(client)
+        text = "session %s: the server had ended (%s) and was restarted (pid %s)%s" % (
+            self.name, _cut(self.ended, _SHOW_CHARS), client.pid,
+            "; the state it held is gone (a handshake-era server: its session began anew)"
+            if self.stateful else "")
+        self.ended = None
+        self.note(text)
+        return text
 
     def _take(self, peer, message):
         with self.lock:
@@ -10621,11 +10721,19 @@ class _SessionServer(object):
         seconds = peer.limits.pop(ident, None)
         seconds = float("inf") if seconds is None else seconds + _LINGER
         self.calls += 1
-        try:
-            job.request = self.client.start(method, params, seconds, on_progress,
-                                            time.monotonic() + seconds)
-        except MCPError as e:
-            return self._failed(job, e)
+        for attempt in (1, 2):  # a server found gone is started again, once
+            try:
+                if self.client is None:
+                    self._to(peer, {"session": "notice", "text": self._revive()})
+                job.request = self.client.start(method, params, seconds, on_progress,
+                                                time.monotonic() + seconds)
+                break
+            except ConnectionLost as e:
+                if self.restart is None or self.client is None or attempt == 2:
+                    return self._failed(job, e)
+                self._down(e)
+            except MCPError as e:
+                return self._failed(job, e)
         self.jobs[job.request.id] = peer.jobs[ident] = job
 
     def _subscribe(self, peer, params):
@@ -10759,6 +10867,7 @@ class _SessionServer(object):
         now = time.monotonic()
         return {"session": "status", "name": self.name, "pid": os.getpid(),
                 "server": self.shown, "started": self.started, "calls": self.calls,
+                "restarts": self.restarts,
                 "up": round(now - self.up_since, 3),
                 "idle": 0 if self.jobs else round(now - self.idle_since, 3)}
 
