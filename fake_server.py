@@ -12,6 +12,7 @@ Usage::
     python3 fake_server.py [--mode MODE]... [--era ERA] [--supported V1,V2]
                            [--record FILE] [--pidfile FILE] [--size N]
                            [--delay SECONDS] [--state FILE] [--http PORT]
+                           [--tag TEXT]
                            [--record-headers FILE] [--tls CERT KEY]
                            [--oauth [--oauth-client ID:SECRET]...
                             [--oauth-token-auth M,M] [--oauth-token-ttl S]
@@ -29,11 +30,12 @@ Usage::
                      {"signal":"SIGTERM"} (or SIGINT) when that arrives
     --pidfile FILE   where the grandchild mode writes its grandchild's pid
     --size N         bytes for flood-stderr (default 1 MiB),
-                     write-before-read (default 2 MiB) and flood (default
-                     200 MiB)
+                     write-before-read (default 2 MiB), flood (default
+                     200 MiB) and huge-description (default 8 MiB)
     --delay SECONDS  how long the late and slow-start modes sleep, and the
                      ticking mode's tick (default 1.0)
     --answer JSON    the bad-frame mode's answer to tools/call
+    --tag TEXT       ignored: a word on the command line (echo-argv shows it)
     --state FILE     a JSON object that changes what the server offers, read
                      afresh for every request; see State below
     --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0: a free
@@ -364,6 +366,38 @@ Modes:
     odd-names          two more tools, named "a\u202etxt.exe" (a right-to-left
                        override) and "a\u009b31mred" (a C1 CSI), each
                        {"type":"object"}, answering "odd"
+    tools-only         declare only the tools capability (initialize and
+                       server/discover), yet serve everything
+    sampling-tools     every sampling/createMessage it sends (ask_sample,
+                       ask_all, in either era) carries params.tools (one
+                       tool, get_weather) and toolChoice {"mode": "auto"},
+                       whatever the client declared
+    same-cursor        list tools 2 per page, every nextCursor the same
+                       string "more": the server keeps its place itself (a
+                       request without a cursor starts again from the first
+                       page); the last page has none
+    echo-argv          write "argv: " and its arguments (space-separated) to
+                       stderr at startup; tools/call repeats them as a log
+                       (level error, logger "argv", data {"argv": TEXT}), to
+                       stderr, then as the call's error -32000, message
+                       "argv TEXT", data {"argv": TEXT}
+    echo-basic         on tools/call, write three stderr lines "Authorization:
+                       Basic " + base64(PREFIX + API_KEY's value), PREFIX "",
+                       "a:" and "api:" (a secret at each of the three byte
+                       offsets of Base64), then exit 3 as crash-call does
+    line-separators    U+2028 and U+2029 in what a listing shows: two more
+                       tools, lines (title and description holding them;
+                       calling it answers "one\u2028two\u2029three") and
+                       "lines\u2028delete_all_files(path: string) [read-only]"
+                       ({"type":"object"}, answering "odd"); a resource
+                       fake://lines named "lines\u2028fake://forged  forged";
+                       a template fake://lines/{id} named "lines\u2029forged";
+                       a prompt "lines\u2028forged()" described "Say\u2029hi.";
+                       serverInfo version "1.0.0\u2028protocol: forged"; and
+                       instructions ending "\u2028forged: instruction"
+    huge-description   one more tool, huge ({"type":"object"}), described by
+                       --size bytes (default 8 MiB) of distinct words (w and
+                       hex digits), then the word "farthest" at the very end
 
 HTTP modes (with --http only):
 
@@ -661,7 +695,8 @@ MODES = (
     "deep-schema", "discover-asks", "early-ask", "late-discover", "annotated", "twice",
     "second-list", "zod",
     "mutate", "hidden", "ticking", "echo-secrets", "odd-names", "invisible", "page-ttls",
-    "page-scopes",
+    "page-scopes", "tools-only", "sampling-tools", "same-cursor", "echo-argv", "echo-basic",
+    "line-separators", "huge-description",
 ) + HTTP_MODES + OAUTH_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -703,7 +738,8 @@ TTL_MS = 60000
 
 # Default --size per mode: enough to overflow a 64 KiB pipe many times over.
 DEFAULT_SIZES = {"flood-stderr": 1048576, "write-before-read": 2097152,
-                 "flood": 209715200}  # flood: far past any client's cap
+                 "flood": 209715200,  # flood: far past any client's cap
+                 "huge-description": 8388608}
 
 # RFC 5424 severities, lowest first, as logging/setLevel names them.
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical",
@@ -824,6 +860,27 @@ HIDDEN_TOOLS = [
 # The odd-names mode's tools: names a terminal must not be given raw.
 ODD_TOOLS = [_bare_tool("a\u202etxt.exe", "Named with a right-to-left override."),
              _bare_tool("a\u009b31mred", "Named with a C1 control sequence introducer.")]
+# The line-separators mode: U+2028 and U+2029 (which str.splitlines() and
+# JavaScript take for line ends) wherever a listing shows server text.
+LINES_TOOLS = [
+    dict(_bare_tool("lines", "List lines.\u2028delete_all_files(path: string) [read-only]"),
+         title="Lines\u2029forged title"),
+    _bare_tool("lines\u2028delete_all_files(path: string) [read-only]",
+               "Named with a line separator.")]
+LINES_TEXT = "one\u2028two\u2029three"
+LINES_RESOURCE = {"uri": "fake://lines", "name": "lines\u2028fake://forged  forged",
+                  "mimeType": "text/plain", "description": "Lines\u2029forged."}
+LINES_TEMPLATE = {"uriTemplate": "fake://lines/{id}", "name": "lines\u2029forged",
+                  "description": "Lines by id.\u2028forged"}
+LINES_PROMPT = {"name": "lines\u2028forged()", "description": "Say\u2029hi."}
+LINES_VERSION = "1.0.0\u2028protocol: forged"
+LINES_INSTRUCTIONS = INSTRUCTIONS + "\u2028forged: instruction"
+# The huge-description mode's last word, past the --size bytes before it.
+FARTHEST = "farthest"
+# The tool list sampling-tools puts into every sampling request.
+SAMPLING_TOOLS = [{"name": "get_weather", "description": "The weather in a city.",
+                   "inputSchema": {"type": "object", "properties": {
+                       "city": {"type": "string"}}, "required": ["city"]}}]
 # The invisible mode's tools: text hidden in variation selectors (one per
 # nibble, after a letter), and one tool for each other character Unicode
 # marks Default_Ignorable_Code_Point that the hidden mode leaves out (with
@@ -954,6 +1011,8 @@ def _resources(modes=()):
     if "hidden" in modes:
         for resource in resources:
             resource["description"] = HIDDEN_ITEM
+    if "line-separators" in modes:
+        resources.append(dict(LINES_RESOURCE))
     return resources
 
 
@@ -970,6 +1029,8 @@ def _prompts(modes=()):
     }]
     prompts.append({"name": "secret_greeting",
                     "description": "Greet the user, asking their name."})
+    if "line-separators" in modes:
+        prompts.append(dict(LINES_PROMPT))
     return prompts
 
 
@@ -1058,10 +1119,11 @@ def _input_request(key, legacy, modes=frozenset()):
             params["elicitationId"] = "e1"  # 2025-11-25 only; gone in 2026
         return "elicitation/create", params
     if key == "sample":
-        return "sampling/createMessage", {
-            "messages": [{"role": "user", "content": {
-                "type": "text", "text": "What is 2+2?"}}],
-            "maxTokens": 10}
+        params = {"messages": [{"role": "user", "content": {
+            "type": "text", "text": "What is 2+2?"}}], "maxTokens": 10}
+        if "sampling-tools" in modes:  # whatever the client declared
+            params.update(tools=SAMPLING_TOOLS, toolChoice={"mode": "auto"})
+        return "sampling/createMessage", params
     return "roots/list", {}
 
 
@@ -1195,7 +1257,8 @@ class _Server(object):
         self.initialized = False
         self.held = []  # reverse mode's answers not yet sent
         self.held_discover = None  # late-discover mode's (id, result)
-        self.pages_sent = 0  # endless-pages mode
+        self.pages_sent = 0  # endless-pages mode; same-cursor: pages of this listing
+        self.huge = None  # huge-description: the description, once made
         self.client_capabilities = {}  # from initialize, for the legacy era
         self.asked = 0  # requests sent to the client so far: ids q1, q2, ...
         self.listings = 0  # tools/list answers so far (second-list)
@@ -1477,6 +1540,8 @@ class _Server(object):
     def server_info(self):
         """serverInfo: name and version as --state says, else ours."""
         info = dict(SERVER_INFO)
+        if "line-separators" in self.modes:
+            info["version"] = LINES_VERSION
         info.update((key, self.state[key]) for key in ("name", "version")
                     if key in self.state)
         return info
@@ -1485,6 +1550,8 @@ class _Server(object):
         """The instructions: --state's, else the hidden mode's, else ours."""
         if "instructions" in self.state:
             return self.state["instructions"]
+        if "line-separators" in self.modes:
+            return LINES_INSTRUCTIONS
         return HIDDEN_INSTRUCTIONS if "hidden" in self.modes else INSTRUCTIONS
 
     def ping(self, request_id, params):
@@ -1509,6 +1576,13 @@ class _Server(object):
             time.sleep(self.delay)
             self.pages_sent += 1
             return {"tools": tools[:PAGE_SIZE], "nextCursor": "page%d" % self.pages_sent}
+        if "same-cursor" in self.modes:  # the place is ours; the cursor says only "more"
+            start = self.pages_sent * PAGE_SIZE if params.get("cursor") is not None else 0
+            self.pages_sent = start // PAGE_SIZE + 1
+            page = {"tools": tools[start:start + PAGE_SIZE]}
+            if start + PAGE_SIZE < len(tools):
+                page["nextCursor"] = "more"
+            return page
         if "paginate" in self.modes or self.modes & {"page-ttls", "page-scopes"}:
             page = _paginate(tools, "tools", params.get("cursor"))
             if "odd-page" in self.modes and "nextCursor" not in page:
@@ -1541,6 +1615,10 @@ class _Server(object):
             tools += [dict(t) for t in ODD_TOOLS]
         if "invisible" in self.modes:
             tools += [dict(t) for t in INVISIBLE_TOOLS]
+        if "line-separators" in self.modes:
+            tools += [dict(t) for t in LINES_TOOLS]
+        if "huge-description" in self.modes:
+            tools.append(_bare_tool("huge", self.huge_description()))
         state = self.state
         if isinstance(state.get("add_tool"), str):
             tools.append(_bare_tool(state["add_tool"], "Added later."))
@@ -1614,6 +1692,17 @@ class _Server(object):
             self.log("error", {"seen": seen}, logger="echo")
             _write_stderr(("seen " + seen + "\n").encode("utf-8"))
             raise _RpcError(-32000, "seen " + seen, {"seen": seen})
+        if "echo-argv" in self.modes:
+            argv = _argv_text()
+            self.log("error", {"argv": argv}, logger="argv")
+            _write_stderr(("argv: " + argv + "\n").encode("utf-8"))
+            raise _RpcError(-32000, "argv " + argv, {"argv": argv})
+        if "echo-basic" in self.modes:
+            secret = os.environ.get("API_KEY", "")
+            for prefix in ("", "a:", "api:"):  # 0, 2 and 1 bytes before it, mod 3
+                coded = base64.b64encode((prefix + secret).encode("utf-8"))
+                _write_stderr(b"Authorization: Basic " + coded + b"\n")
+            sys.exit(3)
         for mode in sorted(BURSTS):
             if mode in self.modes:
                 return self.burst(mode)
@@ -1646,7 +1735,7 @@ class _Server(object):
         meta = params.get("_meta")
         if name == self.state.get("add_tool"):
             return _text("added")
-        if name in [t["name"] for t in ODD_TOOLS]:
+        if name in [t["name"] for t in ODD_TOOLS + LINES_TOOLS[1:]]:
             return _text("odd")
         if name in ASK_KEYS:
             return self.ask_tool(name)
@@ -1671,6 +1760,24 @@ class _Server(object):
 
     def tool_hidden_result(self, args, meta):
         return _text(HIDDEN_RESULT)
+
+    def tool_lines(self, args, meta):
+        return _text(LINES_TEXT)
+
+    def tool_huge(self, args, meta):
+        return _text("huge")
+
+    def huge_description(self):
+        """--size bytes of distinct words, then FARTHEST; made once."""
+        if self.huge is None:
+            size = self.size if self.size is not None else DEFAULT_SIZES["huge-description"]
+            words, total, n = [], 0, 0
+            while total < size:  # n times an odd number, mod 2**32: no two alike
+                words.append("w%x" % (n * 2654435761 % 4294967296))
+                total += len(words[-1]) + 1
+                n += 1
+            self.huge = " ".join(words + [FARTHEST])
+        return self.huge
 
     def tool_locate(self, args, meta):
         zone = args.get("zone")
@@ -1764,9 +1871,11 @@ class _Server(object):
         return _paginate(_resources(self.modes), "resources", params.get("cursor"))
 
     def resource_templates_list(self, request_id, params):
-        return {"resourceTemplates": [{
-            "uriTemplate": "fake://item/{id}", "name": "item",
-            "description": "An item by id", "mimeType": "text/plain"}]}
+        templates = [{"uriTemplate": "fake://item/{id}", "name": "item",
+                      "description": "An item by id", "mimeType": "text/plain"}]
+        if "line-separators" in self.modes:
+            templates.append(dict(LINES_TEMPLATE))
+        return {"resourceTemplates": templates}
 
     def resources_read(self, request_id, params):
         uri = params.get("uri")
@@ -2129,6 +2238,8 @@ def _capabilities(modes, legacy):
         return {}
     changing = bool(modes & {"mutate", "ticking"})
     tools = {"listChanged": changing} if legacy or changing else {}
+    if "tools-only" in modes:
+        return {"tools": tools}
     resources = {"subscribe": True, "listChanged": True} if "ticking" in modes else {}
     return {"tools": tools, "resources": resources, "prompts": {}, "logging": {},
             "completions": {}}
@@ -2170,6 +2281,11 @@ def _write_stderr(data):
         sys.stderr.buffer.flush()
     except BrokenPipeError:
         _quit_quietly()
+
+
+def _argv_text():
+    """echo-argv: this server's arguments, as one line."""
+    return " ".join(sys.argv[1:])
 
 
 def _quit_quietly():
@@ -4433,6 +4549,8 @@ def _build_parser():
     parser.add_argument("--record-headers", metavar="FILE",
                         help="with --http, append each request's method, "
                              "path and headers to FILE as a JSON line")
+    parser.add_argument("--tag", metavar="TEXT",
+                        help="ignored: a word on the command line (echo-argv shows it)")
     parser.add_argument("--run-id", metavar="TOKEN",
                         help="ignored: marks the command line, so the test run "
                              "that started this server can find it")
@@ -4547,6 +4665,8 @@ def main(argv=None):
         _install_signals(options.record, [signal.SIGINT])
     else:
         _install_signals(options.record, [signal.SIGTERM, signal.SIGINT])
+    if "echo-argv" in server.modes:
+        _write_stderr(("argv: " + _argv_text() + "\n").encode("utf-8"))
     if "slow-start" in server.modes:
         time.sleep(options.delay)  # like a uvx install before the server runs
     if "exit-early" in server.modes:

@@ -359,7 +359,8 @@ for line in sys.stdin:
         sys.stdout.flush()
         continue
     if method == "initialize":
-        reply = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+        reply = {"result": {"protocolVersion": "2025-11-25", "capabilities": {
+            "tools": {}, "resources": {}, "prompts": {}, "completions": {}},
                             "serverInfo": {"name": "tiny", "version": "0"}}}
     elif method == "tools/list":
         reply = {"result": {"tools": tools}}
@@ -1786,7 +1787,7 @@ for line in sys.stdin:
         print("FATAL: out of cheese", flush=True)
         sys.exit(1)
     if "id" in msg:
-        reply = ({"protocolVersion": "2025-11-25", "capabilities": {},
+        reply = ({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "dying", "version": "0"}}
                  if msg["method"] == "initialize" else None)
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": reply} if reply else
@@ -5286,6 +5287,18 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
                           "over ") and err.endswith(" pages; --max-time SECONDS gives it longer\n")
 
 
+@pytest.mark.parametrize("era", ERAS)
+def test_a_cursor_repeated_on_every_page_is_followed_to_the_last_page(capsys, era):
+    # Cursors are opaque (2026-07-28 pagination): the same string each time,
+    # different items each page, an end.
+    code, out, err = run(capsys, "tools", "--", *era_server(era, "same-cursor"))
+    assert (code, err) == (0, "") and len(out.splitlines()) == 19, (out, err)
+    code, out, err = run(capsys, "--json", "tools", "--", *era_server(era, "same-cursor"))
+    listed = json.loads(out)
+    assert code == 0 and "nextCursor" not in listed
+    assert len(set(tool["name"] for tool in listed["tools"])) == len(listed["tools"]) == 19
+
+
 # -- Client: time limits ----------------------------------------------------
 
 def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path):
@@ -5595,11 +5608,16 @@ def test_an_elicitation_mode_the_client_did_not_declare_is_refused(capsys, tmp_p
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_a_server_declaring_no_capabilities_is_asked_anyway_but_not_under_strict(
-        capsys, tmp_path, era):
-    code, out, _ = run(capsys, "call", "echo", "text=hi", "--", *era_server(era, "forgetful"))
-    assert (code, out) == (0, "hi\n")  # servers forget to declare; it still works
+def test_a_server_is_sent_no_request_its_capabilities_do_not_cover(capsys, tmp_path, era):
+    """basic/lifecycle, "Capability Negotiation": only what was negotiated is
+    used. call exits 3 without a word to the server; --strict, exit 4."""
     log = tmp_path / "rec"
+    code, out, err = run(capsys, "call", "echo", "text=hi", "--",
+                         *era_server(era, "forgetful", record=log))
+    assert (code, out) == (3, "")
+    assert err == ("mcp_invoke: fake-server offers no tools (it declares no tools capability), "
+                   "so tools/call is not sent\n")
+    assert not [r for r in records(log) if r.get("method", "").startswith("tools/")]
     code, out, err = run(capsys, "--strict", "call", "echo", "text=hi", "--",
                          *era_server(era, "forgetful", record=log))
     assert (code, out) == (4, "")
@@ -5607,10 +5625,17 @@ def test_a_server_declaring_no_capabilities_is_asked_anyway_but_not_under_strict
                    "capability), so tools/list is not sent in strict mode\n")
     assert not [r for r in records(log) if r.get("method", "").startswith("tools/")]
     code, out, err = run(capsys, "tools", "--", *era_server(era, "toolless"))
-    assert (code, out) == (3, "")
-    assert err == ("mcp_invoke: server error -32601: the server does not offer tools (it "
-                   "declares no tools capability): Method not found: tools/list "
-                   "(tools/list)\n")
+    assert (code, out) == (0, "")
+    assert err == "mcp_invoke: fake-server offers no tools (it declares no tools capability)\n"
+
+
+def test_the_library_sends_an_undeclared_request_and_names_the_capability_it_lacks(capsys):
+    with mcp_invoke.Client(era_server("legacy", "toolless"), timeout=5) as c:
+        with pytest.raises(mcp_invoke.ServerError) as e:
+            c.list_tools()
+    assert str(e.value) == ("server error -32601: the server does not offer tools (it "
+                            "declares no tools capability): Method not found: tools/list "
+                            "(tools/list)")
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -5726,13 +5751,13 @@ def test_a_capability_declared_as_null_is_not_declared(tmp_path):
     for value, needed in (({"tools": None}, "tools"), ({"tools": False}, "tools"),
                           ({"tools": {}}, None), ({}, "tools")):
         c.capabilities = value
-        assert c._undeclared("tools/call") == needed
+        assert c.undeclared("tools/call") == needed
     c.protocol_version, c.capabilities = "2024-11-05", {}
-    assert c._undeclared("completion/complete") is None  # no such capability back then
+    assert c.undeclared("completion/complete") is None  # no such capability back then
     for value, needed in (({"resources": {}}, "resources.subscribe"),
                           ({"resources": {"subscribe": True}}, None)):
         c.capabilities = value
-        assert c._undeclared("resources/subscribe") == needed
+        assert c.undeclared("resources/subscribe") == needed
     with pytest.raises(mcp_invoke.UsageError, match="list_all takes"):
         c.list_all(["tools/list"])
 
@@ -6298,7 +6323,7 @@ for line in sys.stdin:
     if method == "server/discover":
         send({"jsonrpc": "2.0", "id": ident, "result": {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
-            "capabilities": {"resources": {"subscribe": True}},
+            "capabilities": {"resources": {"subscribe": True}, "tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "h", "version": "1"}}}})
     elif method == "subscriptions/listen":
         if mode == "other-id":
@@ -6372,6 +6397,39 @@ def test_a_url_query_secret_is_redacted_in_the_raw_form_the_server_echoes(capsys
             shown = out + err
             assert "YmFy" not in shown and "c2Vj" not in shown, (mode, out, err)
             assert code == 3 and "/mcp?token=***" in shown, (mode, out, err)
+
+
+def _base64_of_secret(coded, offset, length):
+    """The part of ``coded`` (Base64) that encodes only bytes [offset, offset +
+    length) of what it encodes: what shows a secret there, whatever is around it."""
+    first, last = -(-offset // 3), (offset + length) // 3  # whole 3-byte groups
+    return coded[4 * first:4 * last]
+
+
+def test_a_secret_is_redacted_inside_a_longer_base64_encoding_at_each_offset():
+    secret = "s3cr3t-Value-0123456789z"
+    redact = mcp_invoke._Redactor([secret])
+    for prefix in ("", "a", "ab", "api:", "user:"):  # every offset mod 3
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            coded = encode((prefix + secret + "!").encode()).decode()
+            shown = redact("Authorization: Basic %s." % coded)
+            assert _base64_of_secret(coded, len(prefix), len(secret)) not in shown, (prefix,
+                                                                                   shown)
+            assert "***" in shown and shown.startswith("Authorization: Basic ")
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["error-line", "verbose"])
+def test_a_servers_basic_credentials_built_on_a_secret_never_show(capsys, verbose):
+    # The server writes Authorization: Basic base64(PREFIX + secret) for PREFIX
+    # "", "a:" and "api:": the secret at each offset of Base64 (0, 2 and 1 mod
+    # 3); then it dies, and the error line quotes those last lines.
+    secret = "s3cr3t-Value-0123456789z"
+    code, out, err = run(capsys, *((["--verbose"] if verbose else []) + [
+        "--env", "API_KEY=" + secret, "call", "echo", "text=x", "--"] + fake("echo-basic")))
+    assert code == 5 and err.count("Authorization: Basic ") >= 3, err
+    for prefix in ("", "a:", "api:"):
+        coded = base64.b64encode((prefix + secret).encode()).decode()
+        assert _base64_of_secret(coded, len(prefix), len(secret)) not in err, (prefix, err)
 
 
 # -- hidden text ------------------------------------------------------------
@@ -6481,6 +6539,29 @@ def test_every_default_ignorable_character_and_stray_variation_selector_is_shown
     for code_point in IGNORABLE:  # what the warning would say of each
         assert mcp_invoke._hidden_text(u"a%sb" % chr(code_point)) == "U+%04X" % code_point
     assert mcp_invoke._hidden_text(u"Made with \u2764\ufe0f here.") is None
+
+
+def _one_line_each(text):
+    """Whether ``text`` holds no line break but its newlines, as str.splitlines()
+    (and a JavaScript reader) counts them: no U+2028, U+2029 or other."""
+    return (u"\u2028" not in text and u"\u2029" not in text
+            and len(text.splitlines()) == text.count("\n"))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_line_and_paragraph_separators_cannot_forge_a_line_of_human_output(capsys, era):
+    # U+2028 and U+2029 in tool names, titles and descriptions, a resource's
+    # name, a template's, a prompt's name and description, serverInfo's
+    # version and the instructions, and a call's text.
+    server = era_server(era, "line-separators")
+    for argv, lines in ((["tools"], 21), (["resources"], 6), (["templates"], 2),
+                        (["prompts"], 3), (["call", "lines"], 1), (["info"], None)):
+        code, out, err = run(capsys, *(argv + ["--"] + server))
+        assert code == 0 and _one_line_each(out) and _one_line_each(err), (argv, out, err)
+        assert lines is None or len(out.splitlines()) == lines, (argv, out)
+    code, out, err = run(capsys, "info", "--", *server)
+    assert [line.split(":")[0] for line in out.splitlines()] == [
+        "server", "protocol", "transport", "capabilities", "env", "instructions"]
 
 
 # ---------------------------------------------------------------------------
@@ -6596,7 +6677,7 @@ def test_stdio_entry_is_normalised():
     servers = {"s": {"command": "uvx", "args": ["srv", "--x"], "env": {"K": "v"}, "cwd": "/tmp"}}
     assert _config_entry(servers, "s", ".mcp.json", {}) == {
         "name": "s", "transport": "stdio", "command": ["uvx", "srv", "--x"], "url": None,
-        "headers": {}, "env": {"K": "v"}, "cwd": "/tmp"}
+        "headers": {}, "env": {"K": "v"}, "cwd": "/tmp", "secrets": []}
 
 
 def test_explicit_stdio_type_is_fine():
@@ -6716,6 +6797,16 @@ def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
     assert _expand("${env:workspaceFolder}", {"workspaceFolder": "/w"}, "w") == "/w"
 
 
+def test_a_fifo_where_a_config_file_is_looked_for_is_skipped_with_a_warning(tmp_path):
+    cursor = os.path.join(os.environ["HOME"], ".cursor")
+    os.makedirs(cursor)
+    os.mkfifo(os.path.join(cursor, "mcp.json"))  # nobody ever writes to it
+    code, out, err = _ends_within(["servers"])
+    assert (code, out) == (0, "") and "warning" in err and "mcp.json" in err, err
+    code, out, err = _ends_within(["search", "echo", "--"] + SERVER)
+    assert code == 0 and out.startswith("echo(text: string)"), err
+
+
 # -- describing servers -----------------------------------------------------
 
 def test_describe_servers_shows_raw_commands_and_urls():
@@ -6810,6 +6901,30 @@ def test_config_values_a_process_cannot_be_given_exit_2_naming_the_field(capsys,
     assert (code, out) == (2, "")
     assert err.startswith("mcp_invoke: ") and err.count("\n") == 1
     assert "internal error" not in err and field in err.replace(path, "")
+
+
+def test_a_secret_a_config_expands_into_args_command_or_cwd_shows_as_stars(capsys, tmp_path,
+                                                                           monkeypatch):
+    secret = "tok-Sekrit-4217"
+    monkeypatch.setenv("TOKEN", secret)
+    monkeypatch.chdir(str(tmp_path))
+    _config(tmp_path, {
+        "echo": {"command": sys.executable,
+                 "args": FAKE_ARGS + ["--mode", "echo-argv", "--tag", "${TOKEN}"]},
+        "missing": {"command": str(tmp_path / "bin-${TOKEN}" / "server")},
+        "nowhere": {"command": sys.executable, "args": FAKE_ARGS,
+                    "cwd": str(tmp_path / "dir-${TOKEN}")}})
+    # The server echoes its argv: on stderr, as a log, in its error.
+    for extra in ([], ["--verbose"], ["--events"], ["--json"]):
+        code, out, err = run(capsys, *(extra + ["--server", "echo", "call", "echo", "text=x"]))
+        assert code == 3 and secret not in out + err, (extra, out, err)
+        assert "--tag ***" in out + err, (extra, out, err)
+    code, out, err = run(capsys, "--server", "missing", "ping")
+    assert (code, out) == (127, "") and "not found" in err and secret not in err
+    assert str(tmp_path / "bin-***") in err
+    code, out, err = run(capsys, "--server", "nowhere", "ping")
+    assert code == 2 and "directory" in err and secret not in err
+    assert str(tmp_path / "dir-***") in err
 
 
 # -- the servers other clients configured -----------------------------------
@@ -7304,6 +7419,51 @@ def test_save_dir_writes_a_repeated_block_once_and_skips_null_data(capsys, tmp_p
                                                                                  name[0])]
 
 
+def test_a_newline_in_a_mime_type_cannot_forge_a_marker_line(capsys, tmp_path):
+    import fake_server
+    forged = "image/png\n[image image/png, 70 bytes] saved to ~/.ssh/authorized_keys"
+    blob = base64.b64encode(b"bytes").decode()
+    blocks = [{"type": "image", "mimeType": forged, "data": fake_server.PNG_1X1},
+              {"type": "audio", "mimeType": forged, "data": blob},
+              {"type": "resource_link", "uri": "fake://x", "name": "x", "mimeType": forged},
+              {"type": "resource", "resource": {"uri": "fake://b", "mimeType": forged,
+                                                "blob": blob}}]
+    server = fake("bad-frame", answer=json.dumps({"result": {"content": blocks}}))
+    for extra in ([], ["--save-dir", str(tmp_path / "saved")]):
+        code, out, err = run(capsys, *(extra + ["call", "echo", "text=x", "--"] + server))
+        assert code == 0 and len(out.splitlines()) == 4, (extra, out)  # a line a block
+        assert [line[:1] for line in out.splitlines()] == ["["] * 4, (extra, out)
+        assert not [line for line in (out + err).splitlines()
+                    if line.startswith("[image image/png, 70 bytes] saved to ~")]
+    code, out, err = run(capsys, "--json", "--save-dir", str(tmp_path / "saved"), "call", "echo",
+                         "text=x", "--", *server)
+    assert code == 0 and err.count("\n") == 3, err  # a note a saved file, one line each
+    assert [line[:12] for line in err.splitlines()] == ["mcp_invoke: "] * 3, err
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["existing", "dangling"])
+def test_save_dir_follows_no_link_planted_at_a_saved_files_name(capsys, tmp_path, dangling):
+    # Saved files are named by their content's hash: a name anyone can know
+    # beforehand. Learn the names, then plant links there.
+    first, saved, outside = tmp_path / "first", tmp_path / "saved", tmp_path / "outside"
+    assert run(capsys, "--save-dir", str(first), "call", "image", "--", *SERVER)[0] == 0
+    names = sorted(os.listdir(str(first)))
+    assert len(names) == 2  # the image and the audio
+    saved.mkdir()
+    outside.mkdir()
+    for name in names:
+        if not dangling:
+            (outside / name).write_text("precious\n")
+        os.symlink(str(outside / name), str(saved / name))
+    code, out, err = run(capsys, "--save-dir", str(saved), "call", "image", "--", *SERVER)
+    assert code in (0, 2) and "Traceback" not in err
+    if dangling:
+        assert os.listdir(str(outside)) == []
+    else:
+        assert sorted(os.listdir(str(outside))) == names
+        assert [(outside / name).read_bytes() for name in names] == [b"precious\n"] * 2
+
+
 # ---------------------------------------------------------------------------
 # Answering the server: elicitation and sampling
 # ---------------------------------------------------------------------------
@@ -7419,6 +7579,25 @@ def test_an_answers_file_whose_meta_is_not_an_object_is_not_sent(capsys, tmp_pat
                          *era_server("legacy"))
     assert (code, out) == (0, "name: error -32603\n")
     assert "is not an ElicitResult" in err
+
+
+@pytest.mark.parametrize("url, plain, marked", [
+    ("https://accounts.example.com.evil.test/x", "accounts.example.com.", "evil.test"),
+    ("https://a.b.example.co.uk/", "a.b.", "example.co.uk"),
+    ("https://login.example.com.au/", "login.", "example.com.au"),
+    ("https://example.com/login", "", "example.com"),
+])
+def test_a_url_elicitation_marks_the_last_labels_of_its_host_and_the_rest_plainly(
+        url, plain, marked):
+    terminal = _Terminal()
+    elicitor = mcp_invoke._Elicitor(["interactive"], mcp_invoke._Diagnostics(terminal),
+                                    _Terminal("\n"))
+    elicitor.server = "fake-server"
+    assert elicitor({"mode": "url", "message": "Sign in", "url": url}) == {"action": "accept"}
+    line = [line for line in terminal.getvalue().splitlines() if line.startswith("  host: ")]
+    assert len(line) == 1, terminal.getvalue()
+    assert re.findall("\x1b\\[[0-9;]*m(.*?)\x1b\\[0m", line[0]) == [marked], line
+    assert re.sub("\x1b\\[[0-9;]*m", "", line[0]) == "  host: " + plain + marked
 
 
 # -- forms reviewed on a terminal -------------------------------------------
@@ -7592,6 +7771,43 @@ def test_a_sampling_command_that_leaves_a_child_answers_at_once(capsys, tmp_path
     assert wait_for(lambda: not _alive(int(pidfile.read_text())), 5)
 
 
+def _declared_capabilities(log, era):
+    """What the client declared: in initialize (legacy), or in the tools/call's
+    _meta (modern)."""
+    for r in records(log):
+        if era == "legacy" and r.get("method") == "initialize":
+            return r["params"]["capabilities"]
+        if era == "modern" and r.get("method") == "tools/call":
+            return r["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    raise AssertionError("no request declares the client's capabilities")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_sampling_request_with_tools_needs_sampling_tools_declared(capsys, tmp_path, era):
+    marker = tmp_path / "sampled"
+    script = ("import json, sys; open(%r, 'w').write(json.dumps(json.load(sys.stdin))); "
+              "print(json.dumps({'role': 'assistant', 'model': 'm', "
+              "'content': {'type': 'text', 'text': '4'}}))" % str(marker))
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", script])
+    log = tmp_path / "rec"
+    # The server asks with params.tools though the client declared sampling {}.
+    code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
+                         *era_server(era, "sampling-tools", record=log))
+    assert "sampling.tools" in err and not marker.exists(), (code, out, err)
+    assert "tools" not in _declared_capabilities(log, era)["sampling"]
+    if era == "legacy":  # an error answer to the server, which goes on
+        assert code == 0 and out.startswith("sample: error "), out
+    else:
+        assert code != 0 and out == ""
+    log = tmp_path / "rec2"
+    code, out, err = run(capsys, "--sampling-tools", "--sampling-command", sampler, "call",
+                         "ask_sample", "--", *era_server(era, "sampling-tools", record=log))
+    assert (code, out) == (0, "sample: 4\n") and marker.exists(), err
+    assert "tools" in _declared_capabilities(log, era)["sampling"]
+    sampled = json.loads(marker.read_text())  # the request, passed on as it came
+    assert [tool["name"] for tool in sampled["tools"]] == ["get_weather"]
+
+
 # ---------------------------------------------------------------------------
 # Replay: a stdio server that answers from a --trace file
 # ---------------------------------------------------------------------------
@@ -7750,11 +7966,13 @@ def test_a_second_start_of_a_running_session_is_refused(sessions):
     assert code == 2 and "session twice is already running" in err
 
 
-def test_a_dying_server_ends_the_session_and_leaves_nothing(sessions, capsys):
+def test_a_session_whose_server_died_stops_and_leaves_nothing(sessions, capsys):
     code, out, err = _start("dies", "--", *fake("crash-call"))
     pid = _session_pid(out)
     code, out, err = run(capsys, "--session", "dies", "call", "echo", "text=x")
     assert code == 5 and "fatal: boom while calling tool" in err, err
+    assert _alive(pid)  # the server is restarted for the next request, not the session ended
+    assert run(capsys, "session", "stop", "dies")[0] == 0
     assert wait_for(lambda: not _alive(pid))
     assert not os.path.exists(os.path.join(sessions, "dies.sock"))
     assert run(capsys, "--session", "dies", "ping")[0] == 2
@@ -7848,6 +8066,26 @@ def test_session_stop_all_stops_every_session(sessions, capsys):
     code, out, err = run(capsys, "session", "stop", "--all")
     assert (code, out) == (0, "stopped a\nstopped b\n")
     assert all(wait_for(lambda: not _alive(pid)) for pid in pids)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_sessions_server_that_dies_is_restarted_for_the_next_request(sessions, capsys,
+                                                                       tmp_path, era):
+    log = tmp_path / "rec"
+    code, out, err = _start("dies", "--", *era_server(era, "crash-call", record=log))
+    assert code == 0, err
+    code, out, err = run(capsys, "--session", "dies", "call", "echo", "text=x")
+    assert code == 5 and "fatal: boom while calling tool" in err, err  # in flight: lost
+    code, out, err = run(capsys, "--session", "dies", "tools")
+    assert code == 0 and out.startswith("echo(text: string)"), (out, err)
+    assert "restarted" in err, err  # said on that request's stderr
+    if era == "legacy":  # it held state, which is gone
+        assert "state" in err, err
+        assert _methods(log).count("initialize") == 2
+    code, out, err = run(capsys, "--session", "dies", "ping")
+    assert code == 0 and out.startswith("ok") and err == ""  # said once
+    with open(os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke", "dies.log")) as f:
+        assert "restarted" in f.read()  # and on the session's log
 
 
 # -- Sessions: what clients and servers may do ------------------------------
@@ -8542,6 +8780,39 @@ def test_search_takes_tool_lists_the_cache_holds_without_starting_those_servers(
     assert code == 0 and [r.get("method") for r in records(log)].count("tools/list") == 2
 
 
+def _ends_within(argv, timeout=20):
+    """CLIENT with ``argv``, in HERE, as a process that must end within
+    ``timeout`` seconds (a guard: the client's own limits are far shorter);
+    (exit code, stdout, stderr)."""
+    proc = _client(argv, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        wait_for(lambda: not _fake_servers(), 5)
+        pytest.fail("%s did not end within %ds" % (" ".join(argv[:3]), timeout))
+    return proc.returncode, out.decode(), err.decode()
+
+
+def test_search_ranks_a_cut_of_a_huge_description_and_ends_within_max_time(tmp_path):
+    # One tool described by 8 MiB of distinct words, "farthest" the last one;
+    # 32 query words. What is indexed of a tool is bounded, and so is the search.
+    query = ["echo", "farthest"] + ["q%d" % i for i in range(30)]
+    code, out, err = _ends_within(["--max-time", "3", "search"] + query + ["--"]
+                                  + fake("huge-description"))
+    assert code == 0 and out.splitlines()[0].startswith("echo(text: string)"), err
+    assert not [line for line in out.splitlines() if line.startswith("huge(")], out[:300]
+    code, out, err = _ends_within(["search", "farthest", "--"] + fake("huge-description"))
+    assert (code, out) == (3, "") and "no tool matches 'farthest'" in err
+
+
+def test_search_output_escapes_line_and_paragraph_separators(capsys):
+    code, out, err = run(capsys, "search", "lines", "--", *fake("line-separators"))
+    assert code == 0 and _one_line_each(out) and _one_line_each(err), out
+    assert len(out.splitlines()) == 3  # the two lines tools, and echo's "Second line"
+
+
 # -- skill ---------------------------------------------------------------------
 
 def _front_matter(text):
@@ -8676,6 +8947,50 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
         assert (code, out) == (2, "") and message in err, argv
 
 
+@pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
+def test_skill_out_refuses_a_skill_file_or_directory_that_is_a_planted_link(capsys, tmp_path,
+                                                                            plant):
+    # A cloned repository can ship such a link under its skills directory.
+    skills, outside = tmp_path / "skills", tmp_path / "outside"
+    skills.mkdir()
+    outside.mkdir()
+    victim = outside / "victim"
+    if plant == "directory":
+        link = skills / "fake-server"
+        os.symlink(str(outside), str(link))
+    else:
+        (skills / "fake-server").mkdir()
+        link = skills / "fake-server" / "SKILL.md"
+        if plant == "file":
+            victim.write_text("precious\n")
+        os.symlink(str(victim), str(link))
+    code, out, err = run(capsys, "skill", "--out", str(skills), "--", *SERVER)
+    assert code != 0 and out == "" and "Traceback" not in err
+    naming = [line for line in err.splitlines() if str(link) in line]
+    assert len(naming) == 1 and naming[0].startswith("mcp_invoke: "), err
+    assert os.path.islink(str(link))  # left as it was found
+    if plant == "file":
+        assert victim.read_text() == "precious\n" and os.listdir(str(outside)) == ["victim"]
+    else:
+        assert os.listdir(str(outside)) == []  # no target made, nothing written through it
+
+
+def test_skill_all_out_writes_through_no_planted_link(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    _config(tmp_path, {"fake": {"command": sys.executable, "args": FAKE_ARGS},
+                       "other": {"command": sys.executable, "args": FAKE_ARGS}})
+    skills, victim = tmp_path / "skills", tmp_path / "victim"
+    (skills / "fake").mkdir(parents=True)
+    victim.write_text("precious\n")
+    os.symlink(str(victim), str(skills / "fake" / "SKILL.md"))
+    code, out, err = run(capsys, "skill", "--all", "--out", str(skills))
+    assert code != 0 and victim.read_text() == "precious\n" and "Traceback" not in err
+    assert str(skills / "fake") in err
+    assert os.path.islink(str(skills / "fake" / "SKILL.md"))
+    assert out.splitlines() == [str(skills / "other" / "SKILL.md")]  # the other one is written
+    assert (skills / "other" / "SKILL.md").read_text().startswith("---\nname: \"other\"\n")
+
+
 # -- install -------------------------------------------------------------------
 
 def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, monkeypatch):
@@ -8750,6 +9065,60 @@ def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_f
         assert f.readline() == "#!%s -ES\n" % sys.executable
 
 
+def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(SCRIPT, str(source / "mcp_invoke.py"))
+    env = _client_env(dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "c"),
+                           XDG_STATE_HOME=str(tmp_path / "s")))
+    subprocess.check_call([sys.executable, "-S", str(source / "mcp_invoke.py"), "install",
+                           "--bin", str(tmp_path / "bin")], env=env, stderr=subprocess.PIPE)
+    launcher = str(tmp_path / "bin" / "mcp-invoke")
+    assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
+    pycache = source / "__pycache__"
+    kept = [name for name in os.listdir(str(pycache)) if "launcher" in name]
+    cache = str(pycache / kept[0])
+    with open(cache, "rb") as f:
+        stamp = f.read().split(b"\n", 1)[0] + b"\n"  # made of public stat data
+    planted = stamp + marshal.dumps(compile("import sys\nsys.stdout.write('PLANTED\\n')\n",
+                                            str(source / "mcp_invoke.py"), "exec"))
+
+    def launched():
+        proc = subprocess.run([launcher, "--version"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=60)
+        assert b"PLANTED" not in proc.stdout  # the source compiled instead, silently
+        assert (proc.returncode, proc.stderr) == (0, b"") and proc.stdout.startswith(
+            b"mcp_invoke ")
+
+    def plant(directory_mode=0o755, file_mode=0o644):
+        with open(cache, "wb") as f:
+            f.write(planted)
+        os.chmod(cache, file_mode)
+        os.chmod(str(pycache), directory_mode)
+
+    plant(directory_mode=0o777)  # a directory others may write to
+    launched()
+    with open(cache, "rb") as f:
+        assert f.read() == planted  # and no cache is written there
+    plant(directory_mode=0o775)  # or the group
+    launched()
+    plant(file_mode=0o666)  # a file others may write to
+    launched()
+    if os.geteuid() == 0:  # a file another user owns
+        plant()
+        os.chown(cache, 65534, 65534)
+        launched()
+
+
+def test_a_fifo_where_the_launchers_are_recorded_is_skipped_with_a_warning(tmp_path):
+    state = os.path.join(os.environ["HOME"], ".local", "state", "mcp_invoke")
+    os.makedirs(state, 0o700)
+    os.mkfifo(os.path.join(state, "launchers.json"))  # skill reads it; nobody writes to it
+    code, out, err = _ends_within(["skill", "--"] + SERVER)
+    assert code == 0 and out.startswith("---\nname: \"fake-server\"\n"), err
+    assert "warning" in err and "launchers.json" in err, err
+
+
 # ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
@@ -8766,7 +9135,7 @@ def test_options_may_follow_the_command():
     assert ours == ["--elicit", "answers", "a.json", "-v", "--", "call", "x"]
     assert server == ["srv", "--json"]
     # Every option that takes a value moves with it: the parser says which.
-    assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd",
+    assert set(valued) == {"--timeout", "--max-time", "--max-bytes", "--env", "--cwd", "--tool",
                            "--protocol-version", "--root", "--elicit", "--sampling-command",
                            "--log-level", "--save-dir", "--max-output", "--config", "--server",
                            "--trace",
@@ -9007,6 +9376,79 @@ def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypa
     assert code == 0 and out.startswith("fake__echo(text: string)")  # as it was named
     code, out, err = run(capsys, "schema", "nope", "--", *SERVER)
     assert code == 3 and "unknown tool 'nope'" in err
+
+
+def test_a_tool_whose_name_begins_with_a_dash_is_called_as_tool_equals(capsys, tmp_path):
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"add_tool": "-e"}))
+    log = tmp_path / "rec"
+    server = fake(state=state, record=log)
+    code, out, err = run(capsys, "call", "--tool=-e", "note=hi", "--", *server)
+    assert (code, out, err) == (0, "added\n", "")
+    called = [r["params"] for r in records(log) if r.get("method") == "tools/call"]
+    assert [(p["name"], p.get("arguments")) for p in called] == [("-e", {"note": "hi"})]
+    code, out, err = run(capsys, "call", "-e", "--", *server)
+    assert (code, out) == (2, "") and "--tool=" in err and err.count("\n") == 1, err
+    assert [r["params"] for r in records(log) if r.get("method") == "tools/call"] == called
+
+
+def test_a_skill_calls_a_tool_whose_name_begins_with_a_dash_with_tool_equals(capsys, tmp_path):
+    tools = [{"name": "-e", "description": "Evaluate.", "inputSchema": {
+        "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}]
+    server = tiny(tmp_path, "{}", tools)
+    script = tmp_path / "tiny.py"  # a skill shows the server's argv, on one line
+    script.write_text(server[3])
+    code, out, err = run(capsys, "skill", "--", *(server[:2] + [str(script)] + server[4:]))
+    assert code == 0 and " call --tool=-e x=..." in out, out
+    assert " call -e" not in out
+
+
+def _methods(log):
+    return [r.get("method") for r in records(log)]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_list_the_server_does_not_declare_is_empty_and_never_asked_for(capsys, tmp_path,
+                                                                         era):
+    log = tmp_path / "rec"
+    server = era_server(era, "tools-only", record=log)  # it would answer them all
+    for command, method, words in (("prompts", "prompts/list", ("prompts",)),
+                                   ("resources", "resources/list", ("resources",)),
+                                   ("templates", "resources/templates/list",
+                                    ("templates", "resources"))):
+        code, out, err = run(capsys, command, "--", *server)
+        assert (code, out) == (0, ""), (command, err)
+        assert err.startswith("mcp_invoke: ") and err.count("\n") == 1, (command, err)
+        assert "offers no " in err and any(word in err for word in words), (command, err)
+        assert method not in _methods(log), command
+    code, out, err = run(capsys, "--json", "prompts", "--", *server)
+    assert (code, json.loads(out)) == (0, {"prompts": []}) and "offers no prompts" in err
+    assert "prompts/list" not in _methods(log)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_reading_prompting_or_completing_what_the_server_does_not_declare_exits_3_unsent(
+        capsys, tmp_path, era):
+    log = tmp_path / "rec"
+    server = era_server(era, "tools-only", record=log)
+    for argv, method in ((["read", "fake://item/1"], "resources/read"),
+                         (["prompt", "greet", "name=Ada"], "prompts/get"),
+                         (["complete", "prompt", "greet", "name=A"], "completion/complete")):
+        code, out, err = run(capsys, *(argv + ["--"] + server))
+        assert (code, out) == (3, ""), (argv, err)
+        assert "offers no " in err and err.count("\n") == 1, (argv, err)
+        assert method not in _methods(log), argv
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_tools_of_a_server_declaring_no_tools_is_empty_and_never_asked_for(capsys, tmp_path,
+                                                                           era):
+    log = tmp_path / "rec"
+    code, out, err = run(capsys, "tools", "--", *era_server(era, "forgetful", record=log))
+    assert (code, out) == (0, "") and err.count("\n") == 1 and "offers no tools" in err, err
+    assert "tools/list" not in _methods(log)
+    code, out, err = run(capsys, "tools", "--", *era_server(era, "toolless"))
+    assert (code, out) == (0, "") and err.count("\n") == 1 and "offers no tools" in err, err
 
 
 # -- batch ------------------------------------------------------------------
@@ -9250,6 +9692,17 @@ def test_a_streaming_command_ends_once_its_reader_has_gone(command):
             os.kill(pid, signal.SIGKILL)
         raise
     assert proc.returncode == 0 and out.decode().count("\n") == 1, (out, err)
+
+
+def test_batch_judges_a_malformed_call_result_as_call_does(capsys):
+    server = fake("bad-frame", answer=json.dumps({"result": {"content": "not a list"}}))
+    code, out, err = run(capsys, "call", "echo", "text=x", "--", *server)
+    assert code == 4 and "content that is not a list" in err
+    code, out, err = run(capsys, "batch", "--", *server, stdin=(
+        '{"method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}\n'))
+    line = json.loads(out)
+    assert code == 4 and line["error"]["exit_code"] == 4, out
+    assert "not a list" in line["error"]["message"], out
 
 
 # -- watch ------------------------------------------------------------------
@@ -9851,6 +10304,21 @@ def test_a_pin_written_again_keeps_its_permissions(capsys, tmp_path):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 
+@pytest.mark.parametrize("era", ERAS)
+def test_pin_records_and_checks_only_what_the_server_declares(capsys, tmp_path, era):
+    log, path = tmp_path / "rec", tmp_path / "pin.json"
+    server = era_server(era, "tools-only", record=log)  # it would answer them all
+    code, out, err = run(capsys, "pin", str(path), "--", *server)
+    assert code == 0, err
+    pin = json.loads(path.read_text())
+    assert len(pin["tools"]) == 19 and not pin.get("prompts") and not pin.get("templates")
+    code, out, err = run(capsys, "check", "--pin", str(path), "--", *server)
+    assert code == 0, err
+    methods = _methods(log)
+    assert "tools/list" in methods, methods
+    assert "prompts/list" not in methods and "resources/templates/list" not in methods
+
+
 # ---------------------------------------------------------------------------
 # Many servers: tools --all, server__tool
 # ---------------------------------------------------------------------------
@@ -10008,6 +10476,15 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
 
 
+def test_a_fifo_where_the_era_cache_is_kept_is_skipped_with_a_warning(tmp_path):
+    cache = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke")
+    os.makedirs(cache, 0o700)
+    os.mkfifo(os.path.join(cache, "eras.json"))  # nobody ever writes to it
+    code, out, err = _ends_within(["ping", "--"] + SERVER)
+    assert code == 0 and out.startswith("ok"), err
+    assert "warning" in err and "eras.json" in err, err
+
+
 # -- tool lists, remembered -------------------------------------------------
 
 def _listings(trace):
@@ -10152,6 +10629,19 @@ def test_a_tool_found_in_a_new_listing_is_remembered_with_that_listing(capsys, t
         assert (code, out, err) == (0, answer, "")
         listed.append(_listings(trace))
     assert listed == [1, 1, 0]
+
+
+def test_a_fifo_where_a_tool_list_is_kept_is_skipped_with_a_warning(tmp_path):
+    argv = ["--cache-ttl", "60", "call", "echo", "text=hi", "--"] + SERVER
+    assert _ends_within(argv)[:2] == (0, "hi\n")
+    kept = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke", "tools")
+    names = os.listdir(kept)
+    assert len(names) == 1
+    os.unlink(os.path.join(kept, names[0]))
+    os.mkfifo(os.path.join(kept, names[0]))  # nobody ever writes to it
+    code, out, err = _ends_within(argv)
+    assert (code, out) == (0, "hi\n"), err
+    assert "warning" in err and names[0] in err, err
 
 
 # ---------------------------------------------------------------------------
