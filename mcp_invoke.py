@@ -14564,6 +14564,9 @@ def _check_token_file(path, writing=True):
     elif not path:
         raise UsageError("--oauth-cache needs a path")
     name = "--oauth-cache %s" % path if given else "the token file %s" % path
+    if os.path.islink(path):  # never written through (see _write_whole)
+        raise UsageError("%s is a symlink, which is not followed; give the file it points to"
+                         % name)
     real = os.path.realpath(path)
     if os.path.exists(real) and not os.path.isfile(real):
         raise UsageError("%s is not a regular file" % name)
