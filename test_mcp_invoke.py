@@ -9,6 +9,7 @@ import atexit
 import base64
 import collections
 import contextlib
+import errno
 import hashlib
 import http.client
 import io
@@ -509,6 +510,65 @@ def test_neutralise_shows_terminal_controls_as_escapes():
     text = u"a\x1b[31mb\x07c\x9bd\r\ne\tf\u202eg"
     assert mcp_invoke._terminal_text(text) == u"a\\x1b[31mb\\x07c\\x9bd\ne\tf<U+202E>g"
     assert mcp_invoke._terminal_line(u"one\ntwo\x1b") == u"one | two\\x1b"
+
+
+# -- files and directories --------------------------------------------------
+
+@pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
+def test_the_one_writer_writes_through_no_link_and_leaves_nothing_behind(tmp_path, plant):
+    outside, inside = tmp_path / "outside", tmp_path / "inside"
+    outside.mkdir()
+    inside.mkdir()
+    victim = outside / "victim"
+    victim.write_text("precious\n")
+    if plant == "directory":
+        os.symlink(str(outside), str(inside / "dir"))
+        path = inside / "dir" / "victim"
+    else:
+        os.symlink(str(victim if plant == "file" else outside / "new"), str(inside / "file"))
+        path = inside / "file"
+    for data in ("text", b"bytes"):
+        with pytest.raises(OSError) as e:
+            mcp_invoke._write_whole(str(path), data, private=False)
+        assert e.value.errno == errno.ELOOP and "is a symlink" in e.value.strerror
+    assert victim.read_text() == "precious\n" and os.listdir(str(outside)) == ["victim"]
+    assert sorted(os.listdir(str(inside))) == ["dir" if plant == "directory" else "file"]
+    mcp_invoke._write_whole(str(inside / "real"), b"\x00\xff", private=False, mode=0o640)
+    assert (inside / "real").read_bytes() == b"\x00\xff"
+    assert stat.S_IMODE(os.stat(str(inside / "real")).st_mode) == 0o640
+
+
+def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, monkeypatch):
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    os.symlink(str(victim), str(tmp_path / "pin.json"))
+    code, out, err = run(capsys, "pin", str(tmp_path / "pin.json"), "--", *SERVER)
+    assert (code, out) == (2, "") and "pin.json: it is a symlink, which is not followed" in err
+    code, out, err = run(capsys, "auth", "status", "--url", "http://127.0.0.1:9/mcp",
+                         "--oauth-cache", str(tmp_path / "pin.json"))
+    assert (code, out) == (2, "") and "is a symlink, which is not followed" in err
+    # install: its own launcher, reached through a link, is not written over.
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert run(capsys, "install", "--bin", str(first))[0] == 0
+    launcher = (first / "mcp-invoke").read_text()
+    second.mkdir()
+    os.symlink(str(first / "mcp-invoke"), str(second / "mcp-invoke"))
+    code, out, err = run(capsys, "install", "--bin", str(second))
+    assert (code, out) == (2, "") and "is a symlink, which is not followed" in err
+    assert (first / "mcp-invoke").read_text() == launcher
+    assert victim.read_text() == "precious\n"
+
+
+def test_a_cache_file_that_is_a_link_is_not_written_through(capsys, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    (cache / "mcp_invoke").mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    os.symlink(str(victim), str(cache / "mcp_invoke" / "eras.json"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    code, out, err = run(capsys, "tools", "--", *era_server("legacy"))
+    assert code == 0 and victim.read_text() == "precious\n"
+    assert os.path.islink(str(cache / "mcp_invoke" / "eras.json"))
 
 
 # -- time -------------------------------------------------------------------
@@ -8799,12 +8859,20 @@ def test_search_ranks_a_cut_of_a_huge_description_and_ends_within_max_time(tmp_p
     # One tool described by 8 MiB of distinct words, "farthest" the last one;
     # 32 query words. What is indexed of a tool is bounded, and so is the search.
     query = ["echo", "farthest"] + ["q%d" % i for i in range(30)]
-    code, out, err = _ends_within(["--max-time", "3", "search"] + query + ["--"]
+    code, out, err = _ends_within(["--max-time", "60", "search"] + query + ["--"]
                                   + fake("huge-description"))
     assert code == 0 and out.splitlines()[0].startswith("echo(text: string)"), err
     assert not [line for line in out.splitlines() if line.startswith("huge(")], out[:300]
     code, out, err = _ends_within(["search", "farthest", "--"] + fake("huge-description"))
     assert (code, out) == (3, "") and "no tool matches 'farthest'" in err
+
+
+def test_search_ranks_within_its_deadline():
+    tools = [{"name": "t%d" % i, "description": "word " * 1000} for i in range(50)]
+    assert len(mcp_invoke._ranked(tools, ["word"], mcp_invoke._Deadline(60))) == 50
+    with pytest.raises(mcp_invoke.RequestTimeout) as e:
+        mcp_invoke._ranked(tools, ["word"], mcp_invoke._Deadline(0, "past its limit"))
+    assert e.value.exit_code == 124 and str(e.value) == "search: past its limit, ranking 50 tools"
 
 
 def test_search_output_escapes_line_and_paragraph_separators(capsys):
