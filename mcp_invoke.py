@@ -12286,10 +12286,20 @@ _COMPLETION = r"""_mcp_invoke() {
         fi
     done
     case "$prev" in
-        --server) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" servers 2>/dev/null |
-                               cut -d' ' -f1)" -- "$cur")); return 0 ;;
-        --session|stop) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" session list \
-                                     2>/dev/null | cut -d' ' -f1)" -- "$cur")); return 0 ;;
+        --server|--session|stop)
+            # Names come from config files (a cloned repository's .mcp.json among
+            # them): matched as text, never through compgen -W, which expands them.
+            local name names
+            if [[ "$prev" == --server ]]; then
+                names="$("${COMP_WORDS[0]}" servers 2>/dev/null | cut -d' ' -f1)"
+            else
+                names="$("${COMP_WORDS[0]}" session list 2>/dev/null | cut -d' ' -f1)"
+            fi
+            COMPREPLY=()
+            while IFS= read -r name; do
+                [[ -n "$name" && "$name" == "$cur"* ]] && COMPREPLY+=("$name")
+            done <<< "$names"
+            return 0 ;;
         %(valued)s) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     esac
     if [[ "$cur" == -* ]]; then

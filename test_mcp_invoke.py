@@ -9934,6 +9934,25 @@ def test_completion_completes_commands_options_and_server_names(capsys, tmp_path
     assert (code, out) == (2, "") and 'completion takes bash or zsh, not "fish"' in err
 
 
+@pytest.mark.skipif(not shutil.which("bash"), reason="needs bash")
+def test_completion_offers_server_names_as_text_and_runs_nothing_in_them(capsys, tmp_path):
+    """A name in a cloned repository's .mcp.json is offered as it is written:
+    compgen -W would run the command substitution in it."""
+    code, out, err = run(capsys, "completion", "bash")
+    script = str(tmp_path / "completion.bash")
+    with open(script, "w") as f:
+        f.write(out)
+    planted = tmp_path / "PWNED"
+    lister = tmp_path / "lister"  # stands in for mcp_invoke servers / session list
+    lister.write_text("#!/bin/sh\nprintf '%%s\\n' '$(touch${IFS}%s)  stdio  true' "
+                      "'good  stdio  true' 'gone  stdio  true'\n" % planted)
+    lister.chmod(0o755)
+    offered = _completions(script, [str(lister), "--server", ""])
+    assert sorted(offered) == sorted(["$(touch${IFS}%s)" % planted, "good", "gone"])
+    assert _completions(script, [str(lister), "--session", "go"]) == ["good", "gone"]
+    assert not planted.exists()
+
+
 def test_completion_refuses_events_as_session_and_shell_do(capsys):
     """completion prints a script, not one command's result: --events is exit 2,
     with the same line session and shell give, and no script on stdout."""
