@@ -8516,6 +8516,32 @@ class _Redactor(object):
         for form in self.forms:
             if form in text:
                 text = text.replace(form, "***")
+        return self._edges(text) if self.forms else text
+
+    def _edges(self, text):
+        """``text`` without what is left of a secret cut short where the text was
+        cut: at its start and end (a line relayed in pieces, a tail) and beside
+        the "..." a cut leaves (_cut, _tail_lines); 4 characters or more."""
+        ends, starts = [len(text.rstrip("\r\n"))], [0]
+        at = text.find("...")
+        while at >= 0 and len(ends) < 16:
+            ends.append(at)
+            starts.append(at + 3)
+            at = text.find("...", at + 3)
+        spans = []
+        for form in self.forms:
+            for end in ends:  # a secret's beginning, ending here
+                for k in range(min(len(form) - 1, end), 3, -1):
+                    if text.startswith(form[:k], end - k):
+                        spans.append((end - k, end))
+                        break
+            for start in starts:  # a secret's end, beginning here
+                for k in range(min(len(form) - 1, len(text) - start), 3, -1):
+                    if text.startswith(form[-k:], start):
+                        spans.append((start, start + k))
+                        break
+        for start, end in sorted(spans, reverse=True):  # from the right: offsets hold
+            text = text[:start] + "***" + text[end:]
         return text
 
 

@@ -6478,6 +6478,32 @@ def test_a_secret_is_redacted_inside_a_longer_base64_encoding_at_each_offset():
             assert "***" in shown and shown.startswith("Authorization: Basic ")
 
 
+def test_what_a_cut_leaves_of_a_secret_is_redacted_too():
+    secret = "ghp_R4nd0mT0kenValue1234567890abcdefghij"
+    redact = mcp_invoke._Redactor([secret])
+    assert redact("server error: " + "x" * 20 + secret[:37] + "...") == (
+        "server error: " + "x" * 20 + "***...")  # _cut: the message ends inside it
+    assert redact("server stderr: ..." + secret[9:] + "yyyy") == "server stderr: ...***yyyy"
+    assert redact("yyy" + secret[:9] + "\n") == "yyy***\n"  # a line relayed in pieces
+    assert redact(secret[9:] + " and more") == "*** and more"
+    assert redact("no secret here... and none") == "no secret here... and none"
+    assert redact("ends in ghp") == "ends in ghp"  # under 4 characters: left alone
+
+
+def test_a_secret_cut_short_in_an_error_or_a_tail_never_shows(capsys, tmp_path):
+    secret = "ghp_R4nd0mT0kenValue1234567890abcdefghij"
+    error = json.dumps({"jsonrpc": "2.0", "id": 0, "error": {
+        "code": -32000, "message": "x" * 980 + secret}}).replace('"id": 0', '"id": ID')
+    code, out, err = run(capsys, "--env", "API_KEY=" + secret, "call", "t", "--",
+                         *tiny(tmp_path, error))
+    assert code == 3 and "ghp_R4nd0mT0ken" not in err and "***" in err, err
+    dying = ("import sys; sys.stderr.write('A' * 500 + %r + 'y' * 380 + '\\n'); sys.exit(1)"
+             % secret)
+    code, out, err = run(capsys, "--env", "API_KEY=" + secret, "tools", "--",
+                         sys.executable, "-c", dying)
+    assert code == 5 and "abcdefghij" not in err and "***" in err, err
+
+
 @pytest.mark.parametrize("verbose", [False, True], ids=["error-line", "verbose"])
 def test_a_servers_basic_credentials_built_on_a_secret_never_show(capsys, verbose):
     # The server writes Authorization: Basic base64(PREFIX + secret) for PREFIX
