@@ -13,9 +13,14 @@ and json answering the handshake era's initialize, tools/list and tools/call
 (echo, blob), and -32601 at once to anything else (server/discover
 included), as such servers do; and bench/http_server.py, the same answers
 over Streamable HTTP on one thread with selectors on raw sockets (JSON
-answers on kept connections, Mcp-Session-Id, 202, 405 for GET). Only the
-event-stream rows use fake_server.py --http, whose streams are what they
-measure.
+answers on kept connections, Mcp-Session-Id, 202, 405 for GET). The CLI
+batch rows use bench/echo_server.py, leaner still (initialize, echo,
+-32601): a pipelined batch goes at the pace of the slower process, and
+stdio_server.py's cost per line comes near a minimal client's, so with it
+the floor measures the server as much as the client (the minimal client's
+time per line falls with the leaner server, and no further with one that
+does not parse JSON at all). Only the event-stream rows use fake_server.py
+--http, whose streams are what they measure.
 
 The floor of the whole-process figures is a minimal stdlib MCP client of
 about sixty lines, bench/minimal_client.py (``tools|call NAME JSON|batch --
@@ -202,6 +207,7 @@ READ_SIZE = 64 * 1024
 # can be; and the minimal clients, which the floor processes run.
 FLOORS = os.path.join(HERE, "bench")
 STDIO_SERVER = os.path.join(FLOORS, "stdio_server.py")
+ECHO_SERVER = os.path.join(FLOORS, "echo_server.py")
 HTTP_SERVER = os.path.join(FLOORS, "http_server.py")
 MINIMAL_CLIENT = os.path.join(FLOORS, "minimal_client.py")
 MINIMAL_HTTP_CLIENT = os.path.join(FLOORS, "minimal_http_client.py")
@@ -242,6 +248,11 @@ def _dumps(value):
 def _server_argv():
     """The lean stdio server, bench/stdio_server.py."""
     return PYTHON + [STDIO_SERVER]
+
+
+def _echo_server_argv():
+    """The leanest stdio server, bench/echo_server.py, for the CLI batch rows."""
+    return PYTHON + [ECHO_SERVER]
 
 
 # ---------------------------------------------------------------------------
@@ -798,7 +809,7 @@ def bench_cli_batch(counts, notes):
     """
     _write_bytecode()
     lines = counts["batch_lines"]
-    server = _server_argv()
+    server = _echo_server_argv()
     cli = PYTHON + ["-m", "mcp_invoke", "batch", "--"] + server
     minimal = _minimal_argv("batch") + server
     workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
@@ -1033,7 +1044,8 @@ def bench_process_instructions(counts, notes):
     workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
     try:
         per_call = []
-        for argv in (module + ["batch", "--"] + server, _minimal_argv("batch") + server):
+        batch = [module + ["batch", "--"], _minimal_argv("batch")]
+        for argv in [start + _echo_server_argv() for start in batch]:
             found = []
             for lines in (200, 2200):
                 path = os.path.join(workdir, "lines")
