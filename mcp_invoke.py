@@ -6841,15 +6841,13 @@ class Client(object):
                 if not window:
                     if exhausted:
                         break
-                    if on_wait is not None:
-                        on_wait()
-                    self._wait([], until=time.monotonic() + _MAX_WAIT, stop=woken)
+                    self._wait([], until=time.monotonic() + _MAX_WAIT, stop=woken,
+                               on_wait=on_wait)
                     continue
                 call, method, params, on_progress = window[0]
                 if isinstance(call, _Call) and not call.done:
-                    if on_wait is not None:
-                        on_wait()
-                    self._wait([call], stop=None if ready or exhausted else woken)
+                    self._wait([call], stop=None if ready or exhausted else woken,
+                               on_wait=on_wait)
                     if not call.done:
                         continue  # woken: more requests are ready
                 window.popleft()
@@ -7329,10 +7327,11 @@ class Client(object):
                                 result=call.result)
         return call.result
 
-    def _wait(self, calls, until=None, first=False, stop=None):
+    def _wait(self, calls, until=None, first=False, stop=None, on_wait=None):
         """Run the transport until every call is done (or one, or ``until`` passes,
         or ``stop()`` is true; with it, the wait lasts until then even with no
-        call in it)."""
+        call in it). ``on_wait()`` is called before each read from the server,
+        not for what an earlier read held over."""
         try:
             while True:
                 now = time.monotonic()
@@ -7356,6 +7355,8 @@ class Client(object):
                 if self._held_over:  # before anything that came after it
                     self._dispatch_until(self._held_over, calls, until, stop)
                     continue
+                if on_wait is not None:
+                    on_wait()
                 try:
                     inbox = self._transport.receive(deadline)
                 except MCPError as e:
