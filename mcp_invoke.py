@@ -990,12 +990,25 @@ def _within_limit(data, what):
 # No circular check (a dict per container per message): a cycle reaches the
 # recursion limit instead, which _encode reports like one.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
-# The C encoder inside it, built once too: JSONEncoder.encode builds one anew
-# for every message, a tenth of what a call costs. None without the C module.
-_C_ENCODE = (json.encoder.c_make_encoder(None, _ENCODER.default,
-                                         json.encoder.encode_basestring_ascii, None, ":", ",",
-                                         False, False, False)
-             if getattr(json.encoder, "c_make_encoder", None) else None)
+
+
+def _one_shot(encoder):
+    """``encoder.encode`` for a compact encoder (no indent), with the C encoder
+    inside it built once: JSONEncoder.encode builds one anew for every value,
+    a tenth of what a call costs. It checks for no cycle (a cycle reaches the
+    recursion limit instead)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C module
+        return encoder.encode
+    strings = (json.encoder.encode_basestring_ascii if encoder.ensure_ascii
+               else json.encoder.encode_basestring)
+    c_encode = make(None, encoder.default, strings, None, encoder.key_separator,
+                    encoder.item_separator, encoder.sort_keys, encoder.skipkeys,
+                    encoder.allow_nan)
+    return lambda value: "".join(c_encode(value, 0))
+
+
+_WIRE_ENCODE = _one_shot(_ENCODER)
 
 
 def _encode(message):
@@ -1006,9 +1019,7 @@ def _encode(message):
     and for values nested too deeply (or circular).
     """
     try:
-        text = ("".join(_C_ENCODE(message, 0)) if _C_ENCODE is not None
-                else _ENCODER.encode(message))
-        return text.encode("ascii") + b"\n"
+        return _WIRE_ENCODE(message).encode("ascii") + b"\n"
     except (TypeError, ValueError) as e:  # bytes, a set; NaN
         raise UsageError("cannot send %s: %s" % (message.get("method", "a reply"), e))
     except RecursionError:
@@ -7974,7 +7985,7 @@ _JSON = (_JSON_UNSAFE, _JSON_UNSAFE_ASCII, _json_text)
 
 
 # Output encoders, built once like the wire's; --json output keeps non-ASCII text.
-_COMPACT_OUT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_COMPACT_OUT = _one_shot(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
 _PRETTY_OUT = json.JSONEncoder(ensure_ascii=False, indent=2, separators=(",", ": "))
 
 
@@ -7993,7 +8004,7 @@ def _json_chunks(value, pretty=False, large=False):
     pretty = pretty and not _nested_deeper_than(value, _PRETTY_DEPTH)
     if pretty:
         return _PRETTY_OUT.iterencode(value)
-    return _pieces(value, _LARGE_DEPTH) if large else [_COMPACT_OUT.encode(value)]
+    return _pieces(value, _LARGE_DEPTH) if large else [_COMPACT_OUT(value)]
 
 
 # Nesting walked for a long string: a result, its content list, a block, a resource.
@@ -8023,7 +8034,7 @@ def _pieces(value, depth):
                 yield piece
         yield "]"
     else:
-        yield _COMPACT_OUT.encode(value)
+        yield _COMPACT_OUT(value)
 
 
 def _nested_deeper_than(value, limit):
