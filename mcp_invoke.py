@@ -7078,7 +7078,8 @@ class Client(object):
             if call is None:
                 call = self._start(method, params, timeout, on_progress, limit)
             while True:
-                self._wait([call])
+                if not call.done:  # a batch's is, as a rule
+                    self._wait([call])
                 result = call.result
                 if call.error is None and type(result) is dict and (
                         self.era != "modern"
