@@ -345,11 +345,14 @@ class MCPError(Exception):
     """Base of every error mcp_invoke raises.
 
     Attributes: ``method`` (the request it concerns, or None), ``stderr_tail``
-    (the last of the server's stderr, possibly empty) and the class attribute
-    ``exit_code``, the command line's exit status for this failure.
+    (the last of the server's stderr, possibly empty), ``result`` (what the
+    server gave of the result before the failure, as a list's pages so far,
+    or None) and the class attribute ``exit_code``, the command line's exit
+    status for this failure.
     """
 
     exit_code = 1
+    result = None
 
     def __init__(self, message, method=None, stderr_tail=""):
         Exception.__init__(self, message)
@@ -914,37 +917,39 @@ def _unlink_at(name, folder):
         pass
 
 
-def _read_file(path, what, encoding="utf-8", wait=None):
+def _read_file(path, what, encoding="utf-8", wait=DEFAULT_TIMEOUT):
     """A file's text, within the limit; UsageError "cannot read <what>: why" otherwise.
 
     ``wait``: seconds a pipe (a FIFO, ``<(...)``) may take to give its text,
     where opening one that nobody writes would otherwise wait forever.
     """
     try:
-        if wait is None:
-            with open(path, "rb") as f:
-                data = f.read(_INPUT_LIMIT + 1)
-        else:
-            data = _read_waiting(path, wait)
+        data = _read_waiting(path, DEFAULT_TIMEOUT if wait is None else wait)
         return _within_limit(data, what).decode(encoding)
     except (IOError, OSError, UnicodeError) as e:
         raise UsageError("cannot read %s: %s" % (what, getattr(e, "strerror", None) or e))
 
 
-def _read_kept(path, warn=None):
+def _read_kept(path, warn=None, owned=True):
     """The bytes of a file this program keeps for itself (a cache, a record of
     its own), or None where there is none or it cannot be read. One that is not
-    a regular file (a FIFO put there, a device) is never waited on: skipped,
-    with ``warn`` told why."""
+    a regular file (a FIFO put there, a device) is never waited on, and, where
+    ``owned``, one another user could have written (see _yours) is not
+    trusted: skipped, with ``warn`` told why."""
     import stat  # lazy: only where a file is read
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        why = ("is not a regular file" if not stat.S_ISREG(info.st_mode) else
+               None if not owned or _yours(info) and _yours(os.stat(os.path.dirname(path)
+                                                                     or "."))
+               else "or its directory is not this user's alone to write")
+        if why is not None:
             if warn is not None:
-                warn("%s is not a regular file, so it is skipped (remove it)" % path)
+                warn("%s %s, so it is skipped (remove it)" % (path, why))
             return None
         with open(fd, "rb", closefd=False) as f:
             return f.read(_INPUT_LIMIT)
@@ -952,6 +957,12 @@ def _read_kept(path, warn=None):
         return None
     finally:
         os.close(fd)
+
+
+def _yours(info):
+    """Whether what ``info`` (a stat result) describes could have been written
+    by this user alone: owned by it, and not writable by group or others."""
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _read_waiting(path, wait):
@@ -1182,6 +1193,15 @@ class _Framer(object):
         except ProtocolError as e:
             e.messages = messages  # what came before the bad line is still the server's word
             raise
+        return messages
+
+    def finish(self):
+        """The messages of a last line that the stream ended without its
+        newline: a line all the same (nothing the server said is lost)."""
+        if not self._buf:
+            return []
+        line, self._buf, messages = self._buf, bytearray(), []
+        self._emit([line], len(line), messages)
         return messages
 
     def _check(self, size):
@@ -2737,6 +2757,7 @@ class _StdioTransport(_Transport):
         if not data:
             self._sel.unregister(fd)
             self._lost_reason = self._lost_reason or "server closed its output"
+            self._inbox.extend(self._framer.finish())
             return
         try:
             self._inbox.extend(self._framer.feed(data))
@@ -4389,8 +4410,13 @@ class _TokenCache(object):
         except OSError:
             return {"servers": {}}
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise UsageError("the token file %s is not a regular file" % self.path)
+            if not _yours(info):  # another's tokens would make us act as another
+                raise UsageError("the token file %s is not this user's alone to write (it "
+                                 "is another's, or group or others may write it); remove "
+                                 "it, or chmod 600 a file of yours" % self.path)
             with open(fd, "rb", closefd=False) as f:
                 text = f.read(_INPUT_LIMIT + 1).decode("utf-8")
             if len(text) > _INPUT_LIMIT:
@@ -4440,8 +4466,8 @@ class _TokenCache(object):
         try:
             import fcntl  # lazy: POSIX only
             _private_dir(os.path.dirname(os.path.realpath(self.path)), self.private_directory)
-            fd = os.open(os.path.realpath(self.path) + ".lock", os.O_WRONLY | os.O_CREAT,
-                         0o600)
+            fd = os.open(os.path.realpath(self.path) + ".lock",
+                         os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         except (ImportError, OSError):
             return None
         deadline = _Deadline(_LOCK_WAIT)
@@ -6517,7 +6543,8 @@ class Client(object):
         self._speak("legacy", version)
         try:
             result = (self._result(call) if call is not None
-                      else self.request("initialize", self._initialize_params(version)))
+                      else self._complete("initialize", self._initialize_params(version), None,
+                                          None))
         except ServerError as e:  # a pinned version refused never gets here (_complete)
             if e.code != _UNSUPPORTED_VERSION:
                 raise
@@ -6525,7 +6552,7 @@ class Client(object):
             if _is_modern(version):  # it answered server/discover as a legacy server would
                 raise
             self._speak("legacy", version)
-            result = self.request("initialize", self._initialize_params(version))
+            result = self._complete("initialize", self._initialize_params(version), None, None)
         self._finish_handshake(result, version, how)
 
     def _finish_handshake(self, result, offered, how):
@@ -6570,8 +6597,10 @@ class Client(object):
         on first use, and what a handler raises. The methods below are built
         on it and raise the same. A progressToken goes with every tools/call,
         and with any request given ``on_progress``, which gets each progress
-        notification's params.
+        notification's params. ``initialize`` and a notification are not
+        requests to send (UsageError): open() initializes, notify() notifies.
         """
+        _requestable(method)
         return self._complete(method, params, timeout, on_progress)
 
     def notify(self, method, params=None):
@@ -6916,6 +6945,7 @@ class Client(object):
 
     def start(self, method, params=None, timeout=None, on_progress=None, limit=None):
         """Send the first round of a request; its handle (see the request engine)."""
+        _requestable(method)
         request = _Request(method, params, timeout, on_progress, limit)
         request.call = self._begin(request)
         request.limit = request.call.limit
@@ -6985,6 +7015,7 @@ class Client(object):
                               "on_progress), not %s" % _arg(request)), None, None, None
         method, params, on_progress = (parts + (None,))[:3]
         try:
+            _requestable(method)
             call = self._start(method, params, timeout, on_progress)
         except MCPError as e:
             call = e
@@ -7010,9 +7041,12 @@ class Client(object):
 
         def overdue():
             self._unresponsive = True
-            return RequestTimeout("%s took longer than its time limit of %gs over %d pages"
-                                  % (method, cap, pages + 1), method,
-                                  self._transport.last_words, timeout)
+            error = RequestTimeout("%s took longer than its time limit of %gs over %d pages"
+                                   % (method, cap, pages + 1), method,
+                                   self._transport.last_words, timeout)
+            if items:  # the pages before it: nothing is lost
+                error.result = dict(freshness[-1], **{key: list(items)})
+            return error
 
         for _ in range(MAX_PAGES):
             if time.monotonic() >= limit:
@@ -7023,9 +7057,11 @@ class Client(object):
                 if time.monotonic() >= limit:  # the limit ran out, not this page's timeout
                     raise overdue()
                 raise
-            except ProtocolError as e:
-                if e.result is not None:  # with the pages before it: nothing is lost
+            except MCPError as e:  # with the pages before it: nothing is lost
+                if e.result is not None:
                     e.result = _pages(items, e.result, key)
+                elif items:  # the server went away, or timed out, past the first page
+                    e.result = dict(freshness[-1], **{key: list(items)})
                 raise
             page = result.get(key)
             if not isinstance(page, list):
@@ -7228,6 +7264,7 @@ class Client(object):
     def _start(self, method, params, timeout, on_progress=None, limit=None):
         if not isinstance(method, str):
             raise UsageError("a method name is a string, not %s" % _arg(method))
+
         if params is not None and (not isinstance(params, dict) or "_meta" in params
                                    and not isinstance(params["_meta"], dict)):
             raise UsageError("%s params must be an object, and their _meta one too" % method)
@@ -7765,6 +7802,16 @@ def _pages(items, last, key):
     merged = dict(last)
     merged[key] = items + last[key] if isinstance(last.get(key), list) else items
     return merged
+
+
+def _requestable(method):
+    """UsageError for a method a caller may not send as a request: initialize
+    (basic/lifecycle: once, by open()) and a notification (no id, notify())."""
+    if isinstance(method, str) and (method == "initialize"
+                                    or method.startswith("notifications/")):
+        raise UsageError("%s is not a request to send: %s" % (
+            _cut(method, _SHOW_CHARS), "the client initialized the server as it opened"
+            if method == "initialize" else "a notification goes without an id (notify())"))
 
 
 def _not_offered(capability):
@@ -9202,12 +9249,12 @@ def _load_json(text, what):
         raise UsageError("%s is not valid JSON: %s" % (what, e))
 
 
-def _call_arguments(tokens, stdin=None):
+def _call_arguments(tokens, stdin=None, wait=DEFAULT_TIMEOUT):
     """The syntax of ``call`` arguments, read and checked before the server starts.
 
-    The first token may be a JSON object, ``@file.json`` or ``-`` (stdin);
-    ``key=value`` and ``key:=JSON`` pairs follow (and override it). Returns
-    (object or None, pairs).
+    The first token may be a JSON object, ``@file.json`` (a pipe given
+    ``wait`` seconds) or ``-`` (stdin); ``key=value`` and ``key:=JSON`` pairs
+    follow (and override it). Returns (object or None, pairs).
     """
     if not tokens or not (tokens[0] == "-" or tokens[0].startswith("@")
                           or tokens[0].lstrip().startswith("{")):
@@ -9217,7 +9264,7 @@ def _call_arguments(tokens, stdin=None):
         first, what = _read_text(stdin), "the arguments object on stdin"
     elif first.startswith("@"):
         what = first[1:]
-        first = _read_file(what, "arguments from " + what)
+        first = _read_file(what, "arguments from " + what, wait=wait)
     value = _load_json(first, what)
     if not isinstance(value, dict):
         raise UsageError("%s must be a JSON object" % what)
@@ -9536,12 +9583,12 @@ class _Elicitor(object):
     Client checks accepted answers against the requested schema.
     """
 
-    def __init__(self, spec, diag, stdin):
+    def __init__(self, spec, diag, stdin, wait=DEFAULT_TIMEOUT):
         self.diag = diag
         self.stdin = stdin
         self.tty = _isatty(stdin) and diag.tty
         self.mode = spec[0] if spec else ("interactive" if self.tty else "cancel")
-        self.answers = _load_answers(spec[1]) if self.mode == "answers" else None
+        self.answers = _load_answers(spec[1], wait) if self.mode == "answers" else None
         self.server = "the server"  # its name, once it is known
 
     def __call__(self, params, key=None):
@@ -9796,9 +9843,9 @@ _CANCELLED = object()
 _SKIPPED = object()
 
 
-def _load_answers(path):
+def _load_answers(path, wait):
     what = "--elicit answers " + path
-    answers = _load_json(_read_file(path, what), what)
+    answers = _load_json(_read_file(path, what, wait=wait), what)
     if not isinstance(answers, dict):
         raise UsageError("--elicit answers %s must hold a JSON object" % path)
     return answers
@@ -10445,9 +10492,8 @@ def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
         stopping.append(signum)
         _Unsplit.deliver(KeyboardInterrupt(), frame)
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for signum in _STOP_SIGNALS:  # each stops the session as session stop does
         signal.signal(signum, on_signal)
-    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     failed = None  # told once nothing of the session is left: its socket, its server
     try:
         listener, bound = _session_listener(name, path)
@@ -11120,7 +11166,8 @@ def _shell_line(client, args, ctx, line, editor):
         if line_args is None:
             return ctx.lines(_shell_help())
         if line_args.command == "call":
-            line_args.arguments = _call_arguments(line_args.args[1:], ctx.stdin)
+            line_args.arguments = _call_arguments(line_args.args[1:], ctx.stdin,
+                                                  line_args.timeout)
         line_ctx = _Context(ctx.out, ctx.diag, ctx.pretty, ctx.stdin, ctx.saver,
                             line_args.json, ctx.policy)
         line_ctx.pinned, line_ctx.pin_path = ctx.pinned, ctx.pin_path
@@ -11856,7 +11903,8 @@ def _launchers(environ, warn=None):
 
 def _launcher_source(path):
     """The file a launcher of ours runs, or None for any other file."""
-    head = (_read_kept(path) or b"")[:8192].decode("utf-8", "replace").splitlines()
+    head = (_read_kept(path, owned=False) or b"")[:8192].decode("utf-8",
+                                                                "replace").splitlines()
     if len(head) < 4 or not head[1].startswith(_LAUNCHER_MARK + ",") or not (
             head[3].startswith("source = ")):
         return None
@@ -12049,6 +12097,7 @@ def _cmd_schema(client, args, ctx):
     tool = _find_tool(client, name, ctx)
     if tool is None:
         raise ServerError("the server lists no tools, so %r has no schema to show" % name)
+    ctx.policy.check(tool, name)  # what the policy hides, schema does not show either
     ctx.hidden("tool %r" % name, tool)
 
     def readable():
@@ -12143,7 +12192,7 @@ def _cmd_prompt(client, args, ctx):
         if not isinstance(result.get("messages"), list):
             ctx.mode.malformed(result, "prompts/get result has no messages list")
         for message in map(_dict, result["messages"]):
-            ctx.out.text("[%s]" % message.get("role"))
+            ctx.out.text("[%s]" % _flat(message.get("role")))
             ctx.blocks([message.get("content")])
     return ctx.mode.answer(result, readable)
 
@@ -14200,7 +14249,7 @@ def _run(argv, diag, out, started):
     if args.command == "auth" and args.args[0] != "login":  # the token file only
         return _auth_cached(args, ctx, server)
     if args.command == "call":  # bad arguments are exit 2 before the server starts
-        args.arguments = _call_arguments(args.args[1:], sys.stdin)
+        args.arguments = _call_arguments(args.args[1:], sys.stdin, args.timeout)
     if args.command == "pin":
         _check_pin_path(args.args[0])
     if args.pin is not None:
@@ -14221,7 +14270,7 @@ def _run(argv, diag, out, started):
         _auth_cache(args)  # --no-oauth-cache: refused before anything is sent
         args.auth_url = options["url"]
     trace = _open_trace(args.trace, diag)
-    elicitor = _Elicitor(args.elicit, diag, sys.stdin)
+    elicitor = _Elicitor(args.elicit, diag, sys.stdin, args.timeout)
     cache = (None if args.no_cache or args.protocol_version or args.session
              else _EraCache(os.environ, diag.warning))
     if cache is not None:
@@ -14240,9 +14289,9 @@ def _run(argv, diag, out, started):
                 if cache is not None:
                     cache.remember(key, client.era, client.protocol_version)
                 status = _run_command(client, args, ctx, elicitor)
-        except ProtocolError as e:
-            if e.result is not None:  # a result that breaks the protocol, still shown
-                ctx.mode.broken(e.result)
+        except MCPError as e:
+            if e.result is not None:  # a result that breaks the protocol, or the pages
+                ctx.mode.broken(e.result)  # of a list before it failed: still shown
             raise
     finally:
         if trace is not None:
@@ -14371,7 +14420,8 @@ def _open_trace(path, diag):
         return None
     try:
         # Non-blocking open: a FIFO nobody reads fails at once (ENXIO), not never.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
+        # 0600: a trace holds every result, as a token file holds its tokens.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o600)
         os.set_blocking(fd, True)
         trace = open(fd, "w", encoding="utf-8")
     except (IOError, OSError) as e:

@@ -554,7 +554,7 @@ def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, 
     second.mkdir()
     os.symlink(str(first / "mcp-invoke"), str(second / "mcp-invoke"))
     code, out, err = run(capsys, "install", "--bin", str(second))
-    assert (code, out) == (2, "") and "is a symlink, which is not followed" in err
+    assert (code, out) == (2, "") and "it is left alone" in err  # no launcher of ours
     assert (first / "mcp-invoke").read_text() == launcher
     assert victim.read_text() == "precious\n"
 
@@ -5342,7 +5342,8 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
                    "(raise --max-bytes to allow it)\n")
     server = fake("endless-pages", delay=0.1)
     code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.8", "tools", "--", *server)
-    assert (code, out) == (124, "")
+    shown = json.loads(out)  # the pages before the limit passed: nothing is lost
+    assert code == 124 and shown["tools"] and shown["nextCursor"].startswith("page")
     assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.8s "
                           "over ") and err.endswith(" pages; --max-time SECONDS gives it longer\n")
 
