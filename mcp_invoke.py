@@ -11742,6 +11742,8 @@ def _skill_outcome(args, ctx, client, name, command):
                   "are %d characters, about %d tokens (a token taken as %d characters)" % (
                       skill, len(text), len(text) // _CHARS_PER_TOKEN, len(tools),
                       definitions, definitions // _CHARS_PER_TOKEN, _CHARS_PER_TOKEN))
+    if ctx.diag.redact is not None:  # a secret the server echoes: kept out, as from a pin
+        text = ctx.diag.redact(text)
     if args.skill_out is None:
         ctx.out.write(text)
         return [], None
@@ -12209,7 +12211,8 @@ def _info_lines(client, ctx):
     ctx.lines([
         "server: %s %s" % (info.get("name", "?"), info.get("version", "")),
         "protocol: %s (%s era, %s)" % (client.protocol_version, client.era, client.era_source),
-        "transport: %s" % client.transport,
+        "transport: %s" % (ctx.diag.redact(client.transport) if ctx.diag.redact is not None
+                           else client.transport),  # ours, not the server's: no secret
         "capabilities: %s" % (", ".join(sorted(client.capabilities)) or "none"),
     ] + ([] if client.env_names is None else [
         "env: %s" % (", ".join(_shown_word(n) for n in client.env_names) or "none")]))
@@ -12258,7 +12261,13 @@ def _cmd_pin(client, args, ctx):
     """pin FILE: record what the server offers."""
     path = args.args[0]
     pin = _snapshot(client)
-    _write_pin(path, _pin_text(pin))
+    text = _pin_text(pin)
+    if ctx.diag.redact is not None and ctx.diag.redact(text) != text:
+        # A pin holds what the server sent, to the byte (its hashes are checked).
+        ctx.diag.warning("the server echoes a secret of this run (an --env value, a "
+                         "header, a ${VAR}) in what it offers, so the pin %s holds it: keep "
+                         "the file private, or pin the server without that secret" % path)
+    _write_pin(path, text)
     summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED)
     summary["sha256"] = pin["sha256"]
     return ctx.mode.answer(summary, ["pinned %s: %s" % (path, _counted(summary))])
@@ -13810,6 +13819,15 @@ def _namespaced(args, server, diag):
              if value]
     found = _found_servers(_cwd(), os.environ, lambda text: None, args.config)
     names = _server_names(found)
+    # a___b is server a's tool _b, or server a_'s tool b: each "__" may be the one.
+    splits = [(name[:i], name[i + 2:]) for i in range(1, len(name) - 2)
+              if name.startswith(_SEPARATOR, i) and name[:i] in names]
+    if len(splits) > 1:
+        raise UsageError("%s names %s; give --server NAME and the tool's own name" % (
+            name, " or ".join("tool %r of server %r" % (tool, server)
+                              for server, tool in splits)))
+    if splits:
+        prefix, tool = splits[0]
     if given and prefix in names:
         raise UsageError("%s names server %r's tool %r; give it without %s, or call %r "
                          "there" % (name, prefix, tool, given[0], tool))
@@ -13876,6 +13894,9 @@ def _tools_of(args, ctx, found, names, cached=False, own=None):
             if ctx.policy.shows(tool):
                 shown = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
                     tool.get("name"))))
+                if any(other["name"] == shown["name"] for _, other in tools):
+                    ctx.diag.warning("%s names tools of two servers; call each with --server "
+                                     "NAME and its own name" % _show(shown["name"]))
                 ctx.hidden("tool %r" % shown["name"], shown)
                 tools.append((name, shown))
                 if own is not None:
