@@ -9135,8 +9135,9 @@ def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, m
     assert code == 2 and "a file name of letters" in err
 
 
-def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_recompiles(
-        tmp_path):
+def _installed_copy(tmp_path):
+    """A copy of this file in tmp_path/src, installed: (its directory, the
+    environment to run it in, its launcher)."""
     source = tmp_path / "src"
     source.mkdir()
     shutil.copy(SCRIPT, str(source / "mcp_invoke.py"))
@@ -9145,6 +9146,12 @@ def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_re
     subprocess.check_call([sys.executable, "-S", str(source / "mcp_invoke.py"), "install",
                            "--bin", str(tmp_path / "bin")], env=env, stderr=subprocess.PIPE)
     launcher = str(tmp_path / "bin" / "mcp-invoke")
+    return source, env, launcher
+
+
+def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_recompiles(
+        tmp_path):
+    source, env, launcher = _installed_copy(tmp_path)
     assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
     kept = [os.path.join(str(source / "__pycache__"), name)
             for name in os.listdir(str(source / "__pycache__")) if "launcher" in name]
@@ -9180,14 +9187,7 @@ def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_f
 
 
 def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
-    source = tmp_path / "src"
-    source.mkdir()
-    shutil.copy(SCRIPT, str(source / "mcp_invoke.py"))
-    env = _client_env(dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "c"),
-                           XDG_STATE_HOME=str(tmp_path / "s")))
-    subprocess.check_call([sys.executable, "-S", str(source / "mcp_invoke.py"), "install",
-                           "--bin", str(tmp_path / "bin")], env=env, stderr=subprocess.PIPE)
-    launcher = str(tmp_path / "bin" / "mcp-invoke")
+    source, env, launcher = _installed_copy(tmp_path)
     assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
     pycache = source / "__pycache__"
     kept = [name for name in os.listdir(str(pycache)) if "launcher" in name]
