@@ -10807,9 +10807,15 @@ class _SessionServer(object):
         seconds = float("inf") if seconds is None else seconds + _LINGER
         self.calls += 1
         for attempt in (1, 2):  # a server found gone is started again, once
-            try:
-                if self.client is None:
+            if self.client is None:
+                try:
                     self._to(peer, {"session": "notice", "text": self._revive()})
+                except MCPError as e:  # tried again at the next request
+                    e.message = ("the server had ended (%s) and could not be restarted: %s"
+                                 % (_cut(self.ended, _SHOW_CHARS), e.message))
+                    self.note("session %s: %s" % (self.name, e.message))
+                    return self._failed(job, e)
+            try:
                 job.request = self.client.start(method, params, seconds, on_progress,
                                                 time.monotonic() + seconds)
                 break

@@ -8187,6 +8187,41 @@ def test_a_sessions_server_that_dies_is_restarted_for_the_next_request(sessions,
 
 # -- Sessions: what clients and servers may do ------------------------------
 
+FLAKY = ("import json, os, sys\n"
+         "marker = sys.argv[1]\n"
+         "runs = int(open(marker).read()) if os.path.exists(marker) else 0\n"
+         "open(marker, 'w').write(str(runs + 1))\n"
+         "if runs == 1:\n"
+         "    sys.exit('cannot start: run %d' % runs)\n"
+         "for line in sys.stdin:\n"
+         "    m = json.loads(line)\n"
+         "    if 'id' not in m:\n"
+         "        continue\n"
+         "    if m['method'] == 'tools/call':\n"
+         "        sys.exit(3)\n"
+         "    r = {'protocolVersion': '2025-06-18', 'capabilities': {'tools': {}},\n"
+         "         'serverInfo': {'name': 'f', 'version': '1'}} if m['method'] == 'initialize' \\\n"
+         "        else {} if m['method'] == 'ping' else None\n"
+         "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r} if r is not None \\\n"
+         "        else {'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601,\n"
+         "                                                         'message': 'no'}}), flush=True)\n")
+
+
+def test_a_server_that_cannot_be_restarted_fails_that_request_and_is_tried_again(
+        sessions, capsys, tmp_path):
+    server = tmp_path / "flaky.py"
+    server.write_text(FLAKY)
+    assert _start("fl", "--", sys.executable, str(server), str(tmp_path / "runs"))[0] == 0
+    assert run(capsys, "--session", "fl", "call", "die", "--no-validate")[0] == 5
+    code, out, err = run(capsys, "--session", "fl", "ping")  # the restart fails: run 1
+    assert code == 5 and ("the server had ended (server exited with status 3) and could not "
+                          "be restarted: server exited with status 1") in err, err
+    code, out, err = run(capsys, "--session", "fl", "ping")  # tried again: run 2 starts
+    assert code == 0 and "was restarted" in err, err
+    code, out, err = run(capsys, "--json", "session", "list")
+    assert json.loads(out)["sessions"][0]["restarts"] == 1
+
+
 def test_a_session_stops_on_sigquit_as_on_sigterm_and_leaves_nothing(sessions, capsys):
     code, out, err = _start("q", "--", *fake("no-exit-on-eof"))
     pid = _session_pid(out)
