@@ -827,11 +827,21 @@ def _state_home(environ):
 def _private_dir(path, narrow=True):
     """``path``, a directory made (with its parents) that only its user may
     enter; an existing one is narrowed to that too, unless ``narrow`` is False
-    (a directory the user named). Raises OSError."""
+    (a directory the user named), and refused (OSError) when it is a symlink
+    or another user's: this program's own are never reached through a link.
+    Raises OSError."""
     try:
         os.makedirs(path, 0o700)
     except FileExistsError:
-        if narrow and os.path.isdir(path) and os.stat(path).st_mode & 0o077:
+        if not narrow:
+            return path
+        import stat  # lazy: only where a directory is made
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % path, path)
+        if info.st_uid != os.getuid():
+            raise OSError(errno.EPERM, "%s is not this user's" % path, path)
+        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o077:
             os.chmod(path, 0o700)
     return path
 
@@ -7240,7 +7250,14 @@ class Client(object):
                                     "did not declare (sampling.tools)")
 
             def respond():
-                return _sampled(self.on_sample(params))
+                answer = _sampled(self.on_sample(params))
+                content = answer.get("content")
+                if not self.sampling_tools and any(
+                        _dict(block).get("type") == "tool_use" for block in (
+                            content if isinstance(content, list) else [content])):
+                    raise UsageError("the answer to sampling/createMessage uses a tool, which "
+                                     "this client did not declare (sampling.tools)")
+                return answer
         elif method == "elicitation/create" and self.on_elicit is not None:
             mode = params.get("mode", "form")  # 2025-06-18 had forms only, and no mode
             if mode not in _ELICITATION_MODES:  # client/elicitation, "Error Handling"
@@ -8580,14 +8597,16 @@ class _Redactor(object):
 
     def _edges(self, text):
         """``text`` without what is left of a secret cut short where the text was
-        cut: at its start and end (a line relayed in pieces, a tail) and beside
-        the "..." a cut leaves (_cut, _tail_lines); 4 characters or more."""
+        cut: at its start and end (a line relayed in pieces, a tail), beside
+        the "..." a cut leaves (_cut, _tail_lines) and the " | " that joins a
+        tail's lines (a secret written over two lines); 4 characters or more."""
         ends, starts = [len(text.rstrip("\r\n"))], [0]
-        at = text.find("...")
-        while at >= 0 and len(ends) < 16:
-            ends.append(at)
-            starts.append(at + 3)
-            at = text.find("...", at + 3)
+        for mark in ("...", " | "):
+            at = text.find(mark)
+            while at >= 0 and len(ends) < 32:
+                ends.append(at)
+                starts.append(at + len(mark))
+                at = text.find(mark, at + len(mark))
         spans = []
         for form in self.forms:
             for end in ends:  # a secret's beginning, ending here
@@ -9776,7 +9795,8 @@ def _domain_of(host):
     host for an IP address or a name of one or two labels. The prompt marks
     the domain (client/elicitation, "Safe URL Handling": the domain highlighted),
     so accounts.example.com.evil.test shows evil.test apart."""
-    name = host.rstrip(".")
+    # U+3002, U+FF0E and U+FF61 separate labels as "." does (IDNA), one for one.
+    name = host.translate({0x3002: ".", 0xff0e: ".", 0xff61: "."}).rstrip(".")
     if ":" in name or re.match(r"[0-9.]+\Z", name):
         return "", host
     labels = name.split(".")
@@ -9784,7 +9804,8 @@ def _domain_of(host):
         labels[-2] in _SECOND_LEVELS) else 2
     if len(labels) <= count:
         return "", host
-    return ".".join(labels[:-count]) + ".", host[len(".".join(labels[:-count])) + 1:]
+    cut = len(".".join(labels[:-count])) + 1  # the same in host: one character a dot
+    return host[:cut], host[cut:]
 
 
 def _url_host(url):
@@ -10626,6 +10647,8 @@ class _SessionServer(object):
         self.idle, self.shown = idle, shown
         self.restart, self.note = restart, note or (lambda text: None)
         self.restarts = 0
+        self.reviving = False  # the main thread is starting the server again
+        self.stale = (0, None)  # (inbox items, the error): queued as a restart failed
         self.ended = None  # why the server ended, while it is down
         self.stateful = False  # it spoke the handshake era: what it held went with it
         self.lock = threading.Lock()
@@ -10732,7 +10755,11 @@ class _SessionServer(object):
     def _revive(self):
         """The server started again, as it was started first; what the client
         whose request it is for is told. MCPError if it cannot be."""
-        client = self.restart()
+        self.reviving = True
+        try:
+            client = self.restart()
+        finally:
+            self.reviving = False
         self.restarts += 1
         self._serving(client)
         text = "session %s: the server had ended (%s) and was restarted (pid %s)%s" % (
@@ -10747,6 +10774,8 @@ class _SessionServer(object):
         with self.lock:
             peer.waiting -= 1
             self._resume(peer)
+        if self.stale[0]:
+            self.stale = (self.stale[0] - 1, self.stale[1])
         if message is None:  # it hung up: what it asked is cancelled
             for job in list(peer.jobs.values()):
                 self._drop(job)
@@ -10808,12 +10837,19 @@ class _SessionServer(object):
         self.calls += 1
         for attempt in (1, 2):  # a server found gone is started again, once
             if self.client is None:
+                with self.lock:
+                    gone = peer.closed
+                if gone:  # its client left while it waited: it starts nothing
+                    return
+                if self.stale[0]:  # it came while a restart failed: that failure is its
+                    return self._failed(job, self.stale[1])
                 try:
                     self._to(peer, {"session": "notice", "text": self._revive()})
-                except MCPError as e:  # tried again at the next request
+                except MCPError as e:  # tried again by a request that comes later
                     e.message = ("the server had ended (%s) and could not be restarted: %s"
                                  % (_cut(self.ended, _SHOW_CHARS), e.message))
                     self.note("session %s: %s" % (self.name, e.message))
+                    self.stale = (len(self.inbox), e)
                     return self._failed(job, e)
             try:
                 job.request = self.client.start(method, params, seconds, on_progress,
@@ -11082,6 +11118,10 @@ class _SessionServer(object):
                     peer.out.append(frame)
                     peer.queued += len(frame)
                 else:
+                    if message.get("session") == "stop" and self.reviving:
+                        # The main thread is starting the server again: a stop
+                        # cuts that short, as SIGTERM (session stop's own) does.
+                        os.kill(os.getpid(), signal.SIGTERM)
                     peer.waiting += 1
                     self.inbox.append((peer, message))
         self.wake()
@@ -11418,9 +11458,12 @@ _SEARCH_WORDS = 32
 
 
 def _search_deadline(args):
-    """The whole search's: --max-time, or as long as one request may take."""
+    """The whole search's, from the run's start (its servers' start and
+    listing within it): --max-time, or as long as one request may take."""
     limit = args.max_time or _time_cap(args.timeout, None)
-    return _Deadline(limit, "it took longer than its time limit of %gs (--max-time)" % limit)
+    spent = time.monotonic() - getattr(args, "started", time.monotonic())
+    return _Deadline(max(0.0, limit - spent), "it took longer than its time limit of %gs "
+                     "(--max-time)" % limit)
 
 
 def _search_query(args):
@@ -11447,6 +11490,8 @@ def _searched(args, ctx, tools, servers, namespaced, own=None):
             " ".join(args.args), len(tools), "" if len(tools) == 1 else "s", servers,
             "" if servers == 1 else "s"))
     server_of = dict((id(tool), server) for server, tool in tools)
+    ctx.hidden_items("tool", "name", [tool for _, _, tool in ranked[:args.count or
+                                                                   _SEARCH_COUNT]])
     shown, entries = [], []
     for score, _, tool in ranked[:args.count or _SEARCH_COUNT]:
         server = server_of[id(tool)]
@@ -11474,7 +11519,6 @@ def _cmd_search(client, args, ctx):
         if cache is not None:
             cache.keep(client, result)
     tools = [tool for tool in tools if ctx.policy.shows(tool)]
-    ctx.hidden_items("tool", "name", tools)
     return _searched(args, ctx, [(args.server, tool) for tool in tools], 1, False)
 
 
@@ -11485,7 +11529,7 @@ def _cmd_search_many(args, ctx, server):
     args.deadline = _search_deadline(args)
     names, found = _chosen_servers(args, ctx, "search")
     own = {}  # id of each tool as shown -> its own name
-    tools = _tools_of(args, ctx, found, names, cached=True, own=own)
+    tools = _tools_of(args, ctx, found, names, cached=True, own=own, hidden=False)
     return _searched(args, ctx, tools, len(names), True, own)
 
 
@@ -12271,9 +12315,12 @@ def _cmd_pin(client, args, ctx):
     if ctx.diag.redact is not None and ctx.diag.redact(text) != text:
         # A pin holds what the server sent, to the byte (its hashes are checked).
         ctx.diag.warning("the server echoes a secret of this run (an --env value, a "
-                         "header, a ${VAR}) in what it offers, so the pin %s holds it: keep "
-                         "the file private, or pin the server without that secret" % path)
-    _write_pin(path, text)
+                         "header, a ${VAR}) in what it offers, so the pin %s holds it: it is "
+                         "written 0600; keep it private, or pin the server without that "
+                         "secret" % path)
+        _write_pin(path, text, 0o600)
+    else:
+        _write_pin(path, text)
     summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED)
     summary["sha256"] = pin["sha256"]
     return ctx.mode.answer(summary, ["pinned %s: %s" % (path, _counted(summary))])
@@ -13777,10 +13824,10 @@ def _check_pin_path(path):
         raise UsageError("pin %s: cannot write in %s" % (path, directory))
 
 
-def _write_pin(path, text):
+def _write_pin(path, text, mode=None):
     """The pin, replaced whole: a reader never sees half of one."""
     try:
-        _write_whole(_named(path), text, private=False)
+        _write_whole(_named(path), text, private=False, mode=mode)
     except (IOError, OSError) as e:
         raise UsageError("cannot write the pin %s: %s" % (path, e.strerror or e))
 
@@ -13883,12 +13930,13 @@ def _chosen_servers(args, ctx, verb):
     return names, found
 
 
-def _tools_of(args, ctx, found, names, cached=False, own=None):
+def _tools_of(args, ctx, found, names, cached=False, own=None, hidden=True):
     """[(server name, tool as server__tool)] of the servers ``names``, listed at
     once (``cached``: from the tool-list cache where it holds them fresh); a
-    server that fails is a warning, all of them failing the first one's error."""
+    server that fails is a warning, all of them failing the first one's error.
+    ``hidden``: warn of hidden text in each (search warns of those it shows)."""
     outcomes = _listed_at_once(args, ctx, found, names, cached)
-    tools, failures = [], []
+    tools, failures, shown_names = [], [], set()
     for name, outcome in zip(names, outcomes):
         if isinstance(outcome, MCPError):
             failures.append((name, outcome))
@@ -13900,10 +13948,12 @@ def _tools_of(args, ctx, found, names, cached=False, own=None):
             if ctx.policy.shows(tool):
                 shown = dict(tool, name="%s%s%s" % (name, _SEPARATOR, _shown_word(
                     tool.get("name"))))
-                if any(other["name"] == shown["name"] for _, other in tools):
+                if shown["name"] in shown_names:
                     ctx.diag.warning("%s names tools of two servers; call each with --server "
                                      "NAME and its own name" % _show(shown["name"]))
-                ctx.hidden("tool %r" % shown["name"], shown)
+                shown_names.add(shown["name"])
+                if hidden:
+                    ctx.hidden("tool %r" % shown["name"], shown)
                 tools.append((name, shown))
                 if own is not None:
                     own[id(shown)] = tool.get("name")
@@ -13929,7 +13979,8 @@ def _listed_at_once(args, ctx, found, names, cached=False):
     caches, outcomes = [None] * len(names), [None] * len(names)
     for i, (client, options) in enumerate(entries):
         if eras is not None and isinstance(client, Client):
-            caches[i] = _ToolCache(eras, eras.key(options), args.cache_ttl, options)
+            caches[i] = _ToolCache(eras, eras.key(options, ctx.diag.redact), args.cache_ttl,
+                                   options)
             outcomes[i] = caches[i].peek()  # found: the server is not started
     listed = [None] * len(names)  # (era, version, the whole tools/list result)
 
@@ -13965,7 +14016,8 @@ def _clients_of(args, ctx, found, names, eras=None):
                 kind, "server %r: %s" % (name, text))
             secrets += _secrets(options, entry)
             if eras is not None:
-                options["remembered_version"] = eras.remembered(eras.key(options))
+                options["remembered_version"] = eras.remembered(eras.key(
+                    options, _Redactor(_secrets(options, entry))))
             entries.append((Client(**options), dict(options, name=name, file=entry["file"])))
         except MCPError as e:
             entries.append((e, None))
@@ -14045,11 +14097,16 @@ class _EraCache(object):
         self._data = None  # read once a run
 
     @staticmethod
-    def key(options):
+    def key(options, redact=None):
+        """The server's key: its URL, or its command line and working directory,
+        with the run's secrets (``redact``, a _Redactor) as *** (a ${VAR} may
+        have brought one into the command: it is not kept on disk)."""
         if options.get("url") is not None:
-            return options["url"]
-        return json.dumps([options["command"], os.path.abspath(options.get("cwd") or
-                                                               _cwd())])
+            key = options["url"]
+        else:
+            key = json.dumps([options["command"], os.path.abspath(options.get("cwd") or
+                                                                  _cwd())])
+        return key if redact is None else redact(key)
 
     def load(self):
         if self._data is None:
@@ -14153,7 +14210,7 @@ class _ToolCache(object):
         entry = {"version": version, "tools": result["tools"], "listed": now,
                  "expires": now + min(float(ttl) / 1000, _MAX_SECONDS),
                  "scope": scope, "context": self.context}
-        _write_private(self.path, entry)
+        _write_private(self.path, entry, os.path.dirname(self.eras.path))
 
     def drop(self):
         try:
@@ -14162,10 +14219,13 @@ class _ToolCache(object):
             pass
 
 
-def _write_private(path, value):
+def _write_private(path, value, root=None):
     """A cache's JSON file, only its user's, replaced whole; what cannot be
-    written is dropped."""
+    written is dropped. ``root``: the cache's own directory above the file's,
+    held to the same (see _private_dir)."""
     try:
+        if root is not None:
+            _private_dir(root)
         _write_whole(path, json.dumps(value), durable=False)
     except (IOError, OSError, ValueError):
         pass
@@ -14257,6 +14317,7 @@ def _run(argv, diag, out, started):
     except SystemExit as e:  # --help and --version print and exit 0
         return e.code or 0
     args.options = ours[:ours.index("--")]  # the shell's, for each of its lines
+    args.started = time.monotonic()  # what a whole command keeps to starts here (search)
     _check_args(args)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
@@ -14301,7 +14362,7 @@ def _run(argv, diag, out, started):
     cache = (None if args.no_cache or args.protocol_version or args.session
              else _EraCache(os.environ, diag.warning))
     if cache is not None:
-        key = cache.key(options)
+        key = cache.key(options, diag.redact)
         options["remembered_version"] = cache.remembered(key)
         ctx.tool_cache = _ToolCache(cache, key, args.cache_ttl, options)
     try:
@@ -14364,6 +14425,8 @@ def _check_args(args):
         raise UsageError("--sampling-tools says the --sampling-command handles tool use; "
                          "give --sampling-command CMD")
     if args.tool is not None:  # call --tool=-e: a name that would read as an option
+        if args.tool == []:  # --tool=--: argparse before 3.13 drops a "--" value, leaving []
+            args.tool = "--"
         if args.command not in ("call", "schema"):
             raise UsageError("--tool is for call and schema, not %s" % args.command)
         args.args.insert(0, args.tool)

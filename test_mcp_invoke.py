@@ -5710,6 +5710,22 @@ def test_the_library_sends_an_undeclared_request_and_names_the_capability_it_lac
 
 
 @pytest.mark.parametrize("era", ERAS)
+def test_a_sampling_answer_that_uses_a_tool_needs_sampling_tools(capsys, era):
+    answer = {"role": "assistant", "model": "m", "stopReason": "toolUse", "content": [
+        {"type": "tool_use", "id": "u1", "name": "t", "input": {}}]}
+    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", "print(%r)"
+                                                % json.dumps(answer)])
+    code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
+                         *era_server(era))
+    why = ("the answer to sampling/createMessage uses a tool, which this client did not "
+           "declare (sampling.tools)")
+    if era == "legacy":
+        assert (code, out) == (0, "sample: error -32603\n") and why in err
+    else:
+        assert (code, out, err) == (2, "", "mcp_invoke: %s\n" % why)
+
+
+@pytest.mark.parametrize("era", ERAS)
 def test_a_sampling_answer_that_is_not_a_create_message_result_is_refused(capsys, era):
     sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", "print('{\"foo\": 1}')"])
     code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
@@ -6497,6 +6513,8 @@ def test_what_a_cut_leaves_of_a_secret_is_redacted_too():
     assert redact("server stderr: ..." + secret[9:] + "yyyy") == "server stderr: ...***yyyy"
     assert redact("yyy" + secret[:9] + "\n") == "yyy***\n"  # a line relayed in pieces
     assert redact(secret[9:] + " and more") == "*** and more"
+    assert redact("server stderr: " + secret[:8] + " | " + secret[8:]) == (
+        "server stderr: *** | ***")  # a tail's lines, the secret written over two
     assert redact("no secret here... and none") == "no secret here... and none"
     assert redact("ends in ghp") == "ends in ghp"  # under 4 characters: left alone
 
@@ -7678,6 +7696,13 @@ def test_an_answers_file_whose_meta_is_not_an_object_is_not_sent(capsys, tmp_pat
     assert "is not an ElicitResult" in err
 
 
+def test_a_full_stop_of_another_script_separates_labels_in_the_marked_domain():
+    assert mcp_invoke._domain_of(u"login.bank.com\uff0eevil.test") == (
+        u"login.bank.com\uff0e", "evil.test")  # IDNA: U+FF0E is a dot to a browser
+    assert mcp_invoke._domain_of(u"a\u3002example\uff61co.uk") == (u"a\u3002",
+                                                                   u"example\uff61co.uk")
+
+
 @pytest.mark.parametrize("url, plain, marked", [
     ("https://accounts.example.com.evil.test/x", "accounts.example.com.", "evil.test"),
     ("https://a.b.example.co.uk/", "a.b.", "example.co.uk"),
@@ -8220,6 +8245,57 @@ def test_a_server_that_cannot_be_restarted_fails_that_request_and_is_tried_again
     assert code == 0 and "was restarted" in err, err
     code, out, err = run(capsys, "--json", "session", "list")
     assert json.loads(out)["sessions"][0]["restarts"] == 1
+
+
+HANGING = ("import json, os, sys, time\n"
+           "marker = sys.argv[1]\n"
+           "runs = int(open(marker).read()) if os.path.exists(marker) else 0\n"
+           "open(marker, 'w').write(str(runs + 1))\n"
+           "for line in sys.stdin:\n"
+           "    m = json.loads(line)\n"
+           "    if m.get('method') == 'tools/call':\n"
+           "        sys.exit(3)\n"
+           "    if runs and m.get('method') == 'initialize':\n"
+           "        sys.stdin.read()  # restarted: never answers, ends with its input\n"
+           "    if 'id' in m:\n"
+           "        r = {'protocolVersion': '2025-06-18', 'capabilities': {'tools': {}},\n"
+           "             'serverInfo': {'name': 'h', 'version': '1'}} \\\n"
+           "            if m['method'] == 'initialize' else {'tools': [\n"
+           "                {'name': 'die', 'inputSchema': {'type': 'object'}}]} \\\n"
+           "            if m['method'] == 'tools/list' else {}\n"
+           "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n")
+
+
+def test_requests_that_come_while_a_restart_fails_share_its_failure(sessions, capsys,
+                                                                   tmp_path):
+    """One restart at a time serves the requests waiting for it: those that
+    came while it failed get its failure, and start nothing more."""
+    server, runs = tmp_path / "hanging.py", tmp_path / "runs"
+    server.write_text(HANGING)
+    assert _start("hg", "--timeout", "2", "--", sys.executable, str(server), str(runs))[0] == 0
+    assert run(capsys, "--session", "hg", "call", "die", "--no-validate")[0] == 5
+    clients = [_client(["--session", "hg", "--timeout", "30", "ping"]) for _ in range(4)]
+    codes = [proc.wait(timeout=60) for proc in clients]
+    for proc in clients:
+        proc.communicate()
+    # Each waits for a restart that times out (the session's --timeout 2): 124.
+    assert set(codes) == {124} and int(runs.read_text()) < 1 + len(clients), codes
+
+
+def test_session_stop_cuts_a_restart_short(sessions, capsys, tmp_path):
+    server, runs = tmp_path / "hanging.py", tmp_path / "runs"
+    server.write_text(HANGING)
+    code, out, err = _start("hs", "--timeout", "60", "--", sys.executable, str(server),
+                            str(runs))
+    pid = _session_pid(out)
+    assert run(capsys, "--session", "hs", "call", "die", "--no-validate")[0] == 5
+    waiting = _client(["--session", "hs", "--timeout", "60", "ping"])
+    assert wait_for(lambda: runs.exists() and runs.read_text() == "2")  # restarting
+    code, out, err = run(capsys, "session", "stop", "hs")
+    assert (code, out) == (0, "stopped hs\n") and "did not stop within" not in err, err
+    assert waiting.wait(timeout=30) == 5
+    waiting.communicate()
+    assert not _alive(pid)
 
 
 def test_a_session_stops_on_sigquit_as_on_sigterm_and_leaves_nothing(sessions, capsys):
@@ -9535,6 +9611,12 @@ def test_schema_shows_a_tools_input_and_output_schema(capsys, tmp_path, monkeypa
     assert code == 3 and "unknown tool 'nope'" in err
 
 
+def test_a_tool_named_two_dashes_is_called_as_tool_equals_too(capsys):
+    """argparse before 3.13 drops a "--" given as an option's value."""
+    code, out, err = run(capsys, "call", "--tool=--", "--", *SERVER)
+    assert (code, out) == (3, "") and "unknown tool '--'" in err
+
+
 def test_a_tool_whose_name_begins_with_a_dash_is_called_as_tool_equals(capsys, tmp_path):
     state = tmp_path / "state.json"
     state.write_text(json.dumps({"add_tool": "-e"}))
@@ -10255,7 +10337,8 @@ def test_a_pin_or_skill_of_a_server_that_echoes_a_secret(capsys, tmp_path):
     pin = tmp_path / "pin.json"
     code, out, err = run(capsys, *(argv + ["pin", str(pin)] + server))
     assert code == 0 and secret in pin.read_text() and secret not in err
-    assert "so the pin %s holds it: keep the file private" % pin in err
+    assert "so the pin %s holds it: it is written 0600" % pin in err
+    assert stat.S_IMODE(os.stat(str(pin)).st_mode) == 0o600
     assert run(capsys, *(argv + ["check", "--pin", str(pin)] + server))[0] == 0
     code, out, err = run(capsys, *(argv + ["skill"] + server))
     assert code == 0 and secret not in out and "key ***" in out, (out, err)
@@ -10766,6 +10849,30 @@ def test_a_legacy_servers_tool_list_is_kept_only_with_cache_ttl(capsys, tmp_path
         code, out, err = run(capsys, *(options + ["--trace", str(trace), "call", "echo",
                                                   "text=x", "--"] + argv))
         assert code == 0 and _listings(trace) == listed, i
+
+
+def test_the_era_cache_keeps_no_secret_a_config_brought_in(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    monkeypatch.setenv("TOKEN", "hunter2SECRETvalue99")
+    _config(tmp_path, {"sec": {"command": sys.executable, "args": FAKE_ARGS + [
+        "--tag", "${TOKEN}"]}})
+    assert run(capsys, "--cache-ttl", "60", "call", "echo", "text=a")[0] == 0
+    kept = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke")
+    assert os.listdir(os.path.join(kept, "tools"))
+    with open(os.path.join(kept, "eras.json")) as f:
+        eras = f.read()
+    assert "hunter2" not in eras and "***" in eras
+
+
+def test_a_cache_directory_that_is_a_link_is_not_written_through(capsys, tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    os.chmod(str(victim), 0o755)
+    cache = os.path.join(os.environ["HOME"], ".cache")
+    os.makedirs(cache)
+    os.symlink(str(victim), os.path.join(cache, "mcp_invoke"))
+    assert run(capsys, "--cache-ttl", "60", "call", "echo", "text=x", "--", *fake())[0] == 0
+    assert os.listdir(str(victim)) == [] and stat.S_IMODE(os.stat(str(victim)).st_mode) == 0o755
 
 
 def test_a_cache_another_could_have_written_is_skipped_with_a_warning(capsys, tmp_path):
