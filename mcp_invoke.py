@@ -10836,21 +10836,8 @@ class _SessionServer(object):
         seconds = float("inf") if seconds is None else seconds + _LINGER
         self.calls += 1
         for attempt in (1, 2):  # a server found gone is started again, once
-            if self.client is None:
-                with self.lock:
-                    gone = peer.closed
-                if gone:  # its client left while it waited: it starts nothing
-                    return
-                if self.stale[0]:  # it came while a restart failed: that failure is its
-                    return self._failed(job, self.stale[1])
-                try:
-                    self._to(peer, {"session": "notice", "text": self._revive()})
-                except MCPError as e:  # tried again by a request that comes later
-                    e.message = ("the server had ended (%s) and could not be restarted: %s"
-                                 % (_cut(self.ended, _SHOW_CHARS), e.message))
-                    self.note("session %s: %s" % (self.name, e.message))
-                    self.stale = (len(self.inbox), e)
-                    return self._failed(job, e)
+            if self.client is None and not self._server_for(peer, job):
+                return
             try:
                 job.request = self.client.start(method, params, seconds, on_progress,
                                                 time.monotonic() + seconds)
@@ -10862,6 +10849,28 @@ class _SessionServer(object):
             except MCPError as e:
                 return self._failed(job, e)
         self.jobs[job.request.id] = peer.jobs[ident] = job
+
+    def _server_for(self, peer, job):
+        """The server started again for ``job``, its client told so; False where
+        it is not: its client has gone (nothing is started for it), or it came
+        while a restart failed, or this one fails (it fails with that)."""
+        with self.lock:
+            gone = peer.closed
+        if gone:
+            return False
+        if self.stale[0]:
+            self._failed(job, self.stale[1])
+            return False
+        try:
+            self._to(peer, {"session": "notice", "text": self._revive()})
+        except MCPError as e:  # tried again by a request that comes later
+            e.message = ("the server had ended (%s) and could not be restarted: %s"
+                         % (_cut(self.ended, _SHOW_CHARS), e.message))
+            self.note("session %s: %s" % (self.name, e.message))
+            self.stale = (len(self.inbox), e)
+            self._failed(job, e)
+            return False
+        return True
 
     def _subscribe(self, peer, params):
         uri = _dict(params).get("uri")
