@@ -19,7 +19,7 @@ Command line::
 Commands: tools, call NAME [ARGS...], schema TOOL, resources, templates, read URI,
 prompts, prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
 watch URI..., servers, session start|list|stop, shell, completion, replay FILE,
-auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
+task list|get|wait|cancel, auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
 pin first, ``--events`` makes stdout JSON Lines.
 Without ``--``, a server may come from a config file (``--config FILE --server
 NAME``, or a lone server in ./.mcp.json), or through a keep-alive session
@@ -82,14 +82,16 @@ The file, top to bottom (each part opens with a banner), in two parts:
     Transports       OAuth 2.1: discovery, the client's identity, grants, tokens
     Transports       JWT signing: ES256 and RS256 client assertions from a PEM key
     Transports       _SessionTransport, a keep-alive session's Unix socket
-    Client           the protocol: eras, requests, batch, answers to the server,
-                     subscriptions (watch, list changes), the request engine
+    Client           the protocol: eras as values, requests, batch, answers to the
+                     server, tasks, subscriptions (watch, list changes), the request
+                     engine
 
   Part II: the command line (Client through its public methods and engine)
     Output           stdout, stderr diagnostics, progress, --events, hidden text
     Config files     JSONC, mcpServers / servers, ${VAR}
     Arguments        key=value typing, signatures, content blocks
     Answering        elicitation and sampling on the command line
+    Tasks            tools that run long: their status lines, the task store, task
     Replay           a stdio server answering from a --trace file
     Sessions         a server kept alive behind a Unix socket, for many runs
     Shell            commands typed against one open server
@@ -168,6 +170,7 @@ __all__ = [
     "PROBE_TIMEOUT",
     "MAX_INPUT_ROUNDS",
     "MAX_TIME_FACTOR",
+    "MIN_POLL_INTERVAL",
     "ENV_ALLOWLIST",
     "main",
     "__version__",
@@ -211,15 +214,25 @@ _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 # The resultType values of the core protocol; any other is invalid (2026-07-28
 # basic/index, "ResultType"), until an extension we declare adds one.
 _RESULT_TYPES = ("complete", "input_required")
-# The server capability a request needs (basic/lifecycle, "Capability
-# Negotiation": only capabilities both sides declared are used).
+# The server capability a request needs, as a path into the capabilities
+# (basic/lifecycle, "Capability Negotiation": only capabilities both sides
+# declared are used); each era adds its own (see _Era.needs).
 _CAPABILITY_OF = {
-    "tools/list": "tools", "tools/call": "tools", "resources/list": "resources",
-    "resources/templates/list": "resources", "resources/read": "resources",
-    "resources/subscribe": "resources.subscribe", "resources/unsubscribe": "resources.subscribe",
-    "prompts/list": "prompts", "prompts/get": "prompts",
-    "completion/complete": "completions", "logging/setLevel": "logging",
+    "tools/list": ("tools",), "tools/call": ("tools",), "resources/list": ("resources",),
+    "resources/templates/list": ("resources",), "resources/read": ("resources",),
+    "resources/subscribe": ("resources", "subscribe"),
+    "resources/unsubscribe": ("resources", "subscribe"),
+    "prompts/list": ("prompts",), "prompts/get": ("prompts",),
+    "completion/complete": ("completions",), "logging/setLevel": ("logging",),
 }
+# Tasks (2025-11-25 basic/utilities/tasks; the 2026-07-28 extension, spec
+# extensions/tasks.md): the extension's id, one key however many dots it holds.
+_TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+_RELATED_TASK = "io.modelcontextprotocol/related-task"
+_TASK_STATES = ("working", "input_required", "completed", "failed", "cancelled")
+_TASK_ENDS = ("completed", "failed", "cancelled")
+# Polling a task never comes faster than this, whatever interval the server asks for.
+MIN_POLL_INTERVAL = 0.05
 # Elicitation modes this client declares and answers (client/elicitation).
 _ELICITATION_MODES = ("form", "url")
 _ELICIT_ACTIONS = ("accept", "decline", "cancel")
@@ -468,9 +481,12 @@ class AuthError(MCPError):
 
 
 class RequestTimeout(MCPError):
-    """A request got no answer before its deadline. Attribute ``timeout``: seconds."""
+    """A request got no answer before its deadline. Attribute ``timeout``:
+    seconds; ``task_id``: the task a call stopped waiting for, which goes on
+    (None for any other request)."""
 
     exit_code = 124
+    task_id = None
 
     def __init__(self, message, method=None, stderr_tail="", timeout=None):
         MCPError.__init__(self, message, method, stderr_tail)
@@ -2945,7 +2961,9 @@ _ERROR_BODY = 64 * 1024
 # ASCII, spaces and tabs inside, none at the ends).
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z"
 _PLAIN_VALUE = r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?\Z"
-_METHOD_NAME_KEY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_METHOD_NAME_KEY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                    # extensions/tasks, "Streamable HTTP: Routing Headers"
+                    "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 # Headers the transport writes itself: HTTP's framing and the protocol's own.
 _OWN_HEADERS = frozenset((
     "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te",
@@ -5986,6 +6004,120 @@ class _SessionTransport(_Transport):
 # Client
 # ---------------------------------------------------------------------------
 
+def _capability(capabilities, path):
+    """What ``capabilities`` holds at ``path`` (a tuple of keys: an extension's
+    id is one key, dots and all), or None. Declared means an object there
+    (_is_declared); a flag such as ``resources.subscribe`` is declared true only
+    when it is ``true``."""
+    value = capabilities
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _is_declared(value):
+    return isinstance(value, dict) or value is True
+
+
+class _Era(str):
+    """The protocol era as a value: "legacy" or "modern" to whoever reads
+    ``Client.era``, and, as behaviour, what differs between the eras, chosen
+    once where the era is settled (Client._speak): what a request needs
+    declared, what goes in its _meta, how a result's kind is read, and how
+    a task is recognised, read and waited for."""
+
+    __slots__ = ()
+    modern = False
+    _needs = {}  # the era's own methods and the capability each needs
+    _interval, _ttl = "pollInterval", "ttl"  # a task's fields, in milliseconds
+
+    def needs(self, method):
+        """The capability path ``method`` needs declared, or None."""
+        return _CAPABILITY_OF.get(method) or self._needs.get(method)
+
+    def task_of(self, result):
+        """The Task of a CreateTaskResult."""
+        return result
+
+    def interval(self, task):
+        """Seconds until the next poll: the server's interval, never under
+        MIN_POLL_INTERVAL; None when it gives none a number can hold."""
+        value = task.get(self._interval)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            return None
+        return max(MIN_POLL_INTERVAL, min(value / 1000.0, _MAX_SECONDS))
+
+    def ttl(self, task):
+        """The task's time to live in seconds, or None (unlimited, or not said)."""
+        value = task.get(self._ttl)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            return None
+        return min(value / 1000.0, _MAX_SECONDS)
+
+
+class _Legacy(_Era):
+    """The handshake era (2024-11-05 to 2025-11-25): capabilities from
+    initialize, no per-request _meta, every result complete; a task is asked
+    for with ``params.task`` and its result fetched with ``tasks/result``
+    (2025-11-25 basic/utilities/tasks)."""
+
+    __slots__ = ()
+    _needs = {"tasks/get": ("tasks",), "tasks/result": ("tasks",),
+              "tasks/list": ("tasks", "list"), "tasks/cancel": ("tasks", "cancel")}
+
+    def meta(self, client):
+        return None
+
+    def kind(self, result):
+        task = result.get("task")  # CreateTaskResult: {"task": Task}, and no content
+        return "task" if type(task) is dict and "content" not in result else "complete"
+
+    def asked_task(self, params):
+        return isinstance(params, dict) and "task" in params
+
+    def task_of(self, result):
+        return result["task"]
+
+    def step(self, status):
+        """What a task's status asks of its waiter: "poll" again, "fetch"
+        the outcome (tasks/result, which also carries the server's questions
+        while it is open), or "cancelled"."""
+        return {"working": "poll", "cancelled": "cancelled"}.get(status, "fetch")
+
+
+class _Modern(_Era):
+    """2026-07-28: stateless, per-request _meta, resultType; tasks are the
+    extension io.modelcontextprotocol/tasks, declared with every request,
+    whose tasks/get carries the outcome and tasks/update the answers."""
+
+    __slots__ = ()
+    modern = True
+    _needs = {"tasks/get": ("extensions", _TASKS_EXTENSION),
+              "tasks/update": ("extensions", _TASKS_EXTENSION),
+              "tasks/cancel": ("extensions", _TASKS_EXTENSION)}
+    _interval, _ttl = "pollIntervalMs", "ttlMs"
+
+    def meta(self, client):
+        return client._modern_meta()
+
+    def kind(self, result):
+        return result.get("resultType", "complete")  # absent: complete (basic/index)
+
+    def asked_task(self, params):
+        return True  # the server decides; the extension goes with every request
+
+    def step(self, status):
+        """See _Legacy.step; here the outcome comes with the poll ("done"), and
+        input is asked for in it ("answer")."""
+        return {"working": "poll", "input_required": "answer",
+                "cancelled": "cancelled"}.get(status, "done")
+
+
+_ERAS = {"legacy": _Legacy("legacy"), "modern": _Modern("modern")}
+
+
 class _Call(object):
     """One request in flight."""
 
@@ -6047,12 +6179,14 @@ _SETTLED = ("era", "era_source", "protocol_version", "initialize_result", "disco
 
 class _Request(object):
     """One logical request across its rounds (MRTR input, renewed tokens, another
-    version): what is sent again, and what has been tried."""
+    version, the polls of a task): what is sent again, what has been tried,
+    and the plan of the next round when it is not the request itself."""
 
     __slots__ = ("method", "params", "timeout", "on_progress", "limit", "rounds",
-                 "renewed", "version_retried", "relisted", "call")
+                 "renewed", "version_retried", "relisted", "call", "detach", "task", "plan",
+                 "due")
 
-    def __init__(self, method, params, timeout, on_progress=None, limit=None):
+    def __init__(self, method, params, timeout, on_progress=None, limit=None, detach=False):
         self.method = method
         self.params = params
         self.timeout = timeout
@@ -6061,6 +6195,10 @@ class _Request(object):
         self.rounds = 0
         self.renewed = self.version_retried = self.relisted = False
         self.call = None  # the round in flight or done (the request engine's)
+        self.detach = detach  # a task that comes back is the outcome, not waited on
+        self.task = None  # the _Task waited on
+        self.plan = None  # the next round, (method, params, timeout), when not the request
+        self.due = None  # monotonic time the next round may go (a poll), None: at once
 
     # What the request engine's callers read of the round.
 
@@ -6075,6 +6213,19 @@ class _Request(object):
     @property
     def error(self):
         return self.call.error
+
+
+class _Task(object):
+    """A task a request waits on, as far as it has been seen."""
+
+    __slots__ = ("id", "status", "message", "ttl", "interval", "answered", "cap")
+
+    def __init__(self, ident, cap):
+        self.id = ident
+        self.status = self.message = self.ttl = None
+        self.interval = 1.0  # until the server says (extensions/tasks: pollIntervalMs)
+        self.answered = set()  # input request keys answered: each once, however often asked
+        self.cap = cap  # the time limit of the call, in seconds
 
 
 def _check_oauth(oauth, headers):
@@ -6200,6 +6351,9 @@ class Client(object):
         (client/sampling, "Tools in Sampling").
       on_stderr: called with each chunk (bytes) the server writes to stderr.
       on_log: called with the params of each ``notifications/message``.
+      on_task: called with the Task (a dict: taskId, status, statusMessage,
+        ...) each time the status or message of a task waited on changes,
+        the first state and the last included.
       on_warning: called as ``on_warning(kind, text)`` for recoverable oddities;
         kind is "noise" (non-JSON output skipped), "utf8" (invalid UTF-8
         replaced), "stray" (a response or message nobody waits for),
@@ -6230,7 +6384,7 @@ class Client(object):
                  on_elicit=None, on_sample=None, on_stderr=None, on_log=None,
                  on_warning=None, trace=None, shutdown_grace=SHUTDOWN_GRACE, strict=False,
                  url=None, headers=None, cacert=None, insecure=False, oauth=None,
-                 remembered_version=None, session=None, sampling_tools=False):
+                 remembered_version=None, session=None, sampling_tools=False, on_task=None):
         # The one place a transport is chosen; it checks its own arguments first.
         if session is not None:
             given = [name for name, value in (
@@ -6268,7 +6422,7 @@ class Client(object):
                          dict(timeout=timeout, probe_timeout=probe_timeout,
                               shutdown_grace=shutdown_grace, max_time=max_time),
                          dict(on_elicit=on_elicit, on_sample=on_sample, on_stderr=on_stderr,
-                              on_log=on_log, on_warning=on_warning))
+                              on_log=on_log, on_warning=on_warning, on_task=on_task))
         if session is not None:  # its greeting, within this client's own time
             self._transport = _SessionTransport(session, max_bytes,
                                                 hello=min(timeout, _time_cap(timeout, max_time)))
@@ -6289,6 +6443,7 @@ class Client(object):
         self.sampling_tools = bool(sampling_tools)
         self.on_log = on_log
         self.on_warning = on_warning
+        self.on_task = on_task
         self.trace = trace
         self.strict = bool(strict)
         self._next_id = 0
@@ -6313,6 +6468,8 @@ class Client(object):
         self._changes = collections.deque()  # what a watch has not yielded yet
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self._relay = None  # a session's: what else the server notifies goes to it
+        self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
+        self._task_tools = {}  # tool name -> execution.taskSupport, as last listed
         self.era = None
         self.era_source = None
         self.protocol_version = None
@@ -6428,6 +6585,9 @@ class Client(object):
             capabilities["sampling"] = {"tools": {}} if self.sampling_tools else {}
         if self.on_elicit is not None:
             capabilities["elicitation"] = {"form": {}, "url": {}}
+        if self.era is not None and self.era.modern:
+            # Every request may become a task; the server decides (extensions/tasks).
+            capabilities["extensions"] = {_TASKS_EXTENSION: {}}
         return capabilities
 
     # -- the protocol era -----------------------------------------------------
@@ -6512,7 +6672,7 @@ class Client(object):
         self._use_discover(self.request("server/discover"), how)
 
     def _use_discover(self, result, how):
-        kind = result.get("resultType", "complete")
+        kind = self.era.kind(result)
         if kind != "complete":  # the probe reads it without _complete
             raise _unusable("server/discover", kind, result)
         self.discover_result = result
@@ -6527,7 +6687,7 @@ class Client(object):
         "legacy", what requests are shaped for; ``how`` once they are settled
         (era_source). What the server asked meanwhile is handled as the era
         now stands."""
-        self.era, self.protocol_version = era, version
+        self.era, self.protocol_version = _ERAS[era], version
         if how is not None:
             self.era_source = how
             self._transport.settled(era, version)
@@ -6660,14 +6820,85 @@ class Client(object):
         """Every tool the server offers, all pages, as a list of Tool dicts."""
         return self.list_all("tools/list", timeout)["tools"]
 
-    def call_tool(self, name, arguments=None, timeout=None, on_progress=None):
+    def call_tool(self, name, arguments=None, timeout=None, on_progress=None, detach=False):
         """Call a tool; returns the CallToolResult dict (check its ``isError``).
 
         ``on_progress`` is called with the params of each progress notification
         for this call (a progressToken is always sent).
+
+        A tool the server runs as a task (2025-11-25 basic/utilities/tasks;
+        the 2026-07-28 extension io.modelcontextprotocol/tasks) is waited
+        for: polled at the server's interval, input it asks for answered by
+        the handlers, and its result returned as any call's. ``timeout``
+        bounds each poll and ``max_time`` the whole wait, which, when it
+        passes, leaves the task running: RequestTimeout with ``task_id``.
+        Ctrl-C sends tasks/cancel. A task that fails raises ServerError with
+        its error; one the server cancelled or forgot, ServerError too.
+        ``detach``: return the Task (a dict with taskId and status) without
+        waiting, when the server makes one (a tool whose taskSupport is
+        "optional" is then asked to, in 2025-11-25).
         """
         params = {"name": name, "arguments": arguments if arguments is not None else {}}
-        return self._complete("tools/call", params, timeout, on_progress)
+        _check_request("tools/call", params, timeout, on_progress)  # before anything starts
+        self._ensure_open()
+        if self._task_support(name, detach):
+            params["task"] = {}
+        result = self._complete("tools/call", params, timeout, on_progress, detach=detach)
+        return self.era.task_of(result) if detach and self.era.kind(result) == "task" else result
+
+    def get_task(self, task_id, timeout=None):
+        """One look at a task (tasks/get): the Task dict, as the server sent it."""
+        return self.request("tasks/get", {"taskId": task_id}, timeout)
+
+    def wait_task(self, task_id, timeout=None):
+        """Wait for a task started earlier (by this process or another) as
+        ``call_tool`` waits; its CallToolResult. Raises as call_tool does."""
+        if not isinstance(task_id, str) or not task_id:
+            raise UsageError("a task id is a non-empty string, not %s" % _arg(task_id))
+        self._ensure_open()
+        timeout = self.timeout if timeout is None else _seconds(timeout, "timeout")
+        cap = _time_cap(timeout, self.max_time)
+        request = _Request("tools/call", None, timeout, limit=time.monotonic() + cap)
+        request.task = _Task(task_id, cap)
+        self._tasks[task_id] = request
+        self._plan(request, "tasks/get")
+        try:
+            call = self._when_due(request)
+        except BaseException:
+            self._tasks.pop(task_id, None)
+            raise
+        return self._drive(request, call)
+
+    def cancel_task(self, task_id, timeout=None):
+        """Ask the server to cancel a task (tasks/cancel); its acknowledgement
+        (2025-11-25: the Task). Cancelling is the server's to carry out."""
+        return self.request("tasks/cancel", {"taskId": task_id}, timeout)
+
+    def list_tasks(self, timeout=None):
+        """The server's tasks (tasks/list, all pages), as a list of Task dicts.
+        2026-07-28's tasks extension has no such request: ServerError."""
+        self._ensure_open()
+        if self.era.modern:
+            raise ServerError("the server offers no tasks/list (2026-07-28 tasks have none)",
+                              "tasks/list", _METHOD_NOT_FOUND)
+        return self._paginate("tasks/list", "tasks", timeout)["tasks"]
+
+    def _task_support(self, name, detach):
+        """Whether a call of tool ``name`` asks for a task (2025-11-25 "Tool-Level
+        Negotiation"): only where the server declares tasks.requests.tools.call,
+        and the tool's execution.taskSupport is "required", or "optional" and
+        the caller detaches. The tool's listing is looked up, listing first
+        if it is not known. A 2026-07-28 server decides for itself."""
+        if self.era.modern or not _is_declared(_capability(
+                self.capabilities, ("tasks", "requests", "tools", "call"))):
+            return False
+        if name not in self._task_tools:
+            try:
+                self.list_all("tools/list")
+            except MCPError:
+                pass  # the call says what is wrong
+        support = self._task_tools.get(name)
+        return support == "required" or support == "optional" and bool(detach)
 
     def list_resources(self, timeout=None):
         """Every resource, all pages, as a list of Resource dicts."""
@@ -6926,8 +7157,9 @@ class Client(object):
     # an input_required result, a token renewed, another protocol version),
     # each round one call on the wire with an id of its own:
     #
-    #   start(method, params, timeout, on_progress, limit) -> request
-    #       Send its first round. ``request.id``: the round's id on the wire;
+    #   start(method, params, timeout, on_progress, limit, detach) -> request
+    #       Send its first round (``detach``: a task that comes back is its
+    #       outcome, as call_tool's). ``request.id``: the round's id on the wire;
     #       ``request.done``: the round has its outcome; ``request.error``: the
     #       MCPError it failed with, if it did; ``request.limit``: the monotonic
     #       time it must be done by (``limit`` given: one it shares with others).
@@ -6939,7 +7171,8 @@ class Client(object):
     #       raises only when ``requests`` is empty (else each request fails).
     #   advance(request) -> result or None
     #       After a done round: the complete result, or None with the next
-    #       round sent (``request.id`` is new). Raises the request's failure.
+    #       round sent (``request.id`` is new; a task's poll waits until it is
+    #       due). Raises the request's failure.
     #   expire(request, reason)
     #       Give up on its round; the server is told (basic/utilities/cancellation).
     #   relay(function)
@@ -6953,10 +7186,11 @@ class Client(object):
     # plus ``waker()`` and ``abort()`` above. Nothing else of the Client's
     # insides is for Part II.
 
-    def start(self, method, params=None, timeout=None, on_progress=None, limit=None):
+    def start(self, method, params=None, timeout=None, on_progress=None, limit=None,
+              detach=False):
         """Send the first round of a request; its handle (see the request engine)."""
         _requestable(method)
-        request = _Request(method, params, timeout, on_progress, limit)
+        request = _Request(method, params, timeout, on_progress, limit, detach)
         request.call = self._begin(request)
         request.limit = request.call.limit
         return request
@@ -6969,6 +7203,8 @@ class Client(object):
         """The complete result of ``request``, or None with its next round sent
         (see the request engine). Raises the request's failure."""
         outcome = self._next_round(request, request.call)
+        if outcome is None:  # a task's poll, sent when it is due
+            outcome = self._when_due(request)
         if isinstance(outcome, _Call):
             # A renewed token starts a time limit of its own (see _next_round).
             request.call, request.limit = outcome, outcome.limit
@@ -7104,6 +7340,10 @@ class Client(object):
 
     def _callable(self, tools):
         """The tools the transport can call; a warning for each left out."""
+        for tool in tools:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                self._task_tools[tool["name"]] = _dict(tool.get("execution")).get(
+                    "taskSupport", "forbidden")
         kept, rejected = self._transport.vet_tools(tools)
         for name, why in rejected:
             self._warn("server", "left out tool %s: %s" % (_show(name), why))
@@ -7113,44 +7353,82 @@ class Client(object):
         if not self._opened:
             self.open()
 
-    def _complete(self, method, params, timeout, on_progress=None, call=None, limit=None):
-        """Run one logical request to its complete result, across MRTR rounds.
+    def _complete(self, method, params, timeout, on_progress=None, call=None, limit=None,
+                  detach=False):
+        """Run one logical request to its complete result, across its rounds.
 
         ``call`` is its first round when that is already sent (batch pipelines
-        them); ``limit`` (monotonic) one it shares with others (the pages of a list).
+        them); ``limit`` (monotonic) one it shares with others (the pages of a
+        list); ``detach``: a task that comes back is the outcome.
         """
-        request = None  # made when a round is not the last: most requests have one
         try:
             if call is None:
                 call = self._start(method, params, timeout, on_progress, limit)
-            while True:
-                if not call.done:  # a batch's is, as a rule
-                    self._wait([call])
-                result = call.result
-                if call.error is None and type(result) is dict and (
-                        self.era != "modern"
-                        or result.get("resultType", "complete") == "complete"):
-                    return result  # as _next_round would, at once
-                if request is None:
-                    request = _Request(method, params, timeout, on_progress, limit)
-                call = self._next_round(request, call)
-                if not isinstance(call, _Call):
-                    return call
+            if not call.done:  # a batch's is, as a rule
+                self._wait([call])
+            result = call.result
+            if call.error is None and type(result) is dict and self.era.kind(result) == (
+                    "complete"):
+                return result  # as _next_round would, at once: most requests have one round
+            return self._drive(_Request(method, params, timeout, on_progress, limit, detach),
+                               call)
         except KeyboardInterrupt:  # outside a wait too: the frame may be out already
             self._interrupted()
             raise
 
+    def _drive(self, request, call):
+        """Run ``request`` from its round ``call`` to the outcome."""
+        try:
+            while True:
+                if not call.done:
+                    self._wait([call])
+                outcome = self._next_round(request, call)
+                if outcome is None:  # planned: a poll, when it is due
+                    call = self._when_due(request)
+                elif isinstance(outcome, _Call):
+                    call = outcome
+                else:
+                    return outcome
+        except KeyboardInterrupt:  # before the task is let go: it is cancelled
+            self._interrupted()
+            raise
+        finally:
+            if request.task is not None:
+                self._tasks.pop(request.task.id, None)
+
     def _begin(self, request):
-        """Send a round of ``request``; its _Call."""
-        return self._start(request.method, request.params, request.timeout,
-                           request.on_progress, request.limit)
+        """Send a round of ``request``: the request again, or what is planned; its _Call."""
+        if request.plan is None:
+            return self._start(request.method, request.params, request.timeout,
+                               request.on_progress, request.limit)
+        method, params, timeout = request.plan
+        return self._start(method, params, timeout, None, request.limit)
+
+    def _plan(self, request, method, params=None, timeout=None, due=None):
+        """Plan the next round of ``request``'s task: ``method`` on it, not before ``due``."""
+        params = dict(params or {}, taskId=request.task.id)
+        request.plan = (method, params, request.timeout if timeout is None else timeout)
+        request.due = due
+        return None
+
+    def _when_due(self, request):
+        """Send the planned round once it is due, answering the server
+        meanwhile; never waiting past the request's time limit."""
+        if request.due is not None and request.due > time.monotonic():
+            self._wait([], until=min(request.due, request.limit), stop=_never)
+        if time.monotonic() >= request.limit:
+            raise self._task_timeout(request)
+        return self._begin(request)
 
     def _next_round(self, request, done):
-        """After round ``done`` of ``request``: the complete result, or the next
-        round's _Call (input given, a token renewed, another version). Raises the
-        request's failure. A session's server (see Sessions) runs many at once."""
+        """After round ``done`` of ``request``: the complete result, the next
+        round's _Call (input given, a token renewed, another version), or None
+        with the next round planned (a task's poll). Raises the request's
+        failure. A session's server (see Sessions) runs many at once."""
         method = request.method
         request.limit = done.limit  # every round, and answering between them, within one limit
+        if request.task is not None:
+            return self._task_round(request, done)
         try:
             result = self._result(done)
         except AuthError as e:
@@ -7193,9 +7471,11 @@ class Client(object):
             self._speak(self.era, version, self.era_source)
             request.version_retried = True
             return self._begin(request)
-        kind = result.get("resultType", "complete")  # absent: complete (2026-07-28)
-        if kind == "complete" or self.era != "modern":
-            return result  # resultType means nothing before 2026-07-28
+        kind = self.era.kind(result)
+        if kind == "complete":
+            return result
+        if kind == "task" and method == "tools/call":
+            return self._task_begun(request, result, done)
         if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
             raise _unusable(method, kind, result)
         if request.rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
@@ -7235,6 +7515,132 @@ class Client(object):
         if "requestState" in result:
             params["requestState"] = result["requestState"]
         return params
+
+    # -- tasks ----------------------------------------------------------------
+    #
+    # A task is waited on as more rounds of the call that made it (2025-11-25
+    # basic/utilities/tasks; the 2026-07-28 extension, extensions/tasks.md):
+    # polls (tasks/get) at the server's interval, answers (tasks/update,
+    # 2026) or the outcome (tasks/result, 2025), all within the call's time
+    # limit. Their rounds are given up on without notifications/cancelled
+    # (_expire); the task goes on unless Ctrl-C cancels it (_interrupted).
+
+    def _task_begun(self, request, result, done):
+        """A task came back for ``request``: its Task when detached, else
+        the next round of waiting for it."""
+        method = request.method
+        if not self.era.asked_task(request.params):
+            raise ProtocolError("%s answered with a task, which the call did not ask for (no "
+                                "params.task)" % method, method, result=result)
+        task = self.era.task_of(result)
+        if not isinstance(task.get("taskId"), str) or not task["taskId"]:
+            raise ProtocolError("%s answered with a task that has no taskId string: %s"
+                                % (method, _show(task)), method, result=result)
+        if request.detach:
+            return result  # as it came: a session hands it to its client, which waits
+        request.task = _Task(task["taskId"], done.cap)
+        self._tasks[task["taskId"]] = request
+        return self._task_seen(request, task)
+
+    def _task_round(self, request, done):
+        """After a round on ``request``'s task: the outcome, or the next round planned."""
+        seen = request.task
+        try:
+            result = self._result(done)
+        except RequestTimeout:
+            raise self._task_timeout(request, done)
+        except ServerError as e:
+            if done.method == "tasks/result":  # the call's own outcome, as the task ended
+                raise ServerError(e.message, request.method, e.code, e.data)
+            if done.method != "tasks/get":
+                raise
+            raise ServerError("task %s is not known to the server%s: %s" % (
+                seen.id, "" if seen.ttl is None else " (its ttl was %gs)" % seen.ttl,
+                e.message), done.method, e.code, e.data)
+        if done.method == "tasks/get":
+            return self._task_seen(request, result)
+        if done.method == "tasks/update":  # the answers are in; look again
+            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
+        if self.era.kind(result) != "complete":  # tasks/result, as a CallToolResult
+            raise ProtocolError("tasks/result answered with another task", done.method,
+                                result=result)
+        return result
+
+    def _task_seen(self, request, task):
+        """A look at the task (its first state, or a poll's): the outcome, or the
+        next round planned."""
+        seen, status = request.task, task.get("status")
+        if status not in _TASK_STATES or task.get("taskId", seen.id) != seen.id:
+            raise ProtocolError("task %s came back as %s" % (seen.id, _show(dict(
+                (k, task.get(k)) for k in ("taskId", "status") if k in task))), "tasks/get",
+                result=task)
+        message = task.get("statusMessage")
+        message = message if isinstance(message, str) else None
+        if (status, message) != (seen.status, seen.message):
+            seen.status, seen.message = status, message
+            if self.on_task is not None:
+                self.on_task(dict(task))
+        seen.ttl = self.era.ttl(task) if self.era.ttl(task) is not None else seen.ttl
+        seen.interval = self.era.interval(task) or seen.interval
+        step = self.era.step(status)
+        if step == "poll":
+            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
+        if step == "fetch":  # it blocks until the task ends: no timeout but the call's
+            return self._plan(request, "tasks/result", timeout=_MAX_SECONDS)
+        if step == "answer":
+            return self._task_answers(request, task)
+        if step == "cancelled":
+            raise ServerError("task %s was cancelled by the server%s" % (
+                seen.id, ": " + message if message else ""), request.method)
+        if status == "failed":
+            error = _dict(task.get("error"))
+            text = error.get("message")
+            raise ServerError(text if isinstance(text, str) else "the task failed",
+                              request.method, error.get("code"), error.get("data"))
+        if not isinstance(task.get("result"), dict):
+            raise ProtocolError("task %s completed without a result object" % seen.id,
+                                "tasks/get", result=task)
+        return task["result"]
+
+    def _task_answers(self, request, task):
+        """input_required (2026-07-28): each request not yet answered is, once,
+        by the same policy as any other; the answers go in tasks/update."""
+        seen, requests = request.task, task.get("inputRequests")
+        if not isinstance(requests, dict):
+            raise ProtocolError("task %s is input_required without an inputRequests object"
+                                % seen.id, "tasks/get", result=task)
+        responses = {}
+        for key, asked in sorted(requests.items()):
+            if key in seen.answered:
+                continue
+            asked = _dict(asked)
+            try:  # answering counts against the call's time limit
+                answer = self._fulfil(asked.get("method"), _dict(asked.get("params")), key,
+                                      request.limit)
+            except _Overtime:
+                raise self._task_timeout(request)
+            if answer is None:
+                raise ProtocolError("task %s asked for %s, which this client did not declare"
+                                    % (seen.id, _cut(str(asked.get("method")), _SHOW_CHARS)),
+                                    "tasks/get")
+            responses[key] = answer
+            seen.answered.add(key)
+        if not responses:  # asked again for what was answered: the server has yet to see it
+            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
+        return self._plan(request, "tasks/update", {"inputResponses": responses})
+
+    def _task_timeout(self, request, done=None):
+        """The RequestTimeout of a call that stopped waiting for its task, which goes on."""
+        seen = request.task
+        self._tasks.pop(seen.id, None)
+        if done is not None and done.deadline < done.limit:  # one poll's own timeout
+            why = "%s timed out after %gs" % (done.method, done.timeout)
+        else:
+            why = "timed out after %gs" % seen.cap
+        error = RequestTimeout("%s waiting for task %s, which goes on" % (why, seen.id),
+                               request.method, self._transport.last_words, request.timeout)
+        error.task_id = seen.id
+        return error
 
     def _fulfil(self, method, params, key=None, limit=None):
         """Answer what a server asks of the client, in either era; None if not offered.
@@ -7279,16 +7685,7 @@ class Client(object):
         return answer
 
     def _start(self, method, params, timeout, on_progress=None, limit=None):
-        if not isinstance(method, str):
-            raise UsageError("a method name is a string, not %s" % _arg(method))
-
-        if params is not None and (not isinstance(params, dict) or "_meta" in params
-                                   and not isinstance(params["_meta"], dict)):
-            raise UsageError("%s params must be an object, and their _meta one too" % method)
-        if timeout is not None:
-            _seconds(timeout, "timeout")
-        if on_progress is not None and not callable(on_progress):
-            raise UsageError("on_progress is a function, not %s" % _arg(on_progress))
+        _check_request(method, params, timeout, on_progress)
         self._ensure_open()
         if method == "tools/call" and self._transport.needs_tools():
             try:  # the headers a tool's arguments go in come from its listing
@@ -7305,14 +7702,15 @@ class Client(object):
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
                      self.max_time, progress, on_progress, limit)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
-        if progress or self.era == "modern":
+        era_meta = self.era.meta(self)
+        if progress or era_meta is not None:
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
             if progress:
                 # basic/utilities/progress: the token rides in _meta; ours is the request id.
                 meta["progressToken"] = call.id
-            if self.era == "modern":
-                meta.update(self._modern_meta())
+            if era_meta is not None:
+                meta.update(era_meta)
             params["_meta"] = meta
         if params is not None:
             message["params"] = params
@@ -7340,16 +7738,12 @@ class Client(object):
         (basic/lifecycle, "Capability Negotiation": a client uses only what was
         negotiated). The Client sends such a request all the same unless
         ``strict``; the command line does not send it at all."""
-        needed = _CAPABILITY_OF.get(method)
-        if needed is None:
+        needed = (self.era or _ERAS["legacy"]).needs(method)  # before open(): the core's
+        if needed is None or _is_declared(_capability(self.capabilities, needed)):
             return None
-        top, _, flag = needed.partition(".")  # resources.subscribe: a flag within resources
-        declared = self.capabilities.get(top)
-        if isinstance(declared, dict) and (not flag or declared.get(flag) is True):
-            return None
-        if needed == "completions" and self.protocol_version == "2024-11-05":
+        if needed == ("completions",) and self.protocol_version == "2024-11-05":
             return None  # completion/complete came before its capability (2025-03-26)
-        return needed
+        return needed[-1] if needed[0] == "extensions" else ".".join(needed)
 
     def _modern_meta(self):
         # 2026-07-28 basic/index, "_meta": what every modern request carries.
@@ -7446,9 +7840,21 @@ class Client(object):
             raise
 
     def _interrupted(self):
-        """Ctrl-C: every request in flight is given up, and the server told."""
+        """Ctrl-C: every request in flight is given up, and the server told;
+        every task waited on is cancelled (tasks/cancel), as far as a short
+        wait for the acknowledgements allows."""
         for call in list(self._pending.values()):
             self._expire(call, "interrupted")
+        tasks, self._tasks = list(self._tasks), {}
+        calls = []
+        for task_id in tasks:
+            try:
+                calls.append(self._start("tasks/cancel", {"taskId": task_id},
+                                         min(self.timeout, SHUTDOWN_GRACE)))
+            except MCPError:
+                pass
+        if calls:
+            self._wait(calls)
 
     def _dispatch_until(self, inbox, calls, until=None, stop=None):
         """Handle what arrived, leaving the rest once a waited call's deadline or
@@ -7501,7 +7907,9 @@ class Client(object):
         call.error = self._timed_out(call, reason + (" (%s)" % held if held else ""))
         if call.method == "initialize":  # cancellation: initialize MUST NOT be cancelled
             return
-        if not self._transport.cancel(call.id):
+        # A task's round is given up on, never cancelled: notifications/cancelled
+        # MUST NOT be used for a task (extensions/tasks, "Task Cancellation").
+        if not self._transport.cancel(call.id) and not call.method.startswith("tasks/"):
             try:
                 self.notify("notifications/cancelled", {"requestId": call.id, "reason": reason})
             except MCPError:
@@ -7787,6 +8195,9 @@ def _for_method(error, method):
 def _unusable(method, kind, result):
     """The ProtocolError for a result neither complete nor input required of a method
     that may ask (2026-07-28 basic/index, "ResultType"; basic/patterns/mrtr)."""
+    if kind == "task":  # extensions/tasks, "Supported Methods"
+        return ProtocolError("%s answered with a task, which only tools/call may" % method,
+                             method, result=result)
     if kind in _RESULT_TYPES:
         return ProtocolError("%s answered input_required, which only tools/call, prompts/get "
                              "and resources/read may" % method, method, result=result)
@@ -7958,6 +8369,24 @@ def _seconds(value, name):
     except (TypeError, ValueError, OverflowError):
         raise UsageError("%s is a number of seconds, not %s" % (name, _arg(value)))
     return value
+
+
+def _check_request(method, params, timeout, on_progress):
+    """UsageError for a request's arguments of the wrong kind, before it is sent."""
+    if not isinstance(method, str):
+        raise UsageError("a method name is a string, not %s" % _arg(method))
+    if params is not None and (not isinstance(params, dict) or "_meta" in params
+                               and not isinstance(params["_meta"], dict)):
+        raise UsageError("%s params must be an object, and their _meta one too" % method)
+    if timeout is not None:
+        _seconds(timeout, "timeout")
+    if on_progress is not None and not callable(on_progress):
+        raise UsageError("on_progress is a function, not %s" % _arg(on_progress))
+
+
+def _never():
+    """A wait's ``stop`` that lets it last until its ``until``."""
+    return False
 
 
 def _time_cap(timeout, max_time):
@@ -8426,6 +8855,15 @@ class _Diagnostics(object):
         except (AttributeError, ValueError, OSError):
             return 80
 
+    def task(self, task_id, status, message):
+        """A task's new status or message: ``[task 786512e2] STATUS: MESSAGE``
+        (CLI.md "Tasks"), or an event."""
+        if self.events.task(task_id, status, message) or self.quiet:
+            return
+        self._write(_terminal_line("[task %s] %s%s" % (str(task_id)[:8], status,
+                                                       ": " + message if message else ""))
+                    + "\n")
+
     def relay(self, chunk):
         """--verbose: the server's stderr, live, line by line, neutralised."""
         if not self.verbose:
@@ -8458,6 +8896,9 @@ class _NoEvents(object):
 
     def progress(self, params, ident=None):
         return False  # shown on stderr instead
+
+    def task(self, task_id, status, message):
+        return False
 
     def error(self, code, message, error=None, ident=None):
         pass
@@ -8502,6 +8943,12 @@ class _Events(object):
         if isinstance(fields.get("message"), str):
             fields["message"] = self.text(fields["message"])
         self.emit("progress", **fields)
+        return True
+
+    def task(self, task_id, status, message):
+        """True: the event carries it, and stderr shows none."""
+        self.emit("task", id=task_id, status=status,
+                  message=None if message is None else self.text(message))
         return True
 
     def value(self, value):
@@ -9460,6 +9907,8 @@ def _signature(tool, prefix=""):
     annotations = _dict(tool.get("annotations"))
     # Hints the server declared (server/tools, "Tool Annotations"); defaults unshown.
     line += "".join(" [%s]" % label for key, label in _HINTS if annotations.get(key) is True)
+    # 2025-11-25 server/tools: execution.taskSupport, a task required or allowed.
+    line += _TASK_MARKS.get(_dict(tool.get("execution")).get("taskSupport"), "")
     description = _first_line(tool.get("description"))
     return line + (" - " + description if description else "")
 
@@ -9484,6 +9933,7 @@ def _call_form(tool, prefix=""):
     return "%s%s(%s)" % (prefix, _shown_word(tool.get("name")), ", ".join(args))
 
 
+_TASK_MARKS = {"required": " [task]", "optional": " [task?]"}
 _HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
           ("idempotentHint", "idempotent"), ("openWorldHint", "open-world"))
 
@@ -9985,6 +10435,172 @@ def _run_json_command(argv, payload, timeout, what):
     if not isinstance(result, dict):
         raise UsageError("%s %s did not print a JSON object" % (what, argv[0]))
     return result
+
+
+# ---------------------------------------------------------------------------
+# Tasks: tools that run long, waited on and kept for later
+# ---------------------------------------------------------------------------
+
+class _TaskStore(object):
+    """The tasks this file started and has not seen end (CLI.md "Tasks"):
+    $XDG_STATE_HOME/mcp_invoke/tasks.json, 0600 in a 0700 directory, an entry
+    per task with its server's key, the tool, its ttl and when it was first
+    seen, so that ``task wait ID`` works from a new process. An entry goes
+    when its task is seen to end, is cancelled, or its ttl has passed. Every
+    change is made under the directory's lock: runs side by side lose none."""
+
+    def __init__(self, environ, server, warn):
+        self.directory = _state_home(environ)
+        self.path = os.path.join(self.directory, "tasks.json")
+        self.server = server  # the server's key (_EraCache.key)
+        self.warn = warn
+
+    def _load(self):
+        try:
+            data = _json_loads((_read_kept(self.path, self.warn) or b"{}").decode("utf-8"))
+        except ValueError:
+            data = {}
+        now = time.time()
+        return [entry for entry in _list(_dict(data).get("tasks")) if isinstance(entry, dict)
+                and isinstance(entry.get("id"), str) and isinstance(entry.get("server"), str)
+                and isinstance(entry.get("since"), (int, float))
+                and not (isinstance(entry.get("ttl"), (int, float))
+                         and entry["since"] + entry["ttl"] < now)]
+
+    def entries(self):
+        """This server's tasks, oldest first."""
+        return [entry for entry in self._load() if entry["server"] == self.server]
+
+    def find(self, task_id):
+        return next((e for e in self.entries() if e["id"] == task_id), None)
+
+    def _change(self, task_id, entry):
+        """Put ``entry`` in place of this server's entry of ``task_id`` (None: drop it)."""
+        try:
+            _private_dir(self.directory, narrow=False)
+            with _locked(self.directory):
+                tasks = self._load()
+                old = [e for e in tasks if e["id"] == task_id and e["server"] == self.server]
+                if entry is None and not old:
+                    return
+                tasks = [e for e in tasks if e not in old] + ([dict(old[0] if old else {},
+                                                                   **entry)] if entry else [])
+                _write_whole(self.path, _to_json({"tasks": tasks}) + "\n")
+        except OSError as e:
+            self.warn("cannot keep task %s in %s: %s" % (task_id, self.path, e.strerror or e))
+
+    def keep(self, task_id, tool, status, ttl):
+        entry = {"id": task_id, "server": self.server, "status": status, "ttl": ttl}
+        if self.find(task_id) is None:
+            entry.update(tool=tool or "-", since=time.time())
+        self._change(task_id, entry)
+
+    def drop(self, task_id):
+        self._change(task_id, None)
+
+
+class _Tasks(object):
+    """What a run does with the tasks its requests wait on (the Client's
+    on_task): each new status and message on stderr, or as an event, once,
+    and the store kept up to date."""
+
+    def __init__(self, diag, store=None):
+        self.diag = diag
+        self.store = store  # a _TaskStore; None where the server has no key (a session)
+        self.tool = None  # the tool being called, for the store
+        self.seen_ids = []  # the tasks of this run, in order: Ctrl-C names them
+
+    def seen(self, task):
+        task_id, status = task.get("taskId"), task.get("status")
+        message = task.get("statusMessage")
+        message = message if isinstance(message, str) else None
+        if task_id not in self.seen_ids:
+            self.seen_ids.append(task_id)
+        self.diag.task(task_id, status, message)
+        if self.store is None:
+            return
+        if status in _TASK_ENDS:
+            self.store.drop(task_id)
+        else:
+            self.keep(task)
+
+    def keep(self, task):
+        ttl = task.get("ttlMs", task.get("ttl"))  # the 2026-07-28 name, or 2025-11-25's
+        ttl = ttl / 1000.0 if isinstance(ttl, (int, float)) and not isinstance(
+            ttl, bool) and ttl >= 0 else None
+        if self.store is not None:
+            self.store.keep(task["taskId"], self.tool, task.get("status"), ttl)
+
+    def timed_out(self, error):
+        """A call's RequestTimeout waiting for its task, as the command line says it."""
+        task_id = error.task_id
+        message = re.sub(r"^(.*?timed out after \S+)", lambda m: m.group(1) + (
+            " (--timeout)" if m.group(1).startswith("tasks/") else " (--max-time)"),
+                         error.message)
+        return RequestTimeout("%s: task wait %s waits again, task cancel %s stops it"
+                              % (message, task_id, task_id), error.method,
+                              error.stderr_tail, error.timeout)
+
+    def interrupted(self):
+        """Ctrl-C: the tasks waited on were cancelled (the Client sent tasks/cancel)."""
+        for task_id in self.seen_ids:
+            if self.store is not None and self.store.find(task_id) is not None:
+                self.store.drop(task_id)
+                self.diag.error("interrupted: task %s cancelled (tasks/cancel sent)" % task_id)
+
+
+def _task_line(task):
+    """``ID STATUS MESSAGE``, as task get prints a task."""
+    message = task.get("statusMessage")
+    return " ".join(_flat(str(part)) for part in (
+        task.get("taskId"), task.get("status"), message if isinstance(message, str) else "")
+        if part).rstrip()
+
+
+def _age(seconds):
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return "%d%s" % (seconds // size, unit)
+    return "%ds" % seconds
+
+
+def _cmd_task(client, args, ctx):
+    """task get|wait|cancel ID (task list needs no server: _task_list)."""
+    action, task_id = args.args[0], args.args[1]
+    tasks = ctx.tasks
+    entry = tasks.store.find(task_id) if tasks.store is not None else None
+    try:
+        if action == "get":
+            task = client.get_task(task_id)
+            if tasks.store is not None and task.get("status") in _TASK_ENDS:
+                tasks.store.drop(task_id)
+            return ctx.mode.answer(task, [_task_line(task)])
+        if action == "cancel":
+            ack = client.cancel_task(task_id)
+            if tasks.store is not None:
+                tasks.store.drop(task_id)
+            return ctx.mode.answer(ack, [_task_line(ack)] if "status" in ack else [])
+        tasks.tool = entry.get("tool") if entry else None
+        return _show_call_result(client.wait_task(task_id), None, args, ctx,
+                                 "task %s" % task_id)
+    except ServerError as e:
+        if entry is not None and isinstance(entry.get("ttl"), (int, float)):
+            raise ServerError("%s (kept here since %s ago, with a ttl of %gs)" % (
+                e.message, _age(time.time() - entry["since"]), entry["ttl"]), e.method,
+                e.code, e.data)
+        raise
+
+
+def _task_list(args, ctx, store):
+    """task list: the kept tasks of the chosen server, no server started."""
+    entries = store.entries() if store is not None else []
+    now = time.time()
+    shown = [{"taskId": e["id"], "tool": e.get("tool"), "status": e.get("status"),
+              "age": int(now - e["since"]), "ttl": e.get("ttl")} for e in entries]
+    return ctx.mode.answer({"tasks": shown}, [
+        "%s %s %s %s" % (_flat(e["taskId"]), _flat(str(e["tool"])), _flat(str(e["status"])),
+                         _age(e["age"])) for e in shown])
 
 
 # ---------------------------------------------------------------------------
@@ -10839,8 +11455,9 @@ class _SessionServer(object):
             if self.client is None and not self._server_for(peer, job):
                 return
             try:
+                # A task goes back to the client as it came: the client waits for it.
                 job.request = self.client.start(method, params, seconds, on_progress,
-                                                time.monotonic() + seconds)
+                                                time.monotonic() + seconds, detach=True)
                 break
             except ConnectionLost as e:
                 if self.restart is None or self.client is None or attempt == 2:
@@ -12047,17 +12664,29 @@ def _cmd_call(client, args, ctx):
         ctx.tool_cache.drop()  # the schema may have changed since it was listed
         tool = _find_tool(client, name, ctx, cached=False)
         arguments = _call_checked(tool, args, ctx)
-    result = client.call_tool(name, arguments, on_progress=ctx.diag.progress)
+    ctx.tasks.tool = name
+    result = client.call_tool(name, arguments, on_progress=ctx.diag.progress,
+                              detach=args.detach)
+    if args.detach and "taskId" in result and "content" not in result:  # a Task
+        ctx.diag.finish()
+        ctx.tasks.keep(result)
+        created = {"task": result} if client.era == "legacy" else result  # as it came
+        return ctx.mode.answer(created, [_flat(result["taskId"])])
+    return _show_call_result(result, tool, args, ctx, "tool %r" % name)
+
+
+def _show_call_result(result, tool, args, ctx, what):
+    """A tool's result, as call prints it (``what``: "tool 'NAME'", or a task)."""
     ctx.diag.finish()
-    ctx.hidden("the result of tool %r" % name, result)
+    ctx.hidden("the result of %s" % what, result)
     problem = _call_result_problem(result)
     if problem:
         ctx.mode.malformed(result, problem)
     ctx.mode.result(result)
     if result.get("isError"):
-        ctx.diag.error("tool %r returned an error" % name)
+        ctx.diag.error("%s returned an error" % what)
         return _EXIT_TOOL_ERROR
-    problem = _output_problem(tool, result)
+    problem = _output_problem(tool, result) if tool is not None else None
     if problem and args.strict:
         raise ProtocolError(problem)
     if problem:
@@ -12169,8 +12798,15 @@ def _cmd_schema(client, args, ctx):
                 ctx.out.text(_to_json(tool[key], pretty=True))
             else:
                 ctx.lines(["%s: none" % label])
-    return ctx.mode.answer({"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
-                            "outputSchema": tool.get("outputSchema")}, readable)
+        support = _dict(tool.get("execution")).get("taskSupport")
+        if support in _TASK_MARKS:  # what call does with it (CLI.md "Tasks")
+            ctx.lines(["runs as a task: %s (call waits for it; call --detach prints its id)"
+                       % support])
+    shown = {"name": tool.get("name"), "inputSchema": tool.get("inputSchema"),
+             "outputSchema": tool.get("outputSchema")}
+    if "execution" in tool:
+        shown["execution"] = tool["execution"]
+    return ctx.mode.answer(shown, readable)
 
 
 def _cmd_resources(client, args, ctx):
@@ -12958,6 +13594,7 @@ class _Context(object):
         self.listed = {}  # under --pin: the lists compared with the pin, by method
         self.elicitor = None  # how the run answers elicitation (the shell's lines too)
         self.started = []  # what main aborts on a second stop signal (see main)
+        self.tasks = _Tasks(diag)  # the tasks of this run's requests
 
     def listing(self, client, method):
         """A list's whole result. Under --pin, what a command uses is what was
@@ -13082,6 +13719,11 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("completion bash|zsh", "print a completion script for the shell")])),
     ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
         ("replay FILE", "be a stdio MCP server answering from a --trace FILE")])),
+    ("task", (_cmd_task, 1, 2, "list, or get, wait or cancel and a task id", 1, [
+        ("task list", "the tasks started here on the server and not seen end"),
+        ("task get ID", "a task's state now: ID STATUS MESSAGE"),
+        ("task wait ID", "wait for a task as call does, and print its result"),
+        ("task cancel ID", "ask the server to cancel a task")])),
     ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [
         ("auth login", "authorize with the server's OAuth server now, and keep the token"),
         ("auth status", "what the token file holds for the server (never a token)"),
@@ -13223,6 +13865,8 @@ def _build_parser(out=None):
     add("--json", action="store_true", help="print the result as the spec's JSON object")
     add("--tool", metavar="NAME", help="the tool of call or schema, given as an option: "
         "call --tool=-e ARGS... calls a tool whose name begins with '-'")
+    add("--detach", action="store_true", help="call: a tool the server runs as a task is "
+        "not waited for; print its id (task wait ID waits later)")
     add("--env", action="append", default=[], metavar="NAME[=VALUE]",
         help="give the server NAME=VALUE, or pass NAME through from this environment")
     add("--inherit-env", action="store_true",
@@ -14368,6 +15012,10 @@ def _run(argv, diag, out, started):
         args.auth_url = options["url"]
     trace = _open_trace(args.trace, diag)
     elicitor = _Elicitor(args.elicit, diag, sys.stdin, args.timeout)
+    ctx.tasks.store = _TaskStore(os.environ, "session " + args.session if args.session
+                                 else _EraCache.key(options, diag.redact), diag.warning)
+    if args.command == "task" and args.args[0] == "list":  # what is kept: no server
+        return _task_list(args, ctx, ctx.tasks.store)
     cache = (None if args.no_cache or args.protocol_version or args.session
              else _EraCache(os.environ, diag.warning))
     if cache is not None:
@@ -14379,7 +15027,7 @@ def _run(argv, diag, out, started):
             options.update(roots=_roots(args.root, diag), on_elicit=elicitor,
                            on_sample=_sampler(args.sampling_command, args.timeout),
                            sampling_tools=args.sampling_tools)
-        client = Client(trace=trace, **options)
+        client = Client(trace=trace, on_task=ctx.tasks.seen, **options)
         started.append(client)  # for main, which stops it whatever happens
         try:
             with client:
@@ -14418,6 +15066,13 @@ def _run_command(client, args, ctx, elicitor):
         raise
     except ServerError as e:
         ctx.mode.server_error(e)
+        raise
+    except RequestTimeout as e:  # a task goes on: how to wait for it again, or stop it
+        if e.task_id is None:
+            raise
+        raise ctx.tasks.timed_out(e)
+    except KeyboardInterrupt:
+        ctx.tasks.interrupted()
         raise
     finally:
         if ctx.tool_cache is not None and "tools" in client.list_changed:
@@ -14475,6 +15130,12 @@ def _check_args(args):
         raise UsageError("--idle is for session start")
     if args.command == "auth" and args.args[0] not in ("login", "status", "logout"):
         raise UsageError("auth takes login, status or logout, not %r" % args.args[0])
+    if args.command == "task" and args.args[0] not in ("list", "get", "wait", "cancel") or (
+            args.command == "task" and len(args.args) != (1 if args.args[0] == "list" else 2)):
+        raise UsageError("task takes list, get ID, wait ID or cancel ID, not %r"
+                         % " ".join(args.args))
+    if args.detach and args.command != "call":
+        raise UsageError("--detach is for call")
     if args.command == "complete":
         if args.args[0] not in ("prompt", "resource"):
             raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"

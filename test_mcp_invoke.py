@@ -5098,7 +5098,8 @@ def test_modern_requests_carry_meta_and_no_handshake_is_sent(capsys, tmp_path):
         assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
         assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcp_invoke"
         assert meta["io.modelcontextprotocol/clientCapabilities"] == {
-            "roots": {}, "elicitation": {"form": {}, "url": {}}}
+            "roots": {}, "elicitation": {"form": {}, "url": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}  # every request may be a task
         assert "io.modelcontextprotocol/logLevel" not in meta
 
 
@@ -5649,14 +5650,14 @@ def test_requests_with_invalid_ids_are_dropped_with_a_warning(capsys, tmp_path, 
 
 @pytest.mark.parametrize("era", ERAS)
 def test_an_unrecognised_result_type_is_shown_then_exit_4_in_the_modern_era(capsys, era):
-    result = {"resultType": "task", "content": [{"type": "text", "text": "x"}]}
+    result = {"resultType": "later", "content": [{"type": "text", "text": "x"}]}
     server = fake("bad-frame", era=era, answer=json.dumps({"result": result}))
     code, out, err = run(capsys, "call", "echo", "text=x", "--", *server)
     if era == "legacy":  # resultType means nothing before 2026-07-28
         assert (code, out, err) == (0, "x\n", "")
         return
     assert (code, json.loads(out)) == (4, result)
-    assert err == ('mcp_invoke: tools/call answered resultType "task", which this client '
+    assert err == ('mcp_invoke: tools/call answered resultType "later", which this client '
                    'does not recognise\n')
     code, out, _ = run(capsys, "batch", "--", *server,
                        stdin='{"method": "tools/call", "params": {"name": "echo"}}\n')
@@ -5765,8 +5766,7 @@ def test_a_ping_before_the_era_is_known_is_answered_only_if_the_server_is_legacy
 def test_an_unrecognised_result_type_from_discover_is_shown_then_exit_4(capsys, pin):
     code, out, err = run(capsys, *(pin + ["info", "--"] + era_server("modern", "odd-discover")))
     assert code == 4 and json.loads(out)["resultType"] == "task"
-    assert err == ('mcp_invoke: server/discover answered resultType "task", which this '
-                   'client does not recognise\n')
+    assert err == 'mcp_invoke: server/discover answered with a task, which only tools/call may\n'
 
 
 def test_a_list_page_breaking_the_protocol_is_shown_with_the_pages_before_it(capsys):
@@ -5774,7 +5774,7 @@ def test_a_list_page_breaking_the_protocol_is_shown_with_the_pages_before_it(cap
                          *era_server("modern", "paginate", "odd-page"))
     shown = json.loads(out)
     assert code == 4 and shown["resultType"] == "task" and len(shown["tools"]) == 19
-    assert "tools/list answered resultType \"task\"" in err
+    assert "tools/list answered with a task, which only tools/call may" in err
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -7931,6 +7931,37 @@ def test_a_sampling_request_with_tools_needs_sampling_tools_declared(capsys, tmp
 
 
 # ---------------------------------------------------------------------------
+# Tasks: tools that run long, waited on and kept for later
+# ---------------------------------------------------------------------------
+
+def test_the_task_store_keeps_a_servers_tasks_apart_and_forgets_ended_and_expired_ones(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    warned = []
+    one = mcp_invoke._TaskStore(os.environ, "server one", warned.append)
+    other = mcp_invoke._TaskStore(os.environ, "server two", warned.append)
+    one.keep("t1", "research", "working", 60.0)
+    one.keep("t2", "research", "working", 0.0)  # its ttl has passed: forgotten
+    other.keep("t1", "other", "input_required", None)  # the same id, another server
+    assert [(e["id"], e["tool"]) for e in one.entries()] == [("t1", "research")]
+    assert [(e["id"], e["status"]) for e in other.entries()] == [("t1", "input_required")]
+    one.keep("t1", "ignored", "input_required", 60.0)  # a later state keeps its tool
+    assert (one.find("t1")["tool"], one.find("t1")["status"]) == ("research", "input_required")
+    one.drop("t1")
+    assert one.entries() == [] and other.find("t1") is not None and warned == []
+    path = tmp_path / "state" / "mcp_invoke" / "tasks.json"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_task_status_line_cuts_the_id_and_shows_each_message():
+    diag = mcp_invoke._Diagnostics(io.StringIO())
+    diag.task("786512e2-9e0d-44bd-8f29-789f320fe840", "working", "step \x1b[2J1")
+    diag.task("786512e2-9e0d-44bd-8f29-789f320fe840", "completed", None)
+    assert diag.stream.getvalue() == ("[task 786512e2] working: step \\x1b[2J1\n"
+                                      "[task 786512e2] completed\n")
+
+
+# ---------------------------------------------------------------------------
 # Replay: a stdio server that answers from a --trace file
 # ---------------------------------------------------------------------------
 
@@ -9390,7 +9421,7 @@ def test_options_after_the_command_work(capsys):
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
          "install, pin, ping, prompt, prompts, read, replay, resources, schema, search, "
-         "servers, session, shell, skill, templates, tools, watch (see --help)"),
+         "servers, session, shell, skill, task, templates, tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
