@@ -9859,8 +9859,10 @@ def _coerce(key, text, types):
     hint = ""
     if "array" in types or "object" in types:  # how to write one: teach the next try
         import shlex  # lazy: only for this error
-        hint = ("; a list is JSON: %s=%s" % (key, shlex.quote(json.dumps([text])))
-                if "array" in types else "; an object is JSON: %s='{\"name\": \"value\"}'" % key)
+        # Spelled as the README teaches JSON arguments: key:=JSON.
+        hint = ("; a list is JSON: %s:=%s" % (key, shlex.quote(json.dumps([text])))
+                if "array" in types else "; an object is JSON: %s:='{\"name\": \"value\"}'"
+                % key)
     raise UsageError("argument %r: expected %s, got %r%s" % (key, " or ".join(types), text,
                                                           hint))
 
@@ -10537,9 +10539,11 @@ class _Tasks(object):
         message = re.sub(r"^(.*?timed out after \S+)", lambda m: m.group(1) + (
             " (--timeout)" if m.group(1).startswith("tasks/") else " (--max-time)"),
                          error.message)
-        return RequestTimeout("%s: task wait %s waits again, task cancel %s stops it"
-                              % (message, task_id, task_id), error.method,
-                              error.stderr_tail, error.timeout)
+        said = RequestTimeout("%s: task wait %s waits again, task cancel %s stops it"
+                              % (message, task_id, task_id), None, error.stderr_tail,
+                              error.timeout)
+        said.task_id = task_id  # it says what to do next itself (see _taught)
+        return said
 
     def interrupted(self):
         """Ctrl-C: the tasks waited on were cancelled (the Client sent tasks/cancel)."""
@@ -10557,12 +10561,13 @@ def _task_line(task):
         if part).rstrip()
 
 
-def _age(seconds):
+def _age(seconds, words=False):
+    """``12m`` (a column), or ``12 min`` (in a sentence)."""
     seconds = max(0, int(seconds))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return "%d%s" % (seconds // size, unit)
-    return "%ds" % seconds
+    for unit, word, size in (("d", "d", 86400), ("h", "h", 3600), ("m", "min", 60),
+                             ("s", "s", 1)):
+        if seconds >= size or size == 1:
+            return "%d%s" % (seconds // size, " " + word if words else unit)
 
 
 def _cmd_task(client, args, ctx):
@@ -12646,6 +12651,8 @@ def _cmd_install(args, ctx):
 
 def _cmd_tools(client, args, ctx):
     result = ctx.listing(client, "tools/list")
+    if ctx.tool_cache is not None and ctx.pinned is None and not ctx.policy.active:
+        ctx.tool_cache.keep(client, result)  # for a search to come (CLI.md "Agents")
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
     ctx.hidden_items("tool", "name", result["tools"])
     return ctx.mode.listing(result, result["tools"], _signature)
@@ -13936,6 +13943,9 @@ def _build_parser(out=None):
              "error")
     add("--no-cache", action="store_true",
         help="do not read or write the remembered era and tool lists of servers")
+    add("--refresh", action="store_true",
+        help="search: list every server afresh (by default a tool list made in the last "
+             "hour will do)")
     add("--cache-ttl", type=_positive_float, metavar="SECONDS",
         help="call: keep a legacy server's tool list this long (default: not at all)")
     add("--strict", action="store_true",
@@ -14621,6 +14631,11 @@ def _tools_of(args, ctx, found, names, cached=False, own=None, hidden=True):
     return tools
 
 
+# A search is discovery (call checks the live list anyway): a tool list any
+# command made this recently will do for it (CLI.md "Agents").
+_SEARCH_LIST_AGE = 3600.0
+
+
 def _listed_at_once(args, ctx, found, names, cached=False):
     """Each named server's tools (or the MCPError it failed with), listed at
     once (_at_once). ``cached``: a list the tool-list cache holds fresh for the
@@ -14634,7 +14649,8 @@ def _listed_at_once(args, ctx, found, names, cached=False):
         if eras is not None and isinstance(client, Client):
             caches[i] = _ToolCache(eras, eras.key(options, ctx.diag.redact), args.cache_ttl,
                                    options)
-            outcomes[i] = caches[i].peek()  # found: the server is not started
+            # found: the server is not started
+            outcomes[i] = caches[i].peek(None if args.refresh else _SEARCH_LIST_AGE)
     listed = [None] * len(names)  # (era, version, the whole tools/list result)
 
     def list_one(i, client):
@@ -14645,6 +14661,10 @@ def _listed_at_once(args, ctx, found, names, cached=False):
             result = client.list_all("tools/list") if why is None else {"tools": []}
             listed[i] = (client.era, client.protocol_version, result)
             return result["tools"]
+    ages = [cache.age for cache, outcome in zip(caches, outcomes)
+            if outcome is not None and cache.age is not None]
+    if ages:
+        ctx.diag.note("tool lists from %s ago; --refresh lists afresh" % _age(max(ages), words=True))
     done = _at_once([client if outcomes[i] is None else outcomes[i]
                      for i, (client, _) in enumerate(entries)], list_one)
     for cache, had in zip(caches, listed):  # here, not in the threads: one file for all
@@ -14790,7 +14810,8 @@ class _ToolCache(object):
     """A server's tool list, remembered beside its era (CLI.md "Tool lists,
     remembered"), for call and schema, which list the tools first: for as long
     as a 2026-07-28 server's ttlMs says, and --cache-ttl seconds (default 0: not
-    at all) for a legacy one. A "private" list is kept for the same headers and
+    at all) for a legacy one; for search, any list made in the last hour
+    (SEARCH_LIST_AGE). A "private" list is kept for the same headers and
     environment only (server/utilities/caching), and never under OAuth, whose
     tokens change. One file per server, 0600; dropped when the server says its
     tools changed, when a pin fails, and when a name is not in it."""
@@ -14799,6 +14820,7 @@ class _ToolCache(object):
         self.eras, self.key, self.options = eras, key, options
         self.ttl = ttl or 0.0
         self._path = None
+        self.age = None  # seconds since the list peek found was made
 
     @property
     def path(self):
@@ -14825,21 +14847,25 @@ class _ToolCache(object):
         tools = self._fresh(client.era, client.protocol_version)
         return None if tools is None else client.adopt_tools(tools)
 
-    def peek(self):
+    def peek(self, within=None):
         """The tools remembered, if fresh for the era and version the server
-        spoke last time (the era cache's): known without starting it."""
+        spoke last time (the era cache's): known without starting it.
+        ``within``: any list made in the last so many seconds will do (a
+        search); ``age`` then says how old it is."""
         spoke = _dict(self.eras.load().get(self.key))
-        return self._fresh(spoke.get("era"), spoke.get("version"))
+        return self._fresh(spoke.get("era"), spoke.get("version"), within)
 
-    def _fresh(self, era, version):
+    def _fresh(self, era, version, within=None):
         try:
             entry = _dict(_json_loads((_read_kept(self.path, self.eras.warn) or b"{}")
                                       .decode("utf-8")))
         except ValueError:
             return None
-        expires = entry.get("expires")
-        if era != "modern":  # this run's --cache-ttl decides
-            listed = entry.get("listed")
+        expires, listed = entry.get("expires"), entry.get("listed")
+        if within is not None:  # any list this recent, whatever its ttl
+            expires = listed + within if isinstance(listed, float) else None
+            self.age = time.time() - listed if isinstance(listed, float) else None
+        elif era != "modern":  # this run's --cache-ttl decides
             expires = listed + self.ttl if self.ttl and isinstance(listed, float) else None
         if (version is None or entry.get("version") != version or not isinstance(
                 entry.get("tools"), list) or not isinstance(expires, float)
@@ -14856,9 +14882,10 @@ class _ToolCache(object):
         speaking ``version``, for as long as it may be."""
         ttl = result.get("ttlMs") if era == "modern" else self.ttl * 1000
         scope = result.get("cacheScope")
-        if (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0
-                or scope == "private" and self.context is None):
+        if scope == "private" and self.context is None:
             return self.drop()
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0:
+            ttl = 0  # not fresh for call, yet a search may use it (CLI.md "Agents")
         now = time.time()
         entry = {"version": version, "tools": result["tools"], "listed": now,
                  "expires": now + min(float(ttl) / 1000, _MAX_SECONDS),
@@ -15136,6 +15163,8 @@ def _check_args(args):
                          % " ".join(args.args))
     if args.detach and args.command != "call":
         raise UsageError("--detach is for call")
+    if args.refresh and args.command != "search":
+        raise UsageError("--refresh is for search")
     if args.command == "complete":
         if args.args[0] not in ("prompt", "resource"):
             raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"
@@ -15525,7 +15554,8 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 def _taught(error):
     """``error`` with what to do next where its own words do not say it (CLI.md
     "Agents": errors that teach): a time limit names the option that moves it."""
-    if isinstance(error, RequestTimeout) and "(never sent" not in error.message:
+    if (isinstance(error, RequestTimeout) and "(never sent" not in error.message
+            and error.task_id is None):
         if "time limit" in error.message:
             error.message += "; --max-time SECONDS gives it longer"
         elif "timed out after" in error.message:

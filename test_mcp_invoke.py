@@ -7308,9 +7308,9 @@ def test_raw_json_arguments_and_one_json_object():
     (["flag=maybe"], "expected boolean"),
     (["tags=[1,"], "expected array"),
     (["tags=solo"], "argument 'tags': expected array, got 'solo'; a list is JSON: "
-                    "tags='[\"solo\"]'"),
+                    "tags:='[\"solo\"]'"),
     (["opts=x"], "argument 'opts': expected object, got 'x'; an object is JSON: "
-                 "opts='{\"name\": \"value\"}'"),
+                 "opts:='{\"name\": \"value\"}'"),
     (["zip:={"], "argument 'zip' is not valid JSON"),
     (['{"a": '], "the arguments object is not valid JSON"),
     (['["a"]'], "expected key=value"),
@@ -8962,8 +8962,10 @@ def test_search_finds_tools_across_the_configured_servers_best_first(capsys, tmp
     assert list(found[0])[:3] == ["server", "name", "score"] and found[0]["score"] > 0
     assert found[0]["inputSchema"]["required"] == ["a", "b"]
     code, out, err = run(capsys, "search", "zebra", "stripes", "--server", "fake,ann")
-    assert (code, out) == (3, "")
-    assert err == "mcp_invoke: no tool matches 'zebra stripes' among 38 tools of 2 servers\n"
+    assert (code, out) == (3, "")  # the lists the searches above made, and how old they are
+    assert re.match(r"mcp_invoke: tool lists from [0-9]+ s ago; --refresh lists afresh\n"
+                    r"mcp_invoke: no tool matches 'zebra stripes' among 38 tools of 2 servers\n"
+                    r"\Z", err), err
 
 
 def test_search_of_one_server_is_not_namespaced_and_bad_queries_are_refused(capsys, tmp_path,
@@ -9021,11 +9023,18 @@ def test_search_takes_tool_lists_the_cache_holds_without_starting_those_servers(
     _config(tmp_path, {"a": {"command": sys.executable, "args": FAKE_ARGS + [
         "--record", str(log)]}, "b": {"command": sys.executable, "args": FAKE_ARGS}})
     for _ in range(3):
-        code, out, err = run(capsys, "--cache-ttl", "60", "search", "echo")
+        code, out, err = run(capsys, "search", "echo")
         assert code == 0 and out.splitlines()[0].startswith("a__echo(")
+    # A search takes any list made in the last hour, a legacy server's too.
     assert [r.get("method") for r in records(log)].count("tools/list") == 1
-    code, out, err = run(capsys, "search", "echo")  # no --cache-ttl: a legacy list is not kept
+    assert "tool lists from " in err
+    code, out, err = run(capsys, "search", "echo", "--refresh")  # listed afresh
     assert code == 0 and [r.get("method") for r in records(log)].count("tools/list") == 2
+    assert "tool lists from" not in err
+    code, out, err = run(capsys, "tools", "--server", "a")  # any listing is remembered
+    code, out, err = run(capsys, "search", "echo")
+    assert [r.get("method") for r in records(log)].count("tools/list") == 3
+    assert code == 0 and "tool lists from" in err
 
 
 def _ends_within(argv, timeout=20):
