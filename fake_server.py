@@ -13,6 +13,8 @@ Usage::
                            [--record FILE] [--pidfile FILE] [--size N]
                            [--delay SECONDS] [--state FILE] [--http PORT]
                            [--tag TEXT]
+                           [--task-polls N] [--task-repeat R] [--poll-ms JSON]
+                           [--task-ttl JSON] [--task-id ID] [--task-store FILE]
                            [--record-headers FILE] [--tls CERT KEY]
                            [--oauth [--oauth-client ID:SECRET]...
                             [--oauth-token-auth M,M] [--oauth-token-ttl S]
@@ -36,6 +38,22 @@ Usage::
                      ticking mode's tick (default 1.0)
     --answer JSON    the bad-frame mode's answer to tools/call
     --tag TEXT       ignored: a word on the command line (echo-argv shows it)
+    --task-polls N   (task modes) the tasks/get poll that shows a task's end
+                     (default 3); see Tasks below
+    --task-repeat R  (task modes) how many polls show each step's message
+                     before the next (default 1)
+    --poll-ms JSON   (task modes) the pollInterval (2025) or pollIntervalMs
+                     (2026) of every Task sent: any JSON value, so 0, huge,
+                     negative or a string too (default 20); text that is not
+                     JSON is sent as a string
+    --task-ttl JSON  (task modes) every task's ttl (ttlMs) in ms, whatever
+                     the client asked; null: unlimited (default 60000).  A
+                     task past it is forgotten
+    --task-id ID     (task modes) the first task's id, then ID-2, ID-3, ...
+                     (default: random UUIDs), so two servers can share ids
+    --task-store FILE  (task modes) keep the tasks in FILE, read before and
+                     written after each use, so the next server process (a
+                     client's `task wait ID`) finds them
     --state FILE     a JSON object that changes what the server offers, read
                      afresh for every request; see State below
     --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0: a free
@@ -167,6 +185,67 @@ Subscriptions (modes mutate and ticking):
             failed write, drops it, and records {"cancelled":ID} with
             --record.  Any number at once; notifications go only to those
             that asked for them.
+
+Tasks (any task mode; each switches on "tasks"):
+
+    Three more tools, last in tools/list: research (topic: string,
+    required), maybe_long (text: string, required; long: boolean) and
+    quick (no arguments).  Run without a task they answer "findings on
+    TOPIC", "at length: TEXT" and "quick"; a task ends with the same text.
+
+    legacy  (2025-11-25 basic/utilities/tasks) tools/list gives each
+            execution.taskSupport: research "required", maybe_long
+            "optional", quick "forbidden".  initialize declares tasks {list,
+            cancel, requests: {tools: {call}}} when 2025-11-25 is settled.
+            tools/call with params.task of research or maybe_long answers
+            {"task": Task}; of any other tool -32601.  research without
+            params.task is -32601.  tasks/get answers the Task (one poll),
+            tasks/list the tasks, 2 a page (cursor as tools/list's),
+            tasks/cancel the cancelled Task (-32602 for an ended one).
+            tasks/result is held until the task ends: the input is asked
+            for first if the task needs it (task-input: elicitation/create
+            for the name form, _meta io.modelcontextprotocol/related-task
+            {"taskId"}, ids q1, q2, ... as the ask tools'), then the rest of
+            the work is done at once (task-forever: held until a
+            tasks/cancel).  Meanwhile tasks/get, tasks/cancel and tasks/list
+            are answered at once, other requests after it, and
+            notifications/cancelled for it ends it unanswered.  It answers
+            what the call would have, _meta related-task in a result, or a
+            JSON-RPC error: the failure (task-fail), or -32603 "Task ID was
+            cancelled: MESSAGE".  (Over HTTP a held tasks/result holds its
+            session: only the client's answers reach it.)
+    modern  (2026-07-28, extension io.modelcontextprotocol/tasks) server/
+            discover declares the extension in capabilities.extensions; the
+            tools carry no execution.  tools/call of research, or of
+            maybe_long with long true, answers a flat CreateTaskResult
+            (resultType "task", the Task with ttlMs and pollIntervalMs) when
+            the request's _meta io.modelcontextprotocol/clientCapabilities
+            has extensions {io.modelcontextprotocol/tasks}; else research is
+            -32003, data {requiredCapabilities: {extensions: {ID: {}}}}, and
+            maybe_long answers at once.  tasks/get (one poll; resultType
+            complete) carries result (completed), error (failed) or
+            inputRequests (input_required: one key, "identity", a form
+            elicitation for the name, on every poll until tasks/update
+            answers it, and on the one poll after: the update is eventually
+            consistent).  tasks/update takes inputResponses (other keys
+            ignored) and answers {}; tasks/cancel answers {}.  tasks/*
+            without the extension declared is -32003; tasks/list and
+            tasks/result are -32601.  Over HTTP tasks/get, tasks/update and
+            tasks/cancel need Mcp-Name equal to params.taskId (else 400,
+            -32020, as for tools/call's name).
+
+    Progress is by polls, never by time.  A task starts working, statusMessage
+    "started".  Each tasks/get is one step: "step 1", "step 2", ...
+    (working; each step shown on --task-repeat polls), and the poll number
+    --task-polls shows the end: completed "done" and the tool's result by
+    default.  A task-input task first waits for its input (input_required,
+    "waiting for input"; its result is then the name line of the ask tools,
+    "name: accept {...}", or "name: not supported by client" for a client
+    that declares no form elicitation).  Every Task has createdAt,
+    lastUpdatedAt, ttl and the poll interval.  Unknown or expired ids are
+    -32602 ("Failed to retrieve task: Task not found" / "... Task has
+    expired").  --record records every tasks/* request and notification as
+    any other line, those read while a tasks/result is held included.
 
 HTTP (--http):
 
@@ -398,6 +477,35 @@ Modes:
     huge-description   one more tool, huge ({"type":"object"}), described by
                        --size bytes (default 8 MiB) of distinct words (w and
                        hex digits), then the word "farthest" at the very end
+
+Task modes (see Tasks above; every one switches on tasks):
+
+    tasks              tools that run as tasks, and the tasks/* methods
+    task-fail          a task ends failed by a JSON-RPC error, -32603 "API rate
+                       limit exceeded" (statusMessage "Tool execution failed:
+                       API rate limit exceeded"): 2026 in tasks/get's error,
+                       2025 as tasks/result's answer
+    task-error-result  a task's result has isError true ("the tool failed:
+                       TEXT"): 2026 completed, 2025 failed ("the tool reported
+                       an error") with that result from tasks/result
+    task-cancelled     the server cancels a task itself: cancelled, "the
+                       operator stopped it"
+    task-input         a task needs the user's name first (2026 inputRequests,
+                       2025 an elicitation while tasks/result is open)
+    task-forever       a task works for ever ("step N"), until cancelled
+    task-vanish        a task is forgotten as soon as it is made: every
+                       tasks/* for its id is -32602
+    task-relapse       a lie: once a task's end has been shown by tasks/get,
+                       later polls say working, "back to work"
+    task-unasked       a lie: 2025, every tools/call without params.task (of
+                       any tool) answers a CreateTaskResult; 2026, every
+                       tools/call does, extension declared or not
+    task-odd-method    a lie: prompts/get and resources/read answer a
+                       CreateTaskResult (of a task whose result is "odd")
+    task-undeclared    (legacy era) tools/list gives taskSupport as usual, but
+                       initialize declares no tasks, so params.task is ignored
+    task-odd-polls     the poll intervals sent go round -1000, "soon", 1.5,
+                       null, true and {"ms": 20}, whatever --poll-ms says
 
 HTTP modes (with --http only):
 
@@ -676,6 +784,13 @@ OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
                "oauth-bad-state", "oauth-html-errors", "oauth-cimd-only",
                "oauth-no-refresh", "oauth-one-use")
 
+# Modes of tools that run as tasks (see Tasks in the docstring); each one
+# switches on "tasks" too.
+TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-cancelled",
+              "task-input", "task-forever", "task-vanish", "task-relapse",
+              "task-unasked", "task-odd-method", "task-undeclared",
+              "task-odd-polls")
+
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
 STDIO_MODES = ("banner", "bytewise", "close-stdout", "write-before-read",
@@ -697,7 +812,7 @@ MODES = (
     "mutate", "hidden", "ticking", "echo-secrets", "odd-names", "invisible", "page-ttls",
     "page-scopes", "tools-only", "sampling-tools", "same-cursor", "echo-argv", "echo-basic",
     "line-separators", "huge-description",
-) + HTTP_MODES + OAUTH_MODES
+) + HTTP_MODES + OAUTH_MODES + TASK_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
 RETRY_MS = 100
@@ -793,6 +908,37 @@ COMPLETIONS = {
 }
 FORMAL_NAMES = ("Dr. Ada", "Dr. Alan", "Dr. Grace")
 
+# Tasks: 2025-11-25 basic/utilities/tasks, and the 2026-07-28 extension
+# io.modelcontextprotocol/tasks.  The extension's text gives -32003 for a
+# client that did not declare it (the 2026-07-28 core renumbered that error
+# -32021, which the other modes keep for their own capability errors).
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+RELATED_TASK_KEY = "io.modelcontextprotocol/related-task"
+MISSING_TASKS_EXTENSION = -32003
+TERMINAL_STATUSES = ("completed", "failed", "cancelled")
+# Each task tool's execution.taskSupport (2025-11-25 server/tools).
+TASK_SUPPORT = {"research": "required", "maybe_long": "optional", "quick": "forbidden"}
+# Over HTTP these carry params.taskId in Mcp-Name (the extension, "Streamable
+# HTTP: Routing Headers"), as tools/call carries params.name.
+TASK_NAMED_METHODS = {"tasks/get": "taskId", "tasks/update": "taskId",
+                      "tasks/cancel": "taskId"}
+# The methods a held 2025 tasks/result answers while it waits.
+TASK_INLINE_METHODS = ("tasks/get", "tasks/cancel", "tasks/list")
+# The key of the one input request of a task-input task (2026-07-28): not a
+# field name of its form, so an answers file can tell the two apart.
+TASK_INPUT_KEY = "identity"
+# How a task ends, by outcome: (status in 2025, status in 2026, message).
+TASK_ENDS = {
+    "completed": ("completed", "completed", "done"),
+    "error-result": ("failed", "completed", "the tool reported an error"),
+    "fail": ("failed", "failed", "Tool execution failed: API rate limit exceeded"),
+    "cancelled": ("cancelled", "cancelled", "the operator stopped it"),
+}
+TASK_FAILURE = {"code": INTERNAL_ERROR, "message": "API rate limit exceeded"}
+CANCELLED_BY_REQUEST = "The task was cancelled by request."
+# task-odd-polls: the poll intervals sent, one per answer that carries one.
+ODD_POLLS = (-1000, "soon", 1.5, None, True, {"ms": 20})
+
 # Returned by a handler that answers by itself, or not at all.
 _NO_REPLY = object()
 
@@ -811,6 +957,10 @@ class _RpcError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+class _Dropped(Exception):
+    """The client sent notifications/cancelled for the held request: no answer."""
 
 
 class _InputRequired(Exception):
@@ -1270,6 +1420,21 @@ class _Server(object):
         # Held for each line written, and while a tick decides what to write:
         # the tick thread writes too.
         self.write_lock = threading.RLock()
+        # Tasks, in any task mode: the board is the process's (every HTTP
+        # session's), or with --task-store every process's that names it.
+        self.tasks_on = bool(self.modes & set(TASK_MODES))
+        self.board = options.board
+        self.task_polls = options.task_polls
+        self.task_repeat = options.task_repeat
+        self.task_ttl = options.task_ttl
+        self.poll_ms = options.poll_ms
+        self.odd_polls = 0  # task-odd-polls: intervals sent so far
+        self.negotiated = None  # the version initialize settled on
+        self.handlers = dict(self.HANDLERS)
+        self.modern_handlers = dict(self.MODERN_HANDLERS)
+        if self.tasks_on:
+            self.handlers.update(self.LEGACY_TASK_HANDLERS)
+            self.modern_handlers.update(self.MODERN_TASK_HANDLERS)
 
     # -- writing --------------------------------------------------------
 
@@ -1454,7 +1619,7 @@ class _Server(object):
 
     def enter_legacy(self, method, params):
         """The handler for a handshake-era request, or None to stay silent."""
-        handler = self.HANDLERS.get(method)
+        handler = self.handlers.get(method)
         if handler is None:
             if "silent-discover" in self.modes and (
                     method == "server/discover" or not self.initialized):
@@ -1468,7 +1633,7 @@ class _Server(object):
 
     def enter_modern(self, method, params):
         """Check a 2026-07-28 request's _meta; return its handler."""
-        handler = self.MODERN_HANDLERS.get(method)
+        handler = self.modern_handlers.get(method)
         if handler is None:
             hint = ""
             if method == "initialize":
@@ -1513,12 +1678,17 @@ class _Server(object):
         self.client_capabilities = (capabilities
                                     if isinstance(capabilities, dict) else {})
         self.initialized = True
+        self.negotiated = version
         if "ticking" in self.modes:  # told of every tick from now on
             self.live.watch(self)
             self.live.start()
+        server_capabilities = _capabilities(self.modes, legacy=True)
+        if self.declares_tasks():
+            server_capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {
+                "tools": {"call": {}}}}
         return {
             "protocolVersion": version,
-            "capabilities": _capabilities(self.modes, legacy=True),
+            "capabilities": server_capabilities,
             "serverInfo": self.server_info(),
             "instructions": self.instructions(),
         }
@@ -1530,6 +1700,8 @@ class _Server(object):
             self.send({"jsonrpc": "2.0", "id": "e2", "method": method, "params": ask})
             time.sleep(self.delay)
         capabilities = _capabilities(self.modes, legacy=False)
+        if self.tasks_on:
+            capabilities.setdefault("extensions", {})[TASKS_EXTENSION] = {}
         if "odd-discover" in self.modes:
             return {"resultType": "task", "supportedVersions": self.supported,
                     "capabilities": capabilities}
@@ -1619,6 +1791,8 @@ class _Server(object):
             tools += [dict(t) for t in LINES_TOOLS]
         if "huge-description" in self.modes:
             tools.append(_bare_tool("huge", self.huge_description()))
+        if self.tasks_on:
+            tools += _task_tools(legacy=not self.current.modern)
         state = self.state
         if isinstance(state.get("add_tool"), str):
             tools.append(_bare_tool(state["add_tool"], "Added later."))
@@ -1651,6 +1825,10 @@ class _Server(object):
             raise _RpcError(METHOD_NOT_FOUND, "Method not found: tools/call")
         if "hang-call" in self.modes:
             return _NO_REPLY
+        if self.tasks_on:
+            created = self.task_call(params)
+            if created is not None:
+                return created
         if "bad-ids" in self.modes:
             self.send_bad_ids()
         if "modern-asks" in self.modes:
@@ -1852,6 +2030,16 @@ class _Server(object):
         return _text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()},
                                 sort_keys=True))
 
+    # The task tools run here only when called without a task (see task_call).
+    def tool_research(self, args, meta):
+        return _text("findings on %s" % (args["topic"],))
+
+    def tool_maybe_long(self, args, meta):
+        return _text("at length: %s" % (args["text"],))
+
+    def tool_quick(self, args, meta):
+        return _text("quick")
+
     def seen(self):
         """echo-secrets: what the client gave the server, repeated."""
         return "API_KEY=" + os.environ.get("API_KEY", "")
@@ -1878,6 +2066,8 @@ class _Server(object):
         return {"resourceTemplates": templates}
 
     def resources_read(self, request_id, params):
+        if "task-odd-method" in self.modes:
+            return self.start_task("odd", {})
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise _RpcError(INVALID_PARAMS, "Missing resource uri")
@@ -1982,6 +2172,8 @@ class _Server(object):
         return {"prompts": prompts}
 
     def prompts_get(self, request_id, params):
+        if "task-odd-method" in self.modes:
+            return self.start_task("odd", {})
         name = params.get("name")
         if name == "secret_greeting":
             who = _accepted_name(self.collect("prompts/get " + name,
@@ -2016,6 +2208,291 @@ class _Server(object):
         return {"completion": {"values": matches, "total": len(matches),
                                "hasMore": False}}
 
+    # -- tasks (2025-11-25 basic/utilities/tasks; the 2026 extension) -------
+
+    def declares_tasks(self):
+        """Whether initialize declares tasks: 2025-11-25 only, and not in
+        task-undeclared."""
+        return (self.tasks_on and "task-undeclared" not in self.modes
+                and self.negotiated == LATEST_VERSION)
+
+    def task_call(self, params):
+        """tools/call by the task rules: a CreateTaskResult, a JSON-RPC error,
+        or None to run the tool as any other."""
+        name = params.get("name")
+        arguments = params.get("arguments")
+        arguments = arguments if isinstance(arguments, dict) else {}
+        support = TASK_SUPPORT.get(name)
+        if self.current.modern:  # the server decides; the client only allows
+            wanted = name == "research" or (name == "maybe_long" and
+                                            arguments.get("long") is True)
+            if "task-unasked" in self.modes or (
+                    wanted and _declares_tasks(self.current.capabilities)):
+                return self.start_task(name, arguments)
+            if name == "research":  # it cannot be served without a task
+                self.check_tasks_extension()
+            return None
+        asked = "task" in params
+        if asked and self.declares_tasks():
+            if support in ("required", "optional"):
+                return self.start_task(name, arguments)
+            raise _RpcError(METHOD_NOT_FOUND, "Tool %s does not run as a task "
+                            "(execution.taskSupport %s)" % (name, support or "absent"))
+        if "task-unasked" in self.modes and not asked:
+            return self.start_task(name, arguments)  # a lie: nobody asked
+        if support == "required":  # server/tools "Tool-Level Negotiation"
+            raise _RpcError(METHOD_NOT_FOUND, "Tool %s runs only as a task: "
+                            "send params.task" % name)
+        return None
+
+    def check_tasks_extension(self):
+        """2026-07-28: -32003 unless the request declares the extension."""
+        if self.current.modern and not _declares_tasks(self.current.capabilities):
+            raise _RpcError(MISSING_TASKS_EXTENSION, "Missing required client capability",
+                            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+
+    def start_task(self, name, arguments):
+        """Make a task for a call (arguments checked first, as a call's are);
+        return its CreateTaskResult, flat in 2026, {"task": ...} in 2025."""
+        tool = dict((t["name"], t) for t in _task_tools(True)).get(name)
+        problem = tool and _argument_problem(tool["inputSchema"], arguments)
+        if problem:
+            return _text("Invalid arguments: %s" % problem, isError=True)
+        outcome = "completed"
+        for mode in ("task-fail", "task-error-result", "task-cancelled"):
+            if mode in self.modes:
+                outcome = {"task-fail": "fail", "task-error-result": "error-result",
+                           "task-cancelled": "cancelled"}[mode]
+        now = time.time()
+        task = {"taskId": None, "tool": name, "arguments": arguments,
+                "modern": self.current.modern, "status": "working",
+                "message": "started", "created": now, "updated": now,
+                "ttl": self.task_ttl, "polls": max(1, self.task_polls),
+                "repeat": max(1, self.task_repeat), "work": 0, "outcome": outcome,
+                "forever": "task-forever" in self.modes,
+                "relapse": "task-relapse" in self.modes,
+                "input": "pending" if "task-input" in self.modes else None,
+                "answer": None, "stale": 0, "shown_end": False}
+        with self.board as board:
+            board.create(task, keep="task-vanish" not in self.modes)
+            view = self.task_view(task)
+        if self.current.modern:
+            view["resultType"] = "task"
+            return view
+        return {"task": view}
+
+    def task_view(self, task, detailed=False):
+        """The Task as this request's era shapes it; detailed (2026 tasks/get)
+        with inputRequests, result or error as its status says."""
+        status, message = task["status"], task["message"]
+        if status in TERMINAL_STATUSES and task["relapse"] and task["shown_end"]:
+            status, message = "working", "back to work"  # task-relapse: a lie
+        view = {"taskId": task["taskId"], "status": status}
+        if message is not None:
+            view["statusMessage"] = message
+        view.update(createdAt=_iso_time(task["created"]),
+                    lastUpdatedAt=_iso_time(task["updated"]))
+        ttl, interval = ("ttlMs", "pollIntervalMs") if self.current.modern else (
+            "ttl", "pollInterval")
+        view[ttl] = task["ttl"]
+        view[interval] = self.poll_interval()
+        if detailed and self.current.modern:
+            if status == "input_required":
+                method, ask = _input_request("name", False, self.modes)
+                view["inputRequests"] = {TASK_INPUT_KEY: {"method": method, "params": ask}}
+            elif status == "completed":
+                view["result"] = self.task_result(task)
+            elif status == "failed":
+                view["error"] = dict(TASK_FAILURE)
+        return view
+
+    def poll_interval(self):
+        """--poll-ms, or in task-odd-polls the next of ODD_POLLS."""
+        if "task-odd-polls" not in self.modes:
+            return self.poll_ms
+        self.odd_polls += 1
+        return ODD_POLLS[(self.odd_polls - 1) % len(ODD_POLLS)]
+
+    def set_task(self, task, status, message):
+        if (task["status"], task["message"]) != (status, message):
+            task.update(status=status, message=message, updated=time.time())
+
+    def end_task(self, task):
+        """The task's end, by its outcome and era."""
+        legacy, modern, message = TASK_ENDS[task["outcome"]]
+        self.set_task(task, modern if task["modern"] else legacy, message)
+
+    def poll_task(self, task):
+        """One tasks/get: the work moves on by one step, unless input is
+        awaited (or its answer not yet seen: the update is eventually
+        consistent, so the poll after it still asks)."""
+        if task["status"] in TERMINAL_STATUSES:
+            return
+        if (task["input"] == "pending" and self.current.modern and
+                not _client_supports(self.current.capabilities, "name")):
+            task["input"] = "answered"  # it cannot be asked: answer None
+        if task["input"] == "pending":
+            self.set_task(task, "input_required", "waiting for input")
+            return
+        if task["stale"]:
+            task["stale"] -= 1
+            return
+        task["work"] += 1
+        if task["forever"] or task["work"] < task["polls"]:
+            self.set_task(task, "working", "step %d" % (
+                (task["work"] - 1) // task["repeat"] + 1))
+        else:
+            self.end_task(task)
+
+    def task_result(self, task):
+        """The CallToolResult the task's call ends with."""
+        arguments = task["arguments"]
+        if task["input"] == "answered":
+            answer = task["answer"]
+            text = _answer_line("name", {} if answer is None else {"name": answer})
+        elif task["tool"] == "research":
+            text = "findings on %s" % (arguments.get("topic"),)
+        elif task["tool"] == "maybe_long":
+            text = "at length: %s" % (arguments.get("text"),)
+        else:
+            text = "odd"
+        if task["outcome"] == "error-result":
+            return _text("the tool failed: " + text, isError=True)
+        return _text(text)
+
+    def tasks_get(self, request_id, params):
+        self.check_tasks_extension()
+        with self.board as board:
+            task = board.find(_task_id(params))
+            self.poll_task(task)
+            view = self.task_view(task, detailed=True)
+            if task["status"] in TERMINAL_STATUSES:
+                task["shown_end"] = True
+        return view
+
+    def tasks_update(self, request_id, params):
+        """2026: inputResponses for outstanding keys; others are ignored."""
+        self.check_tasks_extension()
+        responses = params.get("inputResponses")
+        if not isinstance(responses, dict):
+            raise _RpcError(INVALID_PARAMS, "inputResponses must be an object")
+        with self.board as board:
+            task = board.find(_task_id(params))
+            if task["input"] == "pending" and TASK_INPUT_KEY in responses:
+                task.update(input="answered", answer=responses[TASK_INPUT_KEY], stale=1)
+        return {}
+
+    def tasks_cancel(self, request_id, params):
+        """2025: the cancelled Task, -32602 for one already ended; 2026: an ack."""
+        self.check_tasks_extension()
+        with self.board as board:
+            task = board.find(_task_id(params))
+            if task["status"] in TERMINAL_STATUSES:
+                if self.current.modern:
+                    return {}
+                raise _RpcError(INVALID_PARAMS, "Cannot cancel task: already in "
+                                "terminal status '%s'" % task["status"])
+            self.set_task(task, "cancelled", CANCELLED_BY_REQUEST)
+            view = self.task_view(task)
+        return {} if self.current.modern else view
+
+    def tasks_list(self, request_id, params):
+        """2025 tasks/list, PAGE_SIZE tasks a page."""
+        with self.board as board:
+            views = [self.task_view(task) for task in board.all()]
+        return _paginate(views, "tasks", params.get("cursor"))
+
+    def tasks_result(self, request_id, params):
+        """2025 tasks/result: held until the task ends, which it drives: the
+        input asked for (elicitation/create tied to the task), then the rest
+        of the work done at once; in task-forever, held until tasks/cancel."""
+        task_id = _task_id(params)
+        try:
+            while True:
+                with self.board as board:
+                    task = board.find(task_id)
+                    if task["status"] in TERMINAL_STATUSES:
+                        return self.task_outcome(task)
+                    asking = task["input"] == "pending"
+                    if asking:
+                        self.set_task(task, "input_required", "waiting for input")
+                    elif not task["forever"]:
+                        self.end_task(task)
+                if not asking:
+                    self.hold_task(request_id, task_id)
+                    continue
+                answer = self.ask_for_task(request_id, task_id)
+                with self.board as board:
+                    task = board.find(task_id)
+                    if task["status"] not in TERMINAL_STATUSES:
+                        task.update(input="answered", answer=answer)
+                        self.set_task(task, "working", "got the input")
+        except _Dropped:
+            return _NO_REPLY
+
+    def task_outcome(self, task):
+        """What 2025 tasks/result answers for an ended task: exactly what the
+        call would have (a result, or its JSON-RPC error)."""
+        status = task["status"]
+        if status == "completed" or (status == "failed" and
+                                     task["outcome"] == "error-result"):
+            result = self.task_result(task)
+            result["_meta"] = {RELATED_TASK_KEY: {"taskId": task["taskId"]}}
+            return result
+        if status == "failed":
+            raise _RpcError(TASK_FAILURE["code"], TASK_FAILURE["message"])
+        raise _RpcError(INTERNAL_ERROR, "Task %s was cancelled: %s" % (
+            task["taskId"], task["message"]))
+
+    def ask_for_task(self, request_id, task_id):
+        """2025 input_required: ask the name (an elicitation tied to the task)
+        while tasks/result is open; the answer, or None if it cannot be
+        asked or the task ended first."""
+        if not _client_supports(self.current.capabilities, "name"):
+            return None
+        self.asked += 1
+        ask_id = "q%d" % self.asked
+        method, ask = _input_request("name", True, self.modes)
+        ask["_meta"] = {RELATED_TASK_KEY: {"taskId": task_id}}
+        self.send({"jsonrpc": "2.0", "id": ask_id, "method": method, "params": ask})
+        response = self.hold_task(request_id, task_id, ask_id)
+        if response is None:
+            return None
+        return response["error"] if "error" in response else response.get("result")
+
+    def hold_task(self, request_id, task_id, ask_id=None):
+        """Read on while tasks/result is held: answer tasks/get, tasks/cancel
+        and tasks/list at once, keep other requests for later.  Returns the
+        response to ask_id, or None once the task has ended; raises _Dropped
+        on notifications/cancelled for the held request."""
+        while True:
+            with self.board as board:
+                try:
+                    if board.find(task_id)["status"] in TERMINAL_STATUSES:
+                        return None
+                except _RpcError:
+                    return None
+            message = self.read_message()
+            if message is None:
+                self.at_eof()
+            method = message.get("method")
+            if method is None:
+                if ask_id is not None and message.get("id") == ask_id:
+                    return message
+                continue  # an answer nobody waits for
+            params = message.get("params")
+            if (method == "notifications/cancelled" and isinstance(params, dict)
+                    and params.get("requestId") == request_id):
+                raise _Dropped()
+            if "id" in message and method in TASK_INLINE_METHODS:
+                current = self.current
+                try:
+                    self.handle_request(message)
+                finally:
+                    self.current = current
+            else:
+                self.pending.append(message)
+
     # Handshake-era methods; server/discover is deliberately unknown here.
     HANDLERS = {
         "initialize": initialize,
@@ -2040,6 +2517,13 @@ class _Server(object):
                                         "resources/subscribe", "resources/unsubscribe"))
     MODERN_HANDLERS["server/discover"] = discover
     MODERN_HANDLERS["subscriptions/listen"] = listen
+
+    # Added in the task modes: 2025-11-25's methods, and the 2026 extension's
+    # (tasks/update is new there; tasks/result and tasks/list are gone).
+    LEGACY_TASK_HANDLERS = {"tasks/get": tasks_get, "tasks/result": tasks_result,
+                            "tasks/list": tasks_list, "tasks/cancel": tasks_cancel}
+    MODERN_TASK_HANDLERS = {"tasks/get": tasks_get, "tasks/update": tasks_update,
+                            "tasks/cancel": tasks_cancel}
 
     # -- input from the client: server requests or MRTR ------------------
 
@@ -2214,6 +2698,133 @@ def _input_required(request, keys, answers, round_, modes=frozenset()):
     result["requestState"] = _encode_state(
         {"request": request, "round": round_, "answers": answers})
     return result
+
+
+def _task_tools(legacy):
+    """The task modes' tools; 2025-11-25 lists execution.taskSupport (the
+    2026-07-28 Tool has no execution: the server decides)."""
+    tools = [
+        # The descriptions never say "task": only a client's marks do.
+        _tool("research", "Research a topic at length.",
+              {"topic": {"type": "string"}}, ["topic"]),
+        _tool("maybe_long", "Say the text, at length if asked (2026: long true).",
+              {"text": {"type": "string"}, "long": {"type": "boolean"}}, ["text"]),
+        _tool("quick", "Answer at once.", {}),
+    ]
+    if legacy:
+        for tool in tools:
+            tool["execution"] = {"taskSupport": TASK_SUPPORT[tool["name"]]}
+    return tools
+
+
+def _declares_tasks(capabilities):
+    """Whether 2026 per-request client capabilities declare the extension."""
+    extensions = capabilities.get("extensions")
+    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+
+def _task_id(params):
+    """params.taskId, which must be a string."""
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str):
+        raise _RpcError(INVALID_PARAMS, "taskId must be a string")
+    return task_id
+
+
+def _iso_time(seconds):
+    """An epoch time as ISO 8601 (RFC 3339), UTC, to the second."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _random_task_id():
+    """A random UUID-shaped task id (2025-11-25: unguessable)."""
+    h = binascii.hexlify(os.urandom(16)).decode("ascii")
+    return "-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+
+
+class _TaskBoard(object):
+    """The tasks the server made, used as ``with board:``.  One per process,
+    shared by every HTTP session; with --task-store, read from the file
+    before each use and written back after it, so a task outlives the
+    server that made it and the next one polls it on.  A task past its ttl
+    is forgotten (then: "Task has expired")."""
+
+    def __init__(self, path, fixed_id):
+        self.path = path
+        self.fixed_id = fixed_id
+        self.lock = threading.RLock()
+        self.made = 0
+        self.tasks = []
+        self.expired = []
+
+    def __enter__(self):
+        self.lock.acquire()
+        try:
+            self.load()
+        except BaseException:
+            self.lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc_info):
+        try:
+            self.save()
+        finally:
+            self.lock.release()
+
+    def load(self):
+        if not self.path:
+            return
+        try:
+            with open(self.path) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        self.made = data.get("made", 0)
+        self.tasks = data.get("tasks", [])
+        self.expired = data.get("expired", [])
+
+    def save(self):
+        if not self.path:
+            return
+        temporary = "%s.%d.tmp" % (self.path, os.getpid())
+        with open(temporary, "w") as f:
+            json.dump({"made": self.made, "tasks": self.tasks, "expired": self.expired}, f)
+        os.rename(temporary, self.path)
+
+    def create(self, task, keep=True):
+        """Give the task its id (--task-id: that id, then ID-2, ID-3, ...);
+        keep it unless it is to vanish at once."""
+        self.made += 1
+        if self.fixed_id is None:
+            task["taskId"] = _random_task_id()
+        else:
+            task["taskId"] = self.fixed_id if self.made == 1 else "%s-%d" % (
+                self.fixed_id, self.made)
+        if keep:
+            self.tasks.append(task)
+        return task
+
+    def find(self, task_id):
+        """The task, or -32602 (basic/utilities/tasks, "Protocol Errors")."""
+        for task in self.all():
+            if task["taskId"] == task_id:
+                return task
+        if task_id in self.expired:
+            raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
+        raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+
+    def all(self):
+        """Every task not past its ttl, oldest first."""
+        now = time.time()
+        for task in list(self.tasks):
+            ttl = task["ttl"]
+            if (isinstance(ttl, (int, float)) and not isinstance(ttl, bool)
+                    and now > task["created"] + ttl / 1000.0):
+                self.tasks.remove(task)
+                self.expired.append(task["taskId"])
+        return list(self.tasks)
 
 
 def _modern_result(method, result, server_info=None):
@@ -2898,8 +3509,9 @@ def _header_text(value):
     return value
 
 
-def _header_problem(headers, message):
-    """What is wrong with a 2026-07-28 request's mirrored headers, or None."""
+def _header_problem(headers, message, tasks=False):
+    """What is wrong with a 2026-07-28 request's mirrored headers, or None.
+    With tasks, tasks/get, tasks/update and tasks/cancel need Mcp-Name too."""
     params = message.get("params")
     params = params if isinstance(params, dict) else {}
     meta = params.get("_meta")
@@ -2907,6 +3519,8 @@ def _header_problem(headers, message):
     checks = [("MCP-Protocol-Version", meta.get(VERSION_KEY)),
               ("Mcp-Method", message.get("method"))]
     field = NAMED_METHODS.get(message.get("method"))
+    if tasks and field is None:
+        field = TASK_NAMED_METHODS.get(message.get("method"))
     if field:
         checks.append(("Mcp-Name", params.get(field)))
     for name, wanted in checks:
@@ -3285,7 +3899,7 @@ class _Handler(object):
                                "sends no responses in 2026-07-28")
         if "id" not in message:
             return self.send_body(202, b"")
-        problem = _header_problem(self.headers, message)
+        problem = _header_problem(self.headers, message, self.server.modern.tasks_on)
         if (not problem and "param-headers" in self.server.modes and _read_state(
                 self.server.modern.state_path).get("locate_plain") is not True):
             problem = _param_problem(self.headers, message)
@@ -4549,6 +5163,23 @@ def _build_parser():
     parser.add_argument("--record-headers", metavar="FILE",
                         help="with --http, append each request's method, "
                              "path and headers to FILE as a JSON line")
+    parser.add_argument("--task-polls", type=int, default=3, metavar="N",
+                        help="task modes: the tasks/get poll that shows a task's "
+                             "end (default %(default)s)")
+    parser.add_argument("--task-repeat", type=int, default=1, metavar="R",
+                        help="task modes: polls that show each step's message "
+                             "(default %(default)s)")
+    parser.add_argument("--poll-ms", default="20", metavar="JSON",
+                        help="task modes: the pollInterval (pollIntervalMs) sent, "
+                             "any JSON value (default %(default)s)")
+    parser.add_argument("--task-ttl", default="60000", metavar="JSON",
+                        help="task modes: every task's ttl in ms, null for "
+                             "unlimited (default %(default)s)")
+    parser.add_argument("--task-id", metavar="ID",
+                        help="task modes: the first task's id (then ID-2, ...)")
+    parser.add_argument("--task-store", metavar="FILE",
+                        help="task modes: keep the tasks in FILE, for the next "
+                             "server process")
     parser.add_argument("--tag", metavar="TEXT",
                         help="ignored: a word on the command line (echo-argv shows it)")
     parser.add_argument("--run-id", metavar="TOKEN",
@@ -4609,7 +5240,20 @@ def _parse(argv):
         if not options.supported:
             parser.error("--supported needs at least one version")
     options.live = _Live(options.delay)
+    if options.task_polls < 1 or options.task_repeat < 1:
+        parser.error("--task-polls and --task-repeat need 1 or more")
+    options.poll_ms = _json_option(options.poll_ms)
+    options.task_ttl = _json_option(options.task_ttl)
+    options.board = _TaskBoard(options.task_store, options.task_id)
     return options
+
+
+def _json_option(text):
+    """An option's value read as JSON; text that is not JSON stays a string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _parse_oauth(parser, options):

@@ -7961,6 +7961,770 @@ def test_a_task_status_line_cuts_the_id_and_shows_each_message():
                                       "[task 786512e2] completed\n")
 
 
+# The fake server's first task id (--task-id), and as progress lines cut it.
+TASK_ID = "786512e2-9e0d-44bd-8f29-789f320fe840"
+SHORT_ID = "786512e2"
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+# The fake server's messages: a task's first, its steps, and its ends.
+STEPS = [("working", "started"), ("working", "step 1"), ("working", "step 2"),
+         ("completed", "done")]
+FAILED_MESSAGE = "Tool execution failed: API rate limit exceeded"
+
+
+@pytest.fixture
+def state_home(own_home, monkeypatch, tmp_path):
+    """$XDG_STATE_HOME of the test's own, where the client keeps task ids
+    (after own_home, which clears it)."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state
+
+
+def task_server(era, *modes, **options):
+    """The fake server with tools that run as tasks; the first task's id is TASK_ID."""
+    options.setdefault("task_id", TASK_ID)
+    return era_server(era, "tasks", *modes, **options)
+
+
+def cli(capsys, *argv, **kw):
+    """run(), bounded: a wait that never ends is exit 124, not a test that
+    hangs. A test's own --max-time, given later, wins."""
+    return run(capsys, "--max-time", "30", *argv, **kw)
+
+
+def client(command, **kw):
+    """A Client with short limits."""
+    kw.setdefault("timeout", TIMEOUT)
+    kw.setdefault("max_time", 30)
+    return mcp_invoke.Client(command, **kw)
+
+
+def sent(path, method):
+    """What the server read of one method, in order."""
+    return [r for r in records(path) if r.get("method") == method]
+
+
+def text_of(result):
+    return result["content"][0]["text"]
+
+
+def task_lines(err):
+    """The progress lines of tasks on stderr."""
+    return [line for line in err.splitlines() if line.startswith("[task ")]
+
+
+def asked_about(path, task_id):
+    """The tasks/* requests the server read about one task."""
+    return [r for r in records(path) if r.get("method", "").startswith("tasks/")
+            and (r.get("params") or {}).get("taskId") == task_id]
+
+
+def answer_to(path, ask_id):
+    """The client's responses to the server's request ask_id."""
+    return [r for r in records(path) if r.get("id") == ask_id and "method" not in r]
+
+
+def finish(proc, timeout=10, ready=None):
+    """Wait for a client process, first sending it SIGINT once ready() holds
+    if given; (out, err). Killed if anything fails or it outlives timeout."""
+    try:
+        if ready is not None:
+            assert wait_for(ready), "the client never got that far"
+            proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+# -- the library: Client.call_tool and the task methods ----------------------------
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_tool_the_server_runs_as_a_task_is_waited_for_and_its_result_returned(era, tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server(era, record=log)) as c:
+        result = c.call_tool("research", {"topic": "tides"})
+    assert text_of(result) == "findings on tides" and not result.get("isError")
+    assert "task" not in result and "taskId" not in result
+    assert len(sent(log, "tasks/get")) == 3  # the third poll shows the end
+    assert len(sent(log, "tasks/result")) == (1 if era == "legacy" else 0)
+    assert sent(log, "notifications/cancelled") == [] and sent(log, "tasks/cancel") == []
+
+
+@pytest.mark.usefixtures("state_home")
+def test_legacy_params_task_goes_only_to_tools_whose_task_support_allows_it(tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server("legacy", record=log)) as c:
+        assert text_of(c.call_tool("research", {"topic": "tides"})) == "findings on tides"
+        assert text_of(c.call_tool("maybe_long", {"text": "hi"})) == "at length: hi"
+        task = c.call_tool("maybe_long", {"text": "hi"}, detach=True)
+        assert task["taskId"].startswith(TASK_ID) and task["status"] == "working"
+        assert text_of(c.call_tool("quick", detach=True)) == "quick"  # forbidden
+        assert text_of(c.call_tool("echo", {"text": "e"}, detach=True)) == "e"  # not said
+    assert [(r["params"]["name"], "task" in r["params"]) for r in sent(log, "tools/call")] == [
+        ("research", True), ("maybe_long", False), ("maybe_long", True), ("quick", False),
+        ("echo", False)]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_legacy_params_task_is_never_sent_to_a_server_that_declares_no_tasks(tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server("legacy", "task-undeclared", record=log)) as c:
+        with pytest.raises(mcp_invoke.MCPError):  # research needs a task it cannot have
+            c.call_tool("research", {"topic": "tides"})
+        assert text_of(c.call_tool("maybe_long", {"text": "hi"}, detach=True)) == "at length: hi"
+    assert all("task" not in r["params"] for r in sent(log, "tools/call"))
+    assert sent(log, "tasks/get") == []
+
+
+@pytest.mark.usefixtures("state_home")
+def test_modern_every_request_declares_the_tasks_extension(tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server("modern", record=log)) as c:
+        c.list_tools()
+        c.call_tool("echo", {"text": "e"})
+        c.call_tool("research", {"topic": "tides"})
+        c.get_task(TASK_ID)
+    requests = [r for r in records(log) if "method" in r and "id" in r
+                and r["method"] != "initialize"]
+    assert {r["method"] for r in requests} >= {"server/discover", "tools/list", "tools/call",
+                                                "tasks/get"}
+    for request in requests:
+        capabilities = request["params"]["_meta"][CAPABILITIES_KEY]
+        assert capabilities["extensions"][TASKS_EXTENSION] == {}, request["method"]
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_detach_returns_the_task_without_waiting_for_it(era, tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server(era, record=log)) as c:
+        task = c.call_tool("research", {"topic": "tides"}, detach=True)
+    assert (task["taskId"], task["status"], task["statusMessage"]) == (TASK_ID, "working",
+                                                                       "started")
+    if era == "legacy":  # the task object of the CreateTaskResult
+        assert "task" not in task and task["ttl"] == 60000 and "pollInterval" in task
+    else:  # the flat CreateTaskResult
+        assert task["resultType"] == "task" and task["ttlMs"] == 60000
+    assert sent(log, "tasks/get") == [] and sent(log, "tasks/result") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era, name, arguments, text", [
+    ("legacy", "quick", None, "quick"),
+    ("modern", "maybe_long", {"text": "hi"}, "at length: hi"),  # the server chose no task
+])
+def test_detach_of_a_call_answered_without_a_task_returns_its_result(era, name, arguments,
+                                                                      text):
+    with client(task_server(era)) as c:
+        result = c.call_tool(name, arguments, detach=True)
+    assert text_of(result) == text and "taskId" not in result
+
+
+@pytest.mark.usefixtures("state_home")
+def test_the_library_lists_gets_waits_for_and_cancels_2025_tasks(tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server("legacy", record=log)) as c:
+        ids = [c.call_tool("research", {"topic": topic}, detach=True)["taskId"]
+               for topic in ("a", "b", "c")]
+        assert ids == [TASK_ID, TASK_ID + "-2", TASK_ID + "-3"]
+        assert [task["taskId"] for task in c.list_tasks()] == ids  # every page
+        task = c.get_task(ids[0])
+        assert (task["taskId"], task["status"], task["statusMessage"]) == (ids[0], "working",
+                                                                           "step 1")
+        assert text_of(c.wait_task(ids[0])) == "findings on a"
+        assert c.cancel_task(ids[1])["status"] == "cancelled"  # 2025: the Task
+        assert c.get_task(ids[1])["status"] == "cancelled"
+    assert len(sent(log, "tasks/list")) == 2  # two tasks a page
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [ids[1]]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_the_library_gets_waits_for_and_cancels_2026_tasks(tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server("modern", record=log)) as c:
+        ids = [c.call_tool("research", {"topic": topic}, detach=True)["taskId"]
+               for topic in ("a", "b")]
+        task = c.get_task(ids[0])
+        assert (task["taskId"], task["status"], task["statusMessage"]) == (ids[0], "working",
+                                                                           "step 1")
+        assert text_of(c.wait_task(ids[0])) == "findings on a"
+        assert isinstance(c.cancel_task(ids[1]), dict)  # an acknowledgement
+        assert c.get_task(ids[1])["status"] == "cancelled"
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [ids[1]]
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_one_client_started_is_waited_for_by_another(era, tmp_path):
+    server = task_server(era, task_store=tmp_path / "tasks.json")
+    with client(server) as c:
+        task = c.call_tool("research", {"topic": "tides"}, detach=True)
+    with client(server) as c:
+        assert text_of(c.wait_task(task["taskId"])) == "findings on tides"
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_max_time_in_a_wait_raises_request_timeout_with_the_task_id_and_cancels_nothing(
+        era, tmp_path):
+    log = tmp_path / "rec"
+    with client(task_server(era, "task-forever", record=log), max_time=2) as c:
+        with pytest.raises(mcp_invoke.RequestTimeout) as caught:
+            c.call_tool("research", {"topic": "tides"})
+    assert caught.value.task_id == TASK_ID and caught.value.exit_code == 124
+    assert sent(log, "tasks/get")  # it was waiting
+    assert sent(log, "tasks/cancel") == [] and sent(log, "notifications/cancelled") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_failed_task_raises_server_error_with_the_code_and_message_of_its_error(era):
+    with client(task_server(era, "task-fail")) as c:
+        with pytest.raises(mcp_invoke.ServerError) as caught:
+            c.call_tool("research", {"topic": "tides"})
+    assert (caught.value.code, caught.value.message) == (-32603, "API rate limit exceeded")
+    assert caught.value.exit_code == 3
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_the_server_cancelled_raises_an_exit_3_error_saying_so(era):
+    with client(task_server(era, "task-cancelled")) as c:
+        with pytest.raises(mcp_invoke.MCPError) as caught:
+            c.call_tool("research", {"topic": "tides"})
+    assert caught.value.exit_code == 3
+    assert ("task %s was cancelled by the server: the operator stopped it" % TASK_ID
+            in str(caught.value))
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_the_server_no_longer_knows_is_an_exit_3_error(era, tmp_path):
+    log = tmp_path / "rec"  # task-vanish: forgotten once made
+    with client(task_server(era, "task-vanish", record=log)) as c:
+        with pytest.raises(mcp_invoke.MCPError) as caught:
+            c.call_tool("research", {"topic": "tides"})
+    assert caught.value.exit_code == 3
+    assert asked_about(log, TASK_ID)  # it was a task, and the client went after it
+
+
+@pytest.mark.usefixtures("state_home")
+def test_a_task_result_to_a_2025_call_that_did_not_ask_for_one_is_a_protocol_error():
+    with client(task_server("legacy", "task-unasked")) as c:
+        with pytest.raises(mcp_invoke.ProtocolError):
+            c.call_tool("echo", {"text": "e"})  # no params.task went with it
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_result_to_a_method_other_than_tools_call_is_a_protocol_error(era):
+    with client(task_server(era, "task-odd-method")) as c:
+        with pytest.raises(mcp_invoke.ProtocolError):
+            c.get_prompt("greet", {"name": "Ada"})
+        with pytest.raises(mcp_invoke.ProtocolError):
+            c.read_resource("fake://item/1")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_timeout_is_per_poll_so_a_task_may_run_longer_than_it(era):
+    # 20 polls, never closer than 50 ms apart: a second at least, twice the
+    # timeout. Every poll is answered at once, and each says a new step.
+    with client(task_server(era, task_polls=20)) as c:
+        result = c.call_tool("research", {"topic": "tides"}, timeout=0.5)
+    assert text_of(result) == "findings on tides"
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_the_wait_ends_at_the_first_end_the_server_shows(era, tmp_path):
+    log = tmp_path / "rec"  # task-relapse: after the end, polls say working again
+    with client(task_server(era, "task-relapse", record=log)) as c:
+        assert text_of(c.call_tool("research", {"topic": "tides"})) == "findings on tides"
+    assert len(sent(log, "tasks/get")) == 3
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_poll_intervals_of_the_wrong_kind_or_sign_are_survived(era):
+    # task-odd-polls: -1000, "soon", 1.5, null, one after the other
+    with client(task_server(era, "task-odd-polls", task_polls=4)) as c:
+        assert text_of(c.call_tool("research", {"topic": "tides"})) == "findings on tides"
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_the_library_answers_a_task_s_question_through_on_elicit_once(era):
+    asked = []
+
+    def on_elicit(params, key):
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"name": "Ada"}}
+    with client(task_server(era, "task-input"), on_elicit=on_elicit) as c:
+        text = text_of(c.call_tool("research", {"topic": "tides"}))
+    assert asked == ["Who are you?"]
+    assert text.startswith("name: accept {") and '"name":"Ada"' in text
+
+
+# -- the command line: call --------------------------------------------------------
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_call_waits_for_a_task_and_prints_its_result_as_any_call(era, capsys):
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--", *task_server(era))
+    assert (code, out) == (0, "findings on tides\n")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_call_shows_each_new_status_message_once_with_the_id_cut_to_8(era, capsys):
+    # Each step's message comes on two polls; the fifth poll shows the end.
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server(era, task_polls=5, task_repeat=2))
+    expected = ["[task %s] %s: %s" % (SHORT_ID, status, message) for status, message in STEPS]
+    assert code == 0
+    assert task_lines(err) in (expected, expected[1:])  # the first, of the CreateTaskResult
+
+
+@pytest.mark.usefixtures("state_home")
+def test_legacy_call_sends_params_task_as_task_support_and_detach_say(capsys, tmp_path):
+    log = tmp_path / "rec"
+    server = task_server("legacy", record=log)
+    assert cli(capsys, "call", "maybe_long", "text=hi", "--", *server)[:2] == (
+        0, "at length: hi\n")
+    assert cli(capsys, "call", "maybe_long", "text=hi", "--detach", "--", *server)[:2] == (
+        0, TASK_ID + "\n")
+    assert cli(capsys, "call", "quick", "--detach", "--", *server)[:2] == (0, "quick\n")
+    assert cli(capsys, "call", "research", "topic=tides", "--", *server)[:2] == (
+        0, "findings on tides\n")
+    assert [(r["params"]["name"], "task" in r["params"]) for r in sent(log, "tools/call")] == [
+        ("maybe_long", False), ("maybe_long", True), ("quick", False), ("research", True)]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_modern_detach_changes_no_request(capsys, tmp_path):
+    log = tmp_path / "rec"
+    server = task_server("modern", record=log)
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[:2] == (
+        0, TASK_ID + "\n")
+    assert cli(capsys, "call", "research", "topic=tides", "--", *server)[:2] == (
+        0, "findings on tides\n")
+
+    def shape(request):
+        """The params but for _meta (its progressToken differs), and the
+        capabilities declared in _meta."""
+        params = dict(request["params"])
+        meta = params.pop("_meta")
+        return params, meta[CAPABILITIES_KEY]
+    detached, waited = sent(log, "tools/call")
+    assert shape(detached) == shape(waited) and "task" not in detached["params"]
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_detach_prints_the_task_id_and_returns_without_polling(era, capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--detach", "--",
+                         *task_server(era, record=log))
+    assert (code, out) == (0, TASK_ID + "\n")
+    assert sent(log, "tasks/get") == [] and sent(log, "tasks/result") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_json_detach_prints_the_create_task_result(era, capsys):
+    code, out, err = cli(capsys, "--json", "call", "research", "topic=tides", "--detach", "--",
+                         *task_server(era))
+    created = json.loads(out)
+    assert code == 0 and out.count("\n") == 1
+    if era == "legacy":
+        assert (created["task"]["taskId"], created["task"]["status"]) == (TASK_ID, "working")
+    else:
+        assert (created["resultType"], created["taskId"], created["status"]) == (
+            "task", TASK_ID, "working")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_json_call_prints_the_final_call_tool_result(era, capsys):
+    code, out, err = cli(capsys, "--json", "call", "research", "topic=tides", "--",
+                         *task_server(era))
+    result = json.loads(out)
+    assert code == 0 and out.count("\n") == 1
+    assert result["content"] == [{"type": "text", "text": "findings on tides"}]
+    assert "task" not in result and "taskId" not in result
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_whose_result_is_an_error_exits_1_as_any_tool_error(era, capsys):
+    # 2026: completed with isError; 2025: failed, and tasks/result gives the result
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-error-result"))
+    assert (code, out) == (1, "the tool failed: findings on tides\n")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_that_failed_exits_3_with_the_code_and_message_of_its_error(era, capsys):
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-fail"))
+    assert (code, out) == (3, "")
+    assert "-32603" in err and "API rate limit exceeded" in err
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_the_server_cancelled_exits_3_saying_so(era, capsys):
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-cancelled"))
+    assert (code, out) == (3, "")
+    assert "task %s was cancelled by the server: the operator stopped it" % TASK_ID in err
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_the_server_no_longer_knows_exits_3_naming_it(era, capsys, tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-vanish", record=log))
+    assert (code, out) == (3, "")
+    assert TASK_ID in err and asked_about(log, TASK_ID)
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_max_time_stops_the_wait_leaves_the_task_running_and_says_how_to_go_on(era, capsys,
+                                                                               tmp_path):
+    log = tmp_path / "rec"
+    server = task_server(era, "task-forever", record=log)
+    code, out, err = cli(capsys, "--max-time", "2", "call", "research", "topic=tides", "--",
+                         *server)
+    assert (code, out) == (124, "")
+    assert re.search(
+        r"^mcp_invoke: timed out after [0-9.]+s \(--max-time\) waiting for task {0}, which "
+        r"goes on: task wait {0} waits again, task cancel {0} stops it$".format(
+            re.escape(TASK_ID)), err, re.M), err
+    assert sent(log, "tasks/cancel") == [] and sent(log, "notifications/cancelled") == []
+    code, out, err = cli(capsys, "task", "list", "--", *server)
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == [TASK_ID]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_max_time_with_a_2025_tasks_result_open_sends_no_notifications_cancelled(capsys,
+                                                                                 tmp_path):
+    log = tmp_path / "rec"
+    answers = answers_file(tmp_path, {"name": "Ada"})
+    code, out, err = cli(capsys, "--max-time", "3", "--elicit", "answers", answers, "call",
+                         "research", "topic=tides", "--",
+                         *task_server("legacy", "task-input", "task-forever", record=log))
+    assert (code, out) == (124, "")
+    assert len(sent(log, "tasks/result")) == 1 and len(answer_to(log, "q1")) == 1
+    assert sent(log, "notifications/cancelled") == [] and sent(log, "tasks/cancel") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_ctrl_c_cancels_the_task_it_waits_for_and_exits_130_naming_it(era, tmp_path):
+    log = tmp_path / "rec"
+    proc = _client(["--max-time", "30", "call", "research", "topic=tides", "--"]
+                   + task_server(era, "task-forever", record=log))
+    # Ctrl-C once it waits, between polls.
+    out, err = finish(proc, ready=lambda: len(sent(log, "tasks/get")) >= 2)
+    assert (proc.returncode, out) == (130, b"")
+    assert TASK_ID in err.decode()
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [TASK_ID]
+    assert sent(log, "notifications/cancelled") == []
+
+
+@pytest.mark.usefixtures("state_home")
+def test_ctrl_c_with_a_2025_tasks_result_open_cancels_the_task_and_no_request(tmp_path):
+    log = tmp_path / "rec"
+    answers = answers_file(tmp_path, {"name": "Ada"})
+    proc = _client(["--max-time", "30", "--elicit", "answers", answers, "call", "research",
+                    "topic=tides", "--"]
+                   + task_server("legacy", "task-input", "task-forever", record=log))
+    # Ctrl-C once the question is answered: tasks/result then stays open for good.
+    out, err = finish(proc, ready=lambda: answer_to(log, "q1"))
+    assert (proc.returncode, out) == (130, b"")
+    assert TASK_ID in err.decode()
+    assert len(sent(log, "tasks/result")) == 1
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [TASK_ID]
+    assert sent(log, "notifications/cancelled") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era, answers", [
+    ("legacy", {"name": "Ada"}),
+    ("modern", {"name": "Ada"}),
+    ("modern", {"identity": {"name": "Ada"}}),  # by the input request's key
+], ids=["legacy-by-field", "modern-by-field", "modern-by-key"])
+def test_input_required_is_answered_from_an_answers_file_once_per_key(era, answers, capsys,
+                                                                      tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = cli(capsys, "--elicit", "answers", answers_file(tmp_path, answers),
+                         "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-input", record=log))
+    assert code == 0 and out.startswith("name: accept {") and '"name":"Ada"' in out
+    if era == "modern":
+        # The poll after the update still asks (eventually consistent): not again.
+        updates = sent(log, "tasks/update")
+        assert [(u["params"]["taskId"], sorted(u["params"]["inputResponses"]))
+                for u in updates] == [(TASK_ID, ["identity"])]
+        assert updates[0]["params"]["inputResponses"]["identity"]["action"] == "accept"
+    else:
+        # 2025: tasks/result opened once, and the question it brought answered once.
+        assert len(sent(log, "tasks/result")) == 1
+        [answer] = answer_to(log, "q1")
+        assert answer["result"]["action"] == "accept"
+
+
+# -- the command line: task list, get, wait, cancel, and the kept ids --------------
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_task_list_shows_the_kept_tasks_without_starting_the_server(era, capsys, tmp_path):
+    log = tmp_path / "rec"
+    server = task_server(era, record=log, task_store=tmp_path / "tasks.json")
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[:2] == (
+        0, TASK_ID + "\n")
+    before = records(log)
+    code, out, err = cli(capsys, "task", "list", "--", *server)
+    [line] = out.splitlines()
+    assert code == 0 and line.split()[:3] == [TASK_ID, "research", "working"]
+    assert len(line.split()) >= 4  # and its age
+    code, out, err = cli(capsys, "--json", "task", "list", "--", *server)
+    listed = json.loads(out)
+    assert code == 0 and list(listed) == ["tasks"] and len(listed["tasks"]) == 1
+    assert TASK_ID in json.dumps(listed["tasks"][0])
+    assert records(log) == before  # no server was started for either
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_task_get_prints_the_id_status_and_message_whatever_the_state(era, capsys, tmp_path):
+    server = task_server(era, task_polls=2, task_store=tmp_path / "tasks.json")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[0] == 0
+    code, out, err = cli(capsys, "task", "get", TASK_ID, "--", *server)
+    assert code == 0 and out.rstrip("\n").split(None, 2) == [TASK_ID, "working", "step 1"]
+    code, out, err = cli(capsys, "--json", "task", "get", TASK_ID, "--", *server)
+    task = json.loads(out)  # the tasks/get result; the second poll shows the end
+    assert (code, task["taskId"], task["status"], task["statusMessage"]) == (
+        0, TASK_ID, "completed", "done")
+    failing = task_server(era, "task-fail", task_polls=1, task_store=tmp_path / "fails.json")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *failing)[0] == 0
+    code, out, err = cli(capsys, "task", "get", TASK_ID, "--", *failing)
+    assert code == 0 and out.rstrip("\n").split(None, 2) == [TASK_ID, "failed",
+                                                            FAILED_MESSAGE]
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_task_wait_in_a_new_process_prints_the_result_and_forgets_the_task(era, capsys,
+                                                                          tmp_path):
+    server = task_server(era, task_store=tmp_path / "tasks.json")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[:2] == (
+        0, TASK_ID + "\n")
+    proc = _client(["--max-time", "30", "task", "wait", TASK_ID, "--"] + server)
+    out, err = finish(proc, 30)
+    assert (proc.returncode, out) == (0, b"findings on tides\n"), err
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_task_cancel_cancels_the_task_and_forgets_it(era, capsys, tmp_path):
+    log = tmp_path / "rec"
+    server = task_server(era, record=log, task_store=tmp_path / "tasks.json")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[0] == 0
+    code, out, err = cli(capsys, "task", "cancel", TASK_ID, "--", *server)
+    assert code == 0
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [TASK_ID]
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+@pytest.mark.usefixtures("state_home")
+def test_kept_task_ids_are_in_private_files_under_the_state_directory(capsys, tmp_path,
+                                                                      state_home):
+    server = task_server("legacy", task_store=tmp_path / "tasks.json")
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[0] == 0
+    kept = []
+    for top, _, names in os.walk(str(state_home / "mcp_invoke")):
+        for name in names:
+            path = os.path.join(top, name)
+            with open(path, "rb") as f:
+                if TASK_ID.encode() in f.read():
+                    kept.append(path)
+    assert kept, "no file under $XDG_STATE_HOME/mcp_invoke holds the task id"
+    assert [stat.S_IMODE(os.stat(path).st_mode) for path in kept] == [0o600] * len(kept)
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_kept_task_goes_once_its_ttl_has_passed(era, capsys, tmp_path):
+    server = task_server(era, task_ttl=1, task_store=tmp_path / "tasks.json")  # 1 ms
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[:2] == (
+        0, TASK_ID + "\n")
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_kept_task_the_server_no_longer_knows_exits_3_naming_its_ttl(era, capsys, tmp_path):
+    store = tmp_path / "tasks.json"
+    server = task_server(era, task_store=store)
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[0] == 0
+    store.unlink()  # the server forgets every task
+    code, out, err = cli(capsys, "task", "wait", TASK_ID, "--", *server)
+    assert (code, out) == (3, "")
+    assert TASK_ID in err and "ttl" in err.lower()
+
+
+@pytest.mark.usefixtures("state_home")
+def test_tasks_of_two_servers_that_use_the_same_id_are_kept_apart(capsys, tmp_path):
+    first = task_server("legacy", tag="first", task_store=tmp_path / "first.json")
+    second = task_server("legacy", tag="second", task_store=tmp_path / "second.json")
+    for server, topic in ((first, "alpha"), (second, "beta")):
+        assert cli(capsys, "call", "research", "topic=" + topic, "--detach", "--",
+                   *server)[:2] == (0, TASK_ID + "\n")
+    for server in (first, second):
+        code, out, err = cli(capsys, "task", "list", "--", *server)
+        assert code == 0 and [line.split()[0] for line in out.splitlines()] == [TASK_ID]
+    assert cli(capsys, "task", "wait", TASK_ID, "--", *second)[:2] == (
+        0, "findings on beta\n")
+    assert cli(capsys, "task", "list", "--", *second)[:2] == (0, "")
+    code, out, err = cli(capsys, "task", "list", "--", *first)
+    assert [line.split()[0] for line in out.splitlines()] == [TASK_ID]
+    assert cli(capsys, "task", "wait", TASK_ID, "--", *first)[:2] == (
+        0, "findings on alpha\n")
+
+
+# -- the command line: tools, schema, events, batch, HTTP, polling -----------------
+
+@pytest.mark.usefixtures("state_home")
+def test_tools_marks_tools_that_run_as_tasks_and_schema_says_so(capsys):
+    server = task_server("legacy")
+    code, out, err = cli(capsys, "tools", "--", *server)
+    lines = dict((line.split("(")[0], line) for line in out.splitlines())
+    assert code == 0
+    assert "[task]" in lines["research"] and "[task?]" not in lines["research"]
+    assert "[task?]" in lines["maybe_long"] and "[task]" not in lines["maybe_long"]
+    assert "[task" not in lines["quick"] and "[task" not in lines["echo"]
+    for name, says in (("research", True), ("maybe_long", True), ("quick", False)):
+        code, out, err = cli(capsys, "schema", name, "--", *server)
+        assert code == 0 and ("task" in out) == says, out
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_events_give_a_task_line_per_change_the_end_before_the_result(era, capsys):
+    code, out, err = cli(capsys, "--events", "call", "research", "topic=tides", "--",
+                         *task_server(era, task_polls=5, task_repeat=2))
+    events = [json.loads(line) for line in out.splitlines()]
+    expected = [{"event": "task", "id": TASK_ID, "status": status, "message": message}
+                for status, message in STEPS]
+    tasks = [event for event in events if event["event"] == "task"]
+    assert code == 0 and tasks in (expected, expected[1:])
+    assert events[-1] == {"event": "result", "result": events[-1]["result"]}
+    assert text_of(events[-1]["result"]) == "findings on tides"
+    assert events.index(tasks[-1]) < len(events) - 1
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_events_end_a_failed_task_with_its_end_state_then_the_error(era, capsys):
+    code, out, err = cli(capsys, "--events", "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-fail", task_polls=1))
+    events = [json.loads(line) for line in out.splitlines()]
+    tasks = [event for event in events if event["event"] == "task"]
+    assert code == 3 and tasks[-1] == {"event": "task", "id": TASK_ID, "status": "failed",
+                                       "message": FAILED_MESSAGE}
+    assert events[-1]["event"] == "error" and events[-1]["exit"] == 3
+    assert events.index(tasks[-1]) < len(events) - 1
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_batch_line_that_becomes_a_task_waits_while_the_other_lines_go_on(era, capsys,
+                                                                            tmp_path):
+    log = tmp_path / "rec"
+    research = {"name": "research", "arguments": {"topic": "tides"}}
+    if era == "legacy":  # a line goes as written: a 2025 task is asked for in it
+        research["task"] = {}
+    lines = [{"id": "long", "method": "tools/call", "params": research},
+             {"id": "short", "method": "tools/call",
+              "params": {"name": "echo", "arguments": {"text": "hi"}}}]
+    code, out, err = cli(capsys, "batch", "--", *task_server(era, task_polls=5, record=log),
+                         stdin="".join(json.dumps(line) + "\n" for line in lines))
+    results = dict((line["id"], line) for line in map(json.loads, out.splitlines()))
+    assert code == 0 and sorted(results) == ["long", "short"]
+    assert text_of(results["long"]["result"]) == "findings on tides"
+    assert text_of(results["short"]["result"]) == "hi"
+    seen = records(log)
+    echo = [i for i, r in enumerate(seen) if r.get("method") == "tools/call"
+            and r["params"]["name"] == "echo"]
+    polls = [i for i, r in enumerate(seen) if r.get("method") == "tasks/get"]
+    assert len(polls) == 5 and echo[0] < polls[-1]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_over_http_every_tasks_request_carries_mcp_name_and_mcp_method(capsys, tmp_path):
+    heads, log = tmp_path / "headers", tmp_path / "rec"
+    with _http("--era", "modern", "--mode", "tasks", "--task-id", TASK_ID,
+               "--record-headers", str(heads), "--record", str(log)) as url:
+        assert cli(capsys, "--url", url, "call", "research", "topic=tides")[:2] == (
+            0, "findings on tides\n")
+        code, out, err = cli(capsys, "--url", url, "call", "research", "topic=more", "--detach")
+        assert (code, out) == (0, TASK_ID + "-2\n")
+        assert cli(capsys, "--url", url, "task", "get", TASK_ID + "-2")[0] == 0
+        assert cli(capsys, "--url", url, "task", "cancel", TASK_ID + "-2")[0] == 0
+    bodies = [(r["method"], r["params"]["taskId"]) for r in records(log)
+              if r.get("method", "").startswith("tasks/")]
+    headers = [dict((name.lower(), value) for name, value in h["headers"].items())
+               for h in records(heads) if h["method"] == "POST"]
+    named = [(h["mcp-method"], h.get("mcp-name")) for h in headers
+             if h.get("mcp-method", "").startswith("tasks/")]
+    assert set(method for method, _ in bodies) == {"tasks/get", "tasks/cancel"}
+    assert sorted(named) == sorted(bodies)
+
+
+@pytest.mark.usefixtures("state_home")
+def test_over_http_a_2025_task_asks_while_tasks_result_is_open(capsys, tmp_path):
+    answers = answers_file(tmp_path, {"name": "Ada"})
+    with _http("--mode", "task-input") as url:
+        code, out, err = cli(capsys, "--url", url, "--elicit", "answers", answers, "call",
+                             "research", "topic=tides")
+    assert code == 0 and out.startswith("name: accept {") and '"name":"Ada"' in out
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("interval", ["0", "-1000"])
+def test_polling_is_never_faster_than_50_ms_whatever_the_server_asks(era, interval, capsys,
+                                                                     tmp_path):
+    log = tmp_path / "rec"
+    code, out, err = cli(capsys, "--max-time", "1", "call", "research", "topic=tides", "--",
+                         *task_server(era, "task-forever", record=log, poll_ms=interval))
+    assert code == 124  # an interval it cannot use may fall back to one of its own: no poll
+    assert len(sent(log, "tasks/get")) <= 22  # 1 s / 50 ms, a first poll at once, and slack
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_huge_poll_interval_is_never_slept_past_max_time(era, tmp_path):
+    # A day and more between polls; a client asleep that long is killed below.
+    proc = _client(["--max-time", "2", "call", "research", "topic=tides", "--"]
+                   + task_server(era, "task-forever", poll_ms=10 ** 12))
+    out, err = finish(proc, 30)
+    assert (proc.returncode, out) == (124, b"")
+    assert ("waiting for task %s" % TASK_ID).encode() in err
+
+
 # ---------------------------------------------------------------------------
 # Replay: a stdio server that answers from a --trace file
 # ---------------------------------------------------------------------------
@@ -10881,9 +11645,9 @@ def test_a_modern_servers_tool_list_is_kept_for_its_ttl(capsys, tmp_path, own_ho
     assert code == 0 and _listings(trace) == 1
 
 
-def test_a_legacy_servers_tool_list_is_kept_only_with_cache_ttl(capsys, tmp_path):
-    argv = fake()
-    for i, options, listed in ((1, [], 1), (2, [], 1), (3, ["--cache-ttl", "60"], 1),
+def test_a_legacy_servers_tool_list_is_used_by_call_only_with_cache_ttl(capsys, tmp_path):
+    argv = fake()  # every list is kept (a search may use it); call takes it under --cache-ttl
+    for i, options, listed in ((1, [], 1), (2, [], 1), (3, ["--cache-ttl", "60"], 0),
                                (4, ["--cache-ttl", "60"], 0), (5, [], 1)):
         trace = tmp_path / ("t%d" % i)
         code, out, err = run(capsys, *(options + ["--trace", str(trace), "call", "echo",
