@@ -506,6 +506,10 @@ Task modes (see Tasks above; every one switches on tasks):
                        initialize declares no tasks, so params.task is ignored
     task-odd-polls     the poll intervals sent go round -1000, "soon", 1.5,
                        null, true and {"ms": 20}, whatever --poll-ms says
+    task-uncancellable tasks/cancel is refused: -32603 "this task cannot be
+                       cancelled"
+    task-held          2025: tasks/result is never answered, even once the task
+                       has ended
 
 HTTP modes (with --http only):
 
@@ -789,7 +793,7 @@ OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
 TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-cancelled",
               "task-input", "task-forever", "task-vanish", "task-relapse",
               "task-unasked", "task-odd-method", "task-undeclared",
-              "task-odd-polls")
+              "task-odd-polls", "task-uncancellable", "task-held")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -2385,6 +2389,8 @@ class _Server(object):
     def tasks_cancel(self, request_id, params):
         """2025: the cancelled Task, -32602 for one already ended; 2026: an ack."""
         self.check_tasks_extension()
+        if "task-uncancellable" in self.modes:
+            raise _RpcError(INTERNAL_ERROR, "this task cannot be cancelled")
         with self.board as board:
             task = board.find(_task_id(params))
             if task["status"] in TERMINAL_STATUSES:
@@ -2407,6 +2413,8 @@ class _Server(object):
         input asked for (elicitation/create tied to the task), then the rest
         of the work done at once; in task-forever, held until tasks/cancel."""
         task_id = _task_id(params)
+        if "task-held" in self.modes:
+            return _NO_REPLY
         try:
             while True:
                 with self.board as board:

@@ -6184,7 +6184,7 @@ class _Request(object):
 
     __slots__ = ("method", "params", "timeout", "on_progress", "limit", "rounds",
                  "renewed", "version_retried", "relisted", "call", "detach", "task", "plan",
-                 "due")
+                 "due", "finished", "outcome")
 
     def __init__(self, method, params, timeout, on_progress=None, limit=None, detach=False):
         self.method = method
@@ -6194,35 +6194,41 @@ class _Request(object):
         self.limit = limit
         self.rounds = 0
         self.renewed = self.version_retried = self.relisted = False
-        self.call = None  # the round in flight or done (the request engine's)
+        self.call = None  # the round in flight or done; None between rounds, the next
+        # planned (see Client._move)
         self.detach = detach  # a task that comes back is the outcome, not waited on
         self.task = None  # the _Task waited on
         self.plan = None  # the next round, (method, params, timeout), when not the request
         self.due = None  # monotonic time the next round may go (a poll), None: at once
+        self.finished = False  # the outcome is known: the result, or the MCPError
+        self.outcome = None
 
     # What the request engine's callers read of the round.
 
     @property
     def id(self):
-        return self.call.id
+        return None if self.call is None else self.call.id
 
     @property
     def done(self):
-        return self.call.done
+        return self.finished or self.call is not None and self.call.done
 
     @property
     def error(self):
-        return self.call.error
+        if self.finished:
+            return self.outcome if isinstance(self.outcome, MCPError) else None
+        return None if self.call is None else self.call.error
 
 
 class _Task(object):
     """A task a request waits on, as far as it has been seen."""
 
-    __slots__ = ("id", "status", "message", "ttl", "interval", "answered", "cap")
+    __slots__ = ("id", "status", "message", "ttl", "interval", "answered", "cap", "ending")
 
     def __init__(self, ident, cap):
         self.id = ident
         self.status = self.message = self.ttl = None
+        self.ending = None  # 2025-11-25: the end a poll showed, told once tasks/result has it
         self.interval = 1.0  # until the server says (extensions/tasks: pollIntervalMs)
         self.answered = set()  # input request keys answered: each once, however often asked
         self.cap = cap  # the time limit of the call, in seconds
@@ -6370,6 +6376,10 @@ class Client(object):
         servers forget to declare, and a "method not found" answer to it
         says which capability is missing.
 
+    After Ctrl-C in a wait, ``interrupted_tasks`` maps each task waited on to
+    None when the server acknowledged its tasks/cancel, or to the MCPError
+    of a cancel refused or unanswered (the task may go on).
+
     After ``open()``: ``era`` ("legacy" or "modern"), ``era_source``
     ("discover", "probe fallback", "remembered" or "pinned"), ``protocol_version``,
     ``server_info``, ``capabilities``, ``instructions``, and the raw
@@ -6470,6 +6480,8 @@ class Client(object):
         self._relay = None  # a session's: what else the server notifies goes to it
         self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
         self._task_tools = {}  # tool name -> execution.taskSupport, as last listed
+        self._landed = False  # a task came back to a call in flight since a batch looked
+        self.interrupted_tasks = {}  # task id -> None (cancelled) or the MCPError (see doc)
         self.era = None
         self.era_source = None
         self.protocol_version = None
@@ -6862,12 +6874,7 @@ class Client(object):
         request.task = _Task(task_id, cap)
         self._tasks[task_id] = request
         self._plan(request, "tasks/get")
-        try:
-            call = self._when_due(request)
-        except BaseException:
-            self._tasks.pop(task_id, None)
-            raise
-        return self._drive(request, call)
+        return self._drive(request)
 
     def cancel_task(self, task_id, timeout=None):
         """Ask the server to cancel a task (tasks/cancel); its acknowledgement
@@ -7113,6 +7120,12 @@ class Client(object):
         def woken():
             return self._wakes != wakes
 
+        def landed():  # a task came back to a line behind the head: its polls begin
+            return self._landed
+
+        def woken_or_landed():
+            return self._landed or self._wakes != wakes
+
         try:
             while window or not exhausted:
                 if not exhausted and (len(window) <= MAX_IN_FLIGHT // 2 if ready
@@ -7125,18 +7138,23 @@ class Client(object):
                     self._wait([], until=time.monotonic() + _MAX_WAIT, stop=woken,
                                on_wait=on_wait)
                     continue
-                call, method, params, on_progress = window[0]
-                if isinstance(call, _Call) and not call.done:
-                    self._wait([call], stop=None if ready or exhausted else woken,
-                               on_wait=on_wait)
-                    if not call.done:
-                        continue  # woken: more requests are ready
+                head = window[0]
+                if isinstance(head, _Request) and not self._move_window(window):
+                    calls, until = self._waited(window)
+                    self._wait(calls, until, first=True, on_wait=on_wait,
+                               stop=landed if ready or exhausted else woken_or_landed)
+                    continue  # the head, or a task's round, is done; a task came; or woken
                 window.popleft()
-                yield self._batch_outcome(call, method, params, timeout, on_progress)
+                yield head.outcome if isinstance(head, _Request) else head
+        except KeyboardInterrupt:  # every task waited on is cancelled
+            self._interrupted()
+            raise
         finally:  # left early (break, an exception): what is still in flight is cancelled
-            for call, _, _, _ in window:
-                if isinstance(call, _Call) and not call.done:
-                    self._expire(call, "the client stopped waiting")
+            for request in window:
+                if isinstance(request, _Request):
+                    self.expire(request, "the client stopped waiting")
+                    if request.task is not None:
+                        self._tasks.pop(request.task.id, None)
 
     def waker(self):
         """A function that ends the Client's wait for the server early, for one
@@ -7171,8 +7189,9 @@ class Client(object):
     #       raises only when ``requests`` is empty (else each request fails).
     #   advance(request) -> result or None
     #       After a done round: the complete result, or None with the next
-    #       round sent (``request.id`` is new; a task's poll waits until it is
-    #       due). Raises the request's failure.
+    #       round sent (``request.id`` is new), or planned (a task's poll:
+    #       ``request.id`` is None until ``wait`` sends it, when it is due).
+    #       Raises the request's failure.
     #   expire(request, reason)
     #       Give up on its round; the server is told (basic/utilities/cancellation).
     #   relay(function)
@@ -7196,24 +7215,37 @@ class Client(object):
         return request
 
     def wait(self, requests, until=None, first=False, stop=None):
-        """Run the transport for ``requests`` (see the request engine)."""
-        self._wait([request.call for request in requests], until, first, stop)
+        """Run the transport for ``requests`` (see the request engine); a
+        planned round goes out once it is due."""
+        while True:
+            for request in requests:
+                if request.call is None and not request.finished:
+                    self._move(request)
+            dues = [min(r.due or 0, r.limit) for r in requests
+                    if r.call is None and not r.finished]
+            calls = [r.call for r in requests if r.call is not None]
+            if not dues:
+                return self._wait(calls, until, first, stop)
+            soonest = min(dues + ([until] if until is not None else []))
+            self._wait(calls, soonest, first, stop or _never)
+            if (until is not None and time.monotonic() >= until or stop is not None and stop()
+                    or first and any(request.done for request in requests)):
+                return
 
     def advance(self, request):
         """The complete result of ``request``, or None with its next round sent
-        (see the request engine). Raises the request's failure."""
-        outcome = self._next_round(request, request.call)
-        if outcome is None:  # a task's poll, sent when it is due
-            outcome = self._when_due(request)
-        if isinstance(outcome, _Call):
-            # A renewed token starts a time limit of its own (see _next_round).
-            request.call, request.limit = outcome, outcome.limit
+        or planned (see the request engine). Raises the request's failure."""
+        if not request.finished:
+            self._step(request)
+        if not request.finished:
             return None
-        return outcome
+        if isinstance(request.outcome, MCPError):
+            raise request.outcome
+        return request.outcome
 
     def expire(self, request, reason):
         """Give up on the round of ``request`` in flight (see the request engine)."""
-        if not request.call.done:
+        if request.call is not None and not request.call.done:
             self._expire(request.call, reason)
 
     def relay(self, function):
@@ -7244,36 +7276,59 @@ class Client(object):
                     return True, True
                 if request is None:
                     return False, False
-                window.append(self._start_or_error(request, timeout))
+                window.append(self._started(request, timeout))
             return False, True
         finally:
             self._transport.flush()
 
-    def _start_or_error(self, request, timeout):
-        """(the started call or the MCPError it failed with, method, params, on_progress)."""
+    def _started(self, entry, timeout):
+        """A batch entry, started: its _Request, or the MCPError it failed with."""
         try:
-            parts = tuple(request)
+            parts = tuple(entry)
         except TypeError:
             parts = ()
         if len(parts) not in (2, 3) or len(parts) == 3 and not (
                 parts[2] is None or callable(parts[2])):
             return UsageError("a batch request is a (method, params) pair, or (method, params, "
-                              "on_progress), not %s" % _arg(request)), None, None, None
+                              "on_progress), not %s" % _arg(entry))
         method, params, on_progress = (parts + (None,))[:3]
         try:
             _requestable(method)
-            call = self._start(method, params, timeout, on_progress)
-        except MCPError as e:
-            call = e
-        return call, method, params, on_progress
-
-    def _batch_outcome(self, call, method, params, timeout, on_progress):
-        if not isinstance(call, _Call):
-            return call
-        try:
-            return self._complete(method, params, timeout, on_progress, call=call)
+            request = _Request(method, params, timeout, on_progress)
+            request.call = self._start(method, params, timeout, on_progress)
         except MCPError as e:
             return e
+        request.limit = request.call.limit
+        return request
+
+    def _move_window(self, window):
+        """Move the batch's requests on as far as they go without waiting: the
+        head, and those waiting on a task (their polls go on while the lines
+        before them are waited for); True once the head is finished. Other
+        lines move on when they come to the head, as their answers keep
+        meanwhile: a plain batch looks at its head only."""
+        if self._tasks or self._landed:
+            self._landed = False
+            for request in itertools.islice(window, 1, None):
+                if isinstance(request, _Request) and not request.finished and (
+                        request.task is not None or request.call is not None
+                        and request.call.done and request.call.method == "tools/call"
+                        and self.era.kind(_dict(request.call.result)) == "task"):
+                    self._move(request)
+        return self._move(window[0])
+
+    def _waited(self, window):
+        """What a batch waits for next: (the rounds in flight of the head and
+        of the requests waiting on a task, when the first planned round is due)."""
+        calls, dues = [], []
+        for request in window if self._tasks else itertools.islice(window, 1):
+            if isinstance(request, _Request) and not request.finished and (
+                    request is window[0] or request.task is not None):
+                if request.call is None:
+                    dues.append(min(request.due or 0, request.limit))
+                elif not request.call.done:
+                    calls.append(request.call)
+        return calls, min(dues) if dues else None
 
     def _paginate(self, method, key, timeout):
         # server/utilities/pagination: follow nextCursor. A cursor is opaque (2026-07-28:
@@ -7357,44 +7412,90 @@ class Client(object):
                   detach=False):
         """Run one logical request to its complete result, across its rounds.
 
-        ``call`` is its first round when that is already sent (batch pipelines
-        them); ``limit`` (monotonic) one it shares with others (the pages of a
-        list); ``detach``: a task that comes back is the outcome.
+        ``call`` is its first round when that is already sent; ``limit``
+        (monotonic) one it shares with others (the pages of a list);
+        ``detach``: a task that comes back is the outcome.
         """
         try:
             if call is None:
                 call = self._start(method, params, timeout, on_progress, limit)
-            if not call.done:  # a batch's is, as a rule
+            if not call.done:
                 self._wait([call])
             result = call.result
             if call.error is None and type(result) is dict and self.era.kind(result) == (
                     "complete"):
                 return result  # as _next_round would, at once: most requests have one round
-            return self._drive(_Request(method, params, timeout, on_progress, limit, detach),
-                               call)
         except KeyboardInterrupt:  # outside a wait too: the frame may be out already
             self._interrupted()
             raise
+        request = _Request(method, params, timeout, on_progress, limit, detach)
+        request.call = call
+        return self._drive(request)
 
-    def _drive(self, request, call):
-        """Run ``request`` from its round ``call`` to the outcome."""
+    def _drive(self, request):
+        """Run ``request``, its round in flight or done, to its outcome."""
         try:
-            while True:
-                if not call.done:
-                    self._wait([call])
-                outcome = self._next_round(request, call)
-                if outcome is None:  # planned: a poll, when it is due
-                    call = self._when_due(request)
-                elif isinstance(outcome, _Call):
-                    call = outcome
+            while not self._move(request):
+                if request.call is None:  # a poll, planned: the server is served meanwhile
+                    self._wait([], until=min(request.due, request.limit), stop=_never)
                 else:
-                    return outcome
+                    self._wait([request.call])
         except KeyboardInterrupt:  # before the task is let go: it is cancelled
             self._interrupted()
             raise
         finally:
             if request.task is not None:
                 self._tasks.pop(request.task.id, None)
+        if isinstance(request.outcome, MCPError):
+            raise request.outcome
+        return request.outcome
+
+    # The one way a request moves on, for every driver (a call, batch, the
+    # session server through advance and wait): a round done is followed by
+    # the next, sent at once or planned (a poll, not before ``due``), until
+    # the request has its outcome.
+
+    def _move(self, request):
+        """Move ``request`` on as far as it goes without waiting; True once it is
+        finished (``request.outcome``: its result, or the MCPError it failed with)."""
+        while not request.finished:
+            if request.call is None:
+                now = time.monotonic()
+                if now >= request.limit:  # never waiting past the time left
+                    return self._finish(request, self._task_timeout(request))
+                if request.due is not None and request.due > now:
+                    return False
+                try:
+                    request.call = self._begin(request)
+                except MCPError as e:
+                    return self._finish(request, e)
+            elif request.call.done:
+                self._step(request)
+            else:
+                return False
+        return True
+
+    def _step(self, request):
+        """After ``request``'s round is done: its outcome, or the next round sent
+        or planned (``request.call`` None)."""
+        try:
+            outcome = self._next_round(request, request.call)
+        except MCPError as e:
+            return self._finish(request, e)
+        if outcome is None:
+            request.call = None
+        elif isinstance(outcome, _Call):
+            # A renewed token starts a time limit of its own (see _next_round).
+            request.call, request.limit = outcome, outcome.limit
+        else:
+            return self._finish(request, outcome)
+        return False
+
+    def _finish(self, request, outcome):
+        request.finished, request.outcome = True, outcome
+        if request.task is not None:
+            self._tasks.pop(request.task.id, None)
+        return True
 
     def _begin(self, request):
         """Send a round of ``request``: the request again, or what is planned; its _Call."""
@@ -7410,15 +7511,6 @@ class Client(object):
         request.plan = (method, params, request.timeout if timeout is None else timeout)
         request.due = due
         return None
-
-    def _when_due(self, request):
-        """Send the planned round once it is due, answering the server
-        meanwhile; never waiting past the request's time limit."""
-        if request.due is not None and request.due > time.monotonic():
-            self._wait([], until=min(request.due, request.limit), stop=_never)
-        if time.monotonic() >= request.limit:
-            raise self._task_timeout(request)
-        return self._begin(request)
 
     def _next_round(self, request, done):
         """After round ``done`` of ``request``: the complete result, the next
@@ -7551,6 +7643,7 @@ class Client(object):
             raise self._task_timeout(request, done)
         except ServerError as e:
             if done.method == "tasks/result":  # the call's own outcome, as the task ended
+                self._task_told(request, seen.ending or {"taskId": seen.id, "status": "failed"})
                 raise ServerError(e.message, request.method, e.code, e.data)
             if done.method != "tasks/get":
                 raise
@@ -7564,6 +7657,7 @@ class Client(object):
         if self.era.kind(result) != "complete":  # tasks/result, as a CallToolResult
             raise ProtocolError("tasks/result answered with another task", done.method,
                                 result=result)
+        self._task_told(request, seen.ending or {"taskId": seen.id, "status": "completed"})
         return result
 
     def _task_seen(self, request, task):
@@ -7574,15 +7668,13 @@ class Client(object):
             raise ProtocolError("task %s came back as %s" % (seen.id, _show(dict(
                 (k, task.get(k)) for k in ("taskId", "status") if k in task))), "tasks/get",
                 result=task)
-        message = task.get("statusMessage")
-        message = message if isinstance(message, str) else None
-        if (status, message) != (seen.status, seen.message):
-            seen.status, seen.message = status, message
-            if self.on_task is not None:
-                self.on_task(dict(task))
         seen.ttl = self.era.ttl(task) if self.era.ttl(task) is not None else seen.ttl
         seen.interval = self.era.interval(task) or seen.interval
         step = self.era.step(status)
+        if step == "fetch" and status in _TASK_ENDS:
+            seen.ending = task  # told with the outcome: until then, it may be waited for again
+        else:
+            self._task_told(request, task)
         if step == "poll":
             return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
         if step == "fetch":  # it blocks until the task ends: no timeout but the call's
@@ -7591,7 +7683,7 @@ class Client(object):
             return self._task_answers(request, task)
         if step == "cancelled":
             raise ServerError("task %s was cancelled by the server%s" % (
-                seen.id, ": " + message if message else ""), request.method)
+                seen.id, ": " + seen.message if seen.message else ""), request.method)
         if status == "failed":
             error = _dict(task.get("error"))
             text = error.get("message")
@@ -7601,6 +7693,16 @@ class Client(object):
             raise ProtocolError("task %s completed without a result object" % seen.id,
                                 "tasks/get", result=task)
         return task["result"]
+
+    def _task_told(self, request, task):
+        """``on_task`` hears of each new status or message of the task."""
+        seen, status = request.task, task.get("status")
+        message = task.get("statusMessage")
+        message = message if isinstance(message, str) else None
+        if (status, message) != (seen.status, seen.message):
+            seen.status, seen.message = status, message
+            if self.on_task is not None:
+                self.on_task(dict(task))
 
     def _task_answers(self, request, task):
         """input_required (2026-07-28): each request not yet answered is, once,
@@ -7849,12 +7951,14 @@ class Client(object):
         calls = []
         for task_id in tasks:
             try:
-                calls.append(self._start("tasks/cancel", {"taskId": task_id},
-                                         min(self.timeout, SHUTDOWN_GRACE)))
-            except MCPError:
-                pass
+                calls.append((task_id, self._start("tasks/cancel", {"taskId": task_id},
+                                                   min(self.timeout, SHUTDOWN_GRACE))))
+            except MCPError as e:
+                self.interrupted_tasks[task_id] = e
         if calls:
-            self._wait(calls)
+            self._wait([call for _, call in calls])
+        for task_id, call in calls:
+            self.interrupted_tasks[task_id] = call.error
 
     def _dispatch_until(self, inbox, calls, until=None, stop=None):
         """Handle what arrived, leaving the rest once a waited call's deadline or
@@ -7978,7 +8082,10 @@ class Client(object):
         if self._pending:  # others still in flight: see _wait
             self._answered_at = time.monotonic()
         if "result" in message and "error" not in message:
-            call.result = message["result"]
+            call.result = result = message["result"]
+            if call.method == "tools/call" and type(result) is dict and self.era.kind(
+                    result) == "task":
+                self._landed = True  # a batch starts waiting on it (_move_window)
         elif "error" in message and "result" not in message:
             call.error = _server_error(message["error"], call.method)
         else:  # basic, "Responses": exactly one of the two
@@ -10456,6 +10563,7 @@ class _TaskStore(object):
         self.path = os.path.join(self.directory, "tasks.json")
         self.server = server  # the server's key (_EraCache.key)
         self.warn = warn
+        self.failed = False  # a change could not be written (said once)
 
     def _load(self):
         try:
@@ -10489,7 +10597,10 @@ class _TaskStore(object):
                                                                    **entry)] if entry else [])
                 _write_whole(self.path, _to_json({"tasks": tasks}) + "\n")
         except OSError as e:
-            self.warn("cannot keep task %s in %s: %s" % (task_id, self.path, e.strerror or e))
+            if not self.failed:  # once: every poll would say it again
+                self.warn("cannot keep task %s in %s: %s" % (task_id, self.path,
+                                                               e.strerror or e))
+            self.failed = True
 
     def keep(self, task_id, tool, status, ttl):
         entry = {"id": task_id, "server": self.server, "status": status, "ttl": ttl}
@@ -10510,14 +10621,11 @@ class _Tasks(object):
         self.diag = diag
         self.store = store  # a _TaskStore; None where the server has no key (a session)
         self.tool = None  # the tool being called, for the store
-        self.seen_ids = []  # the tasks of this run, in order: Ctrl-C names them
 
     def seen(self, task):
         task_id, status = task.get("taskId"), task.get("status")
         message = task.get("statusMessage")
         message = message if isinstance(message, str) else None
-        if task_id not in self.seen_ids:
-            self.seen_ids.append(task_id)
         self.diag.task(task_id, status, message)
         if self.store is None:
             return
@@ -10539,18 +10647,31 @@ class _Tasks(object):
         message = re.sub(r"^(.*?timed out after \S+)", lambda m: m.group(1) + (
             " (--timeout)" if m.group(1).startswith("tasks/") else " (--max-time)"),
                          error.message)
+        word = _shell_word(task_id)
         said = RequestTimeout("%s: task wait %s waits again, task cancel %s stops it"
-                              % (message, task_id, task_id), None, error.stderr_tail,
+                              % (message, word, word), None, error.stderr_tail,
                               error.timeout)
         said.task_id = task_id  # it says what to do next itself (see _taught)
         return said
 
-    def interrupted(self):
-        """Ctrl-C: the tasks waited on were cancelled (the Client sent tasks/cancel)."""
-        for task_id in self.seen_ids:
-            if self.store is not None and self.store.find(task_id) is not None:
-                self.store.drop(task_id)
-                self.diag.error("interrupted: task %s cancelled (tasks/cancel sent)" % task_id)
+    def interrupted(self, client):
+        """Ctrl-C: each task waited on, cancelled (the Client sent tasks/cancel),
+        or not, and then kept (CLI.md "Tasks")."""
+        for task_id, error in sorted(client.interrupted_tasks.items()):
+            if error is None:
+                if self.store is not None:
+                    self.store.drop(task_id)
+                self.diag.error("interrupted: task %s cancelled" % _flat(task_id))
+            else:
+                self.diag.error("interrupted: task %s may go on (tasks/cancel: %s); task "
+                                "cancel %s stops it" % (_flat(task_id), error.message,
+                                                        _shell_word(task_id)))
+
+
+def _shell_word(text):
+    """``text`` as one word a shell takes back as it is (a server's task id)."""
+    import shlex  # lazy: only for these lines
+    return shlex.quote(_flat(str(text)))
 
 
 def _task_line(task):
@@ -11892,7 +12013,7 @@ def _line_args(args, line):
         raise UsageError("%s is not a command of the shell (help lists those that are)"
                          % words[0])
     line_args = parser.parse_args(args.options + options + ["--"] + words)
-    _check_args(line_args)
+    _check_args(line_args, parser)
     return line_args
 
 
@@ -13655,93 +13776,119 @@ class _Context(object):
 
 
 # One entry a command: what runs it, how many arguments it takes (at least, at
-# most or None), what they are (for errors), its --help lines, and how many
-# servers it talks to (servers reads config files only).
-_Command = collections.namedtuple("_Command", "run least most takes clients help")
+# most or None), what they are (for errors), how many servers it talks to
+# (servers reads config files only), its --help lines, and one example (its
+# options are in _OPTIONS).
+_Command = collections.namedtuple("_Command", "run least most takes clients help example")
 
 _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in (
     ("tools", (_cmd_tools, 0, 0, "no arguments", 1, [
         ("tools", "list the tools, one per line, like signatures"),
         ("tools --all | --server A,B", "the tools of several configured servers, as"),
-        ("", "server__tool; call server__tool [ARGS...] calls one")])),
+        ("", "server__tool; call server__tool [ARGS...] calls one")],
+        "mcp_invoke tools -- npx -y @modelcontextprotocol/server-everything")),
     ("search", (_cmd_search, 1, None, "words to look for", 1, [
         ("search WORD [WORD...]", "the tools whose names, titles, descriptions or"),
         ("", "arguments have those words, best first, across the"),
-        ("", "configured servers (or --server A,B, or one server)")])),
+        ("", "configured servers (or --server A,B, or one server)")],
+        "mcp_invoke search create issue")),
     ("skill", (_cmd_skill, 0, 0, "no arguments", 1, [
         ("skill [--out DIR]", "a skill (SKILL.md) that teaches an agent to use the"),
         ("", "server through this file"),
         ("skill --all --out DIR", "each configured server's, to DIR/NAME/SKILL.md"),
-        ("skill --check DIR", "exit 7 if the server's tools changed since it was written")])),
+        ("skill --check DIR", "exit 7 if the server's tools changed since it was written")],
+        "mcp_invoke skill --server github --out ~/.claude/skills")),
     ("install", (_cmd_install, 0, 0, "no arguments", 0, [
         ("install [--bin DIR] [--name NAME]", ""),
         ("", "a launcher on PATH (~/.local/bin/mcp-invoke) that runs"),
-        ("", "this file from cached bytecode")])),
+        ("", "this file from cached bytecode")],
+        "mcp_invoke install --bin ~/bin")),
     ("call", (_cmd_call, 1, None, "a tool name, then its arguments", 1, [
         ("call NAME [ARGS...]", "call a tool; ARGS: a JSON object, @file.json or -"),
         ("", "(stdin), then key=value (typed by the tool's"),
-        ("", "inputSchema) or key:=JSON")])),
+        ("", "inputSchema) or key:=JSON")],
+        "mcp_invoke call echo text=hello -- python3 fake_server.py")),
     ("schema", (_cmd_schema, 1, 1, "exactly one tool name", 1, [
-        ("schema TOOL", "a tool's signature, input schema and output schema")])),
+        ("schema TOOL", "a tool's signature, input schema and output schema")],
+        "mcp_invoke schema github__create_issue")),
     ("resources", (_cmd_resources, 0, 0, "no arguments", 1, [
-        ("resources", "list the resources")])),
+        ("resources", "list the resources")],
+        "mcp_invoke resources --url https://mcp.example.com/mcp")),
     ("templates", (_cmd_templates, 0, 0, "no arguments", 1, [
-        ("templates", "list the resource templates")])),
-    ("read", (_cmd_read, 1, 1, "exactly one URI", 1, [("read URI", "read a resource")])),
-    ("prompts", (_cmd_prompts, 0, 0, "no arguments", 1, [("prompts", "list the prompts")])),
+        ("templates", "list the resource templates")],
+        "mcp_invoke templates -- python3 fake_server.py")),
+    ("read", (_cmd_read, 1, 1, "exactly one URI", 1, [("read URI", "read a resource")],
+        "mcp_invoke read fake://item/1 -- python3 fake_server.py")),
+    ("prompts", (_cmd_prompts, 0, 0, "no arguments", 1, [("prompts", "list the prompts")],
+        "mcp_invoke prompts --server github")),
     ("prompt", (_cmd_prompt, 1, None, "a prompt name, then key=value arguments", 1, [
-        ("prompt NAME [key=value...]", "get a prompt")])),
+        ("prompt NAME [key=value...]", "get a prompt")],
+        "mcp_invoke prompt greet name=Ada -- python3 fake_server.py")),
     ("complete", (_cmd_complete, 3, None,
                   "prompt NAME ARG=PARTIAL or resource TEMPLATE ARG=PARTIAL", 1, [
                       ("complete prompt NAME ARG=PARTIAL [CTX=VALUE...]", ""),
                       ("complete resource TEMPLATE ARG=PARTIAL [CTX=VALUE...]", ""),
-                      ("", "complete an argument, one value per line")])),
+                      ("", "complete an argument, one value per line")],
+        "mcp_invoke complete prompt greet name=A -- python3 fake_server.py")),
     ("info", (_cmd_info, 0, 0, "no arguments", 1, [
-        ("info", "server name, version, era, protocol, capabilities")])),
-    ("ping", (_cmd_ping, 0, 0, "no arguments", 1, [("ping", "check the server answers")])),
+        ("info", "server name, version, era, protocol, capabilities")],
+        "mcp_invoke info --url https://mcp.example.com/mcp")),
+    ("ping", (_cmd_ping, 0, 0, "no arguments", 1, [("ping", "check the server answers")],
+        "mcp_invoke ping --server github")),
     ("batch", (_cmd_batch, 0, 0, "no arguments; it reads JSON Lines on stdin", 1, [
         ("batch", 'JSON Lines on stdin ({"method": ..., "params": ...}),'),
-        ("", "pipelined as they come; one result line per input line, in order")])),
+        ("", "pipelined as they come; one result line per input line, in order")],
+        'echo \'{"method": "tools/list"}\' | mcp_invoke batch -- python3 fake_server.py')),
     ("servers", (_cmd_servers, 0, 0, "no arguments", 0, [
         ("servers", "list the servers in other clients' config files (Claude, Cursor,"),
-        ("", "VS Code, Windsurf, Gemini, Codex), or in --config FILE")])),
+        ("", "VS Code, Windsurf, Gemini, Codex), or in --config FILE")],
+        "mcp_invoke servers")),
     ("pin", (_cmd_pin, 1, 1, "exactly one file name", 1, [
         ("pin FILE", "record the server's tools, prompts, templates and instructions"),
-        ("", "in FILE, with a SHA-256 of each")])),
+        ("", "in FILE, with a SHA-256 of each")],
+        "mcp_invoke pin github.pin.json --server github")),
     ("check", (_cmd_check, 0, 0, "no arguments; the pin file comes with --pin FILE", 1, [
-        ("check --pin FILE", "compare the server with FILE and call nothing: exit 0 or 7")])),
+        ("check --pin FILE", "compare the server with FILE and call nothing: exit 0 or 7")],
+        "mcp_invoke check --pin github.pin.json --server github")),
     ("watch", (_cmd_watch, 0, None, "resource URIs, or --tools", 1, [
         ("watch URI [URI...]", "print each resource, then again each time it changes"),
         ("watch --tools", "print the tool list, then again each time it changes"),
-        ("", "(ends at --count N updates, --max-time or Ctrl-C)")])),
+        ("", "(ends at --count N updates, --max-time or Ctrl-C)")],
+        "mcp_invoke watch --tools --count 3 --server github")),
     ("session", (_cmd_session, 1, 2, "start NAME, list, or stop NAME (or --all)", 0, [
         ("session start NAME", "start the server in the background, kept alive for"),
         ("", "--session NAME (--idle SECONDS: 1800)"),
         ("session list", "the sessions running"),
-        ("session stop NAME|--all", "stop a session and its server")])),
+        ("session stop NAME|--all", "stop a session and its server")],
+        "mcp_invoke session start gh --server github")),
     ("shell", (_cmd_shell, 0, 0, "no arguments; it reads commands, one a line", 1, [
         ("shell", "type commands (tools, call NAME ..., read URI, ...) against one"),
-        ("", "open server or --session NAME; Ctrl-C cancels, Ctrl-D leaves")])),
+        ("", "open server or --session NAME; Ctrl-C cancels, Ctrl-D leaves")],
+        "mcp_invoke shell --server github")),
     ("completion", (_cmd_completion, 1, 1, "bash or zsh", 0, [
-        ("completion bash|zsh", "print a completion script for the shell")])),
+        ("completion bash|zsh", "print a completion script for the shell")],
+        "source <(mcp_invoke completion bash)")),
     ("replay", (_cmd_replay, 1, 1, "exactly one --trace file", 0, [
-        ("replay FILE", "be a stdio MCP server answering from a --trace FILE")])),
+        ("replay FILE", "be a stdio MCP server answering from a --trace FILE")],
+        "mcp_invoke replay run.trace")),
     ("task", (_cmd_task, 1, 2, "list, or get, wait or cancel and a task id", 1, [
         ("task list", "the tasks started here on the server and not seen end"),
         ("task get ID", "a task's state now: ID STATUS MESSAGE"),
         ("task wait ID", "wait for a task as call does, and print its result"),
-        ("task cancel ID", "ask the server to cancel a task")])),
+        ("task cancel ID", "ask the server to cancel a task")],
+        "mcp_invoke task wait ID --url https://ci.example.com/mcp")),
     ("auth", (_cmd_auth, 1, 1, "login, status or logout", 1, [
         ("auth login", "authorize with the server's OAuth server now, and keep the token"),
         ("auth status", "what the token file holds for the server (never a token)"),
-        ("auth logout", "forget the server's tokens and client registrations")])),
+        ("auth logout", "forget the server's tokens and client registrations")],
+        "mcp_invoke auth login --url https://mcp.example.com/mcp")),
 ))
 
 
-def _command_help():
-    """The commands part of --help, from the table."""
+def _command_help(commands=None):
+    """The commands part of --help (or of ``commands``' own), from the table."""
     lines = []
-    for command in _COMMANDS.values():
+    for command in commands or _COMMANDS.values():
         for usage, text in command.help:
             lines.append(("  %-26s %s" % (usage, text)).rstrip() if len(usage) <= 26
                          else "  " + usage)
@@ -13852,6 +13999,173 @@ def _byte_count(text):
 _VERSION_LINE = "mcp_invoke " + __version__
 
 
+# Every option, once (CLI.md "Diagnostics"): its flags, its argparse settings,
+# its group in --help, the commands it is for (None: any), and what it means,
+# for each of them where it means something else to each. The parser, --help,
+# each COMMAND --help and the "--X is for Y" checks are made from it. "loose":
+# shown with its commands, accepted with any.
+_Option = collections.namedtuple("_Option", "flags spec group commands help loose")
+
+
+def _opt(flags, group, help, commands=None, loose=False, **spec):
+    return _Option(tuple(flags.split()), spec, group, commands, help, loose)
+
+
+_OPTIONS = (
+    _opt("--timeout", "limits", "seconds each request may go without an answer or progress "
+         "(default %g)" % DEFAULT_TIMEOUT, type=_positive_float, default=DEFAULT_TIMEOUT,
+         metavar="SECONDS"),
+    _opt("--max-bytes", "limits", "largest message accepted from the server, e.g. 1048576 "
+         "or 64M (default 64M)", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N"),
+    _opt("--max-time", "limits", "most seconds a request may take even while it reports "
+         "progress, a task's whole wait included (default %d times --timeout)"
+         % MAX_TIME_FACTOR, type=_positive_float, metavar="SECONDS"),
+    _opt("--json", "output", "print the result as the spec's JSON object",
+         action="store_true"),
+    _opt("--tool", "command", "the tool, given as an option: call --tool=-e ARGS... calls a "
+         "tool whose name begins with '-'", ("call", "schema"), metavar="NAME"),
+    _opt("--detach", "command", "a tool the server runs as a task is not waited for; print "
+         "its id (task wait ID waits later)", ("call",), action="store_true"),
+    _opt("--no-validate", "command", "send arguments without checking them against the "
+         "tool's inputSchema", ("call",), loose=True, action="store_true"),
+    _opt("--cache-ttl", "command", "keep a legacy server's tool list this long for call and "
+         "schema (default: not at all)", ("call", "schema"), loose=True,
+         type=_positive_float, metavar="SECONDS"),
+    _opt("--refresh", "command", "list every server afresh (by default a tool list made in "
+         "the last hour will do)", ("search",), action="store_true"),
+    _opt("--count", "command", {"watch": "stop after N updates",
+                                "search": "show the best N tools (default %d)"
+                                % _SEARCH_COUNT}, ("watch", "search"),
+         type=_positive_int, metavar="N"),
+    _opt("--tools", "command", "the tool list, each time it changes", ("watch",),
+         action="store_true", dest="watch_tools"),
+    _opt("--out", "command", "write DIR/NAME/SKILL.md instead of printing the skill",
+         ("skill",), dest="skill_out", metavar="DIR"),
+    _opt("--check", "command", "compare the skill(s) in DIR with the server now (exit 7 if "
+         "stale)", ("skill",), dest="skill_check", metavar="DIR"),
+    _opt("--bin", "command", "the directory of the launcher (default ~/.local/bin)",
+         ("install",), metavar="DIR"),
+    _opt("--name", "command", "the launcher's name (default mcp-invoke)", ("install",),
+         metavar="NAME"),
+    _opt("--idle", "command", "session start: end the session after this long without a "
+         "request (default %d)" % _IDLE, ("session",), type=_positive_float,
+         metavar="SECONDS"),
+    _opt("--all", "command", {"tools": "the tools of every configured server, as "
+                                       "server__tool",
+                              "search": "every configured server (the default)",
+                              "skill": "a skill for each configured server (with --out)",
+                              "session": "session stop: every session"},
+         ("tools", "search", "skill", "session"), action="store_true", dest="all_servers"),
+    _opt("--env", "server", "give the server NAME=VALUE, or pass NAME through from this "
+         "environment", action="append", default=[], metavar="NAME[=VALUE]"),
+    _opt("--inherit-env", "server", "pass this whole environment to the server (default: "
+         "an allowlist)", action="store_true"),
+    _opt("--cwd", "server", "the server's working directory", metavar="DIR"),
+    _opt("--config", "server", "an MCP config file (mcpServers or VS Code servers)",
+         metavar="FILE"),
+    _opt("--server", "server", "run this server from the config files found (see servers), "
+         "or --config FILE", metavar="NAME"),
+    _opt("--session", "server", "go through keep-alive session NAME (see session start): no "
+         "start, no handshake", metavar="NAME"),
+    _opt("--protocol-version", "server", "pin this protocol version (and so its era) and "
+         "skip the probe", metavar="V"),
+    _opt("--url", "HTTP", "reach the server over Streamable HTTP at URL instead of running "
+         "a command", metavar="URL"),
+    _opt("--header", "HTTP", "send this HTTP header (repeatable; ${VAR} expands from this "
+         "environment)", action="append", default=[], metavar="'NAME: VALUE'"),
+    _opt("--bearer-env", "HTTP", "send Authorization: Bearer with the token in environment "
+         "variable NAME", metavar="NAME"),
+    _opt("--cacert", "HTTP", "trust the CA certificates in FILE (HTTPS)", metavar="FILE"),
+    _opt("--insecure", "HTTP", "do not verify the server's TLS certificate (HTTPS; warns)",
+         action="store_true"),
+    _opt("--oauth-client-id", "OAuth", "a client registered with the server's authorization "
+         "server (instead of registering one)", metavar="ID"),
+    _opt("--oauth-client-secret", "OAuth", "that client's secret (others see it in ps; "
+         "--oauth-client-secret-env does not show it)", metavar="S"),
+    _opt("--oauth-client-secret-env", "OAuth", "that client's secret, from environment "
+         "variable NAME", metavar="NAME"),
+    _opt("--oauth-client-metadata-url", "OAuth", "use this Client ID Metadata Document URL "
+         "as the client id where the authorization server takes them", metavar="URL"),
+    _opt("--oauth-headless", "OAuth", "read the code from the authorization endpoint's "
+         "redirect, with no person (pre-approved clients)", action="store_true"),
+    _opt("--oauth-listen", "OAuth", "catch the browser's redirect on 127.0.0.1 instead of "
+         "asking for it", action="store_true"),
+    _opt("--oauth-grant", "OAuth", "without a person: client_credentials, or jwt-bearer "
+         "(enterprise identity provider)", choices=("client_credentials", "jwt-bearer"),
+         metavar="GRANT"),
+    _opt("--oauth-private-key-file", "OAuth", "authenticate the client with a JWT signed by "
+         "this key (EC P-256 or RSA)", metavar="PEM"),
+    _opt("--oauth-signing-alg", "OAuth", "ES256 or RS256 (default: from the key)",
+         choices=("ES256", "RS256"), metavar="ALG"),
+    _opt("--oauth-idp-token-endpoint", "OAuth", "jwt-bearer: the identity provider's token "
+         "endpoint", metavar="URL"),
+    _opt("--oauth-idp-client-id", "OAuth", "jwt-bearer: our id at the identity provider",
+         metavar="ID"),
+    _opt("--oauth-idp-id-token", "OAuth", "jwt-bearer: the ID token to exchange (others see "
+         "it in ps; prefer --oauth-idp-id-token-env)", metavar="T"),
+    _opt("--oauth-idp-id-token-env", "OAuth", "jwt-bearer: the ID token, from environment "
+         "variable NAME", metavar="NAME"),
+    _opt("--oauth-scope", "OAuth", "ask for these scopes (space-separated) instead of what "
+         "discovery finds", metavar="S"),
+    _opt("--oauth-cache", "OAuth", "the token file (default "
+         "$XDG_STATE_HOME/mcp_invoke/oauth.json)", metavar="PATH"),
+    _opt("--no-oauth-cache", "OAuth", "keep tokens for this run only", action="store_true"),
+    _opt("--root", "answering", "offer PATH as a root (repeatable); without it no roots are "
+         "declared", action="append", default=[], metavar="PATH"),
+    _opt("--elicit", "answering", "answer elicitation: interactive (default on a terminal), "
+         "defaults, answers FILE, decline, cancel (default otherwise)", nargs="+",
+         metavar=("MODE", "FILE")),
+    _opt("--sampling-command", "answering", "answer sampling by piping the request to CMD, "
+         "which prints the result", metavar="CMD"),
+    _opt("--sampling-tools", "answering", "the --sampling-command handles tool use: declare "
+         "sampling.tools (without it a sampling request with tools is refused)",
+         action="store_true"),
+    _opt("--log-level", "output", "ask the server for log messages from LEVEL up (%s)"
+         % ", ".join(LOG_LEVELS), choices=LOG_LEVELS, metavar="LEVEL"),
+    _opt("--save-dir", "output", "write image, audio and blob content to files in DIR",
+         metavar="DIR"),
+    _opt("--max-output", "output", "print at most CHARS characters of the output, then a "
+         "line naming the file that holds all of it (in --save-dir, or the temp dir)",
+         type=_positive_int, metavar="CHARS"),
+    _opt("--events", "output", "stdout as JSON Lines events: progress, log, warning, task, "
+         "changed, then result or error", action="store_true"),
+    _opt("--trace", "output", "write every frame, both ways, to FILE as JSON Lines",
+         metavar="FILE"),
+    _opt("-v --verbose", "output", "relay the server's stderr and report every oddity",
+         action="store_true"),
+    _opt("-q --quiet", "output", "no warnings, logs or progress", action="store_true"),
+    _opt("--allow-tools", "trust", "call and list only the tools whose names match "
+         "(fnmatch; repeatable)", action="append", default=[], metavar="GLOB[,GLOB]"),
+    _opt("--deny-tools", "trust", "never call or list these tools (repeatable; wins over "
+         "--allow-tools)", action="append", default=[], metavar="GLOB[,GLOB]"),
+    _opt("--read-only", "trust", "call only tools the server annotates readOnlyHint: true",
+         action="store_true"),
+    _opt("--pin", "trust", "compare the server with FILE (made by 'pin FILE') first; exit 7 "
+         "if it differs", metavar="FILE"),
+    _opt("--strict", "trust", "exit 4 on structuredContent that fails the tool's "
+         "outputSchema, and on a request the server's capabilities do not cover (not sent)",
+         action="store_true"),
+    _opt("--no-cache", "trust", "do not read or write the remembered era and tool lists of "
+         "servers", action="store_true"),
+)
+
+# The groups of --help, in order.
+_OPTION_GROUPS = (("command", "options of one command (COMMAND --help shows a command's)"),
+                  ("limits", "time and size limits"), ("server", "the server"),
+                  ("HTTP", "remote servers (Streamable HTTP)"), ("OAuth", "OAuth"),
+                  ("answering", "answering the server"), ("output", "output and diagnostics"),
+                  ("trust", "trust and caches"))
+
+
+def _option_help(option, command=None):
+    """What ``option`` means, to ``command`` or (None) to all its commands."""
+    if not isinstance(option.help, dict):
+        return option.help
+    if command is not None:
+        return option.help[command]
+    return "; ".join("%s: %s" % (name, text) for name, text in option.help.items())
+
+
 def _build_parser(out=None):
     parser = _Parser(prog="mcp_invoke", usage=_USAGE, description=_DESCRIPTION % _command_help(),
                      epilog=_EPILOG, allow_abbrev=False,
@@ -13860,143 +14174,72 @@ def _build_parser(out=None):
     parser.add_argument("command", choices=sorted(_COMMANDS), metavar="COMMAND",
                         help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
-    add = parser.add_argument
-    add("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-        help="seconds each request may go without an answer or progress (default %g)"
-             % DEFAULT_TIMEOUT)
-    add("--max-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES, metavar="N",
-        help="largest message accepted from the server, e.g. 1048576 or 64M (default 64M)")
-    add("--max-time", type=_positive_float, metavar="SECONDS",
-        help="most seconds a request may take even while it reports progress "
-             "(default %d times --timeout)" % MAX_TIME_FACTOR)
-    add("--json", action="store_true", help="print the result as the spec's JSON object")
-    add("--tool", metavar="NAME", help="the tool of call or schema, given as an option: "
-        "call --tool=-e ARGS... calls a tool whose name begins with '-'")
-    add("--detach", action="store_true", help="call: a tool the server runs as a task is "
-        "not waited for; print its id (task wait ID waits later)")
-    add("--env", action="append", default=[], metavar="NAME[=VALUE]",
-        help="give the server NAME=VALUE, or pass NAME through from this environment")
-    add("--inherit-env", action="store_true",
-        help="pass this whole environment to the server (default: an allowlist)")
-    add("--cwd", metavar="DIR", help="the server's working directory")
-    add("--url", metavar="URL", help="reach the server over Streamable HTTP at URL "
-        "instead of running a command")
-    add("--header", action="append", default=[], metavar="'NAME: VALUE'",
-        help="send this HTTP header (repeatable; ${VAR} expands from this environment)")
-    add("--bearer-env", metavar="NAME",
-        help="send Authorization: Bearer with the token in environment variable NAME")
-    add("--cacert", metavar="FILE", help="trust the CA certificates in FILE (HTTPS)")
-    add("--insecure", action="store_true",
-        help="do not verify the server's TLS certificate (HTTPS; warns)")
-    _add_oauth_options(add)
-    add("--protocol-version", metavar="V",
-        help="pin this protocol version (and so its era) and skip the probe")
-    add("--config", metavar="FILE", help="an MCP config file (mcpServers or VS Code servers)")
-    add("--server", metavar="NAME",
-        help="run this server from the config files found (see servers), or --config FILE")
-    add("--root", action="append", default=[], metavar="PATH",
-        help="offer PATH as a root (repeatable); without it no roots are declared")
-    add("--elicit", nargs="+", metavar=("MODE", "FILE"),
-        help="answer elicitation: interactive (default on a terminal), defaults, "
-             "answers FILE, decline, cancel (default otherwise)")
-    add("--sampling-command", metavar="CMD",
-        help="answer sampling by piping the request to CMD, which prints the result")
-    add("--sampling-tools", action="store_true",
-        help="the --sampling-command handles tool use: declare sampling.tools (without it "
-             "a sampling request with tools is refused)")
-    add("--log-level", choices=LOG_LEVELS, metavar="LEVEL",
-        help="ask the server for log messages from LEVEL up (%s)" % ", ".join(LOG_LEVELS))
-    add("--save-dir", metavar="DIR", help="write image, audio and blob content to files in DIR")
-    add("--out", dest="skill_out", metavar="DIR",
-        help="skill: write DIR/NAME/SKILL.md instead of printing the skill")
-    add("--check", dest="skill_check", metavar="DIR",
-        help="skill: compare the skill(s) in DIR with the server now (exit 7 if stale)")
-    add("--bin", metavar="DIR", help="install: the directory of the launcher "
-        "(default ~/.local/bin)")
-    add("--name", metavar="NAME", help="install: the launcher's name (default mcp-invoke)")
-    add("--max-output", type=_positive_int, metavar="CHARS",
-        help="print at most CHARS characters of the output, then a line naming the file "
-             "that holds all of it (in --save-dir, or the temp dir)")
-    add("--allow-tools", action="append", default=[], metavar="GLOB[,GLOB]",
-        help="call and list only the tools whose names match (fnmatch; repeatable)")
-    add("--deny-tools", action="append", default=[], metavar="GLOB[,GLOB]",
-        help="never call or list these tools (repeatable; wins over --allow-tools)")
-    add("--read-only", action="store_true",
-        help="call only tools the server annotates readOnlyHint: true")
-    add("--pin", metavar="FILE",
-        help="compare the server with FILE (made by 'pin FILE') first; exit 7 if it differs")
-    add("--all", action="store_true", dest="all_servers",
-        help="tools: the tools of every server in the config files, as server__tool; "
-             "session stop: every session")
-    add("--session", metavar="NAME",
-        help="go through keep-alive session NAME (see session start): no start, no handshake")
-    add("--idle", type=_positive_float, metavar="SECONDS",
-        help="session start: end the session after this long without a request "
-             "(default %d)" % _IDLE)
-    add("--tools", action="store_true", dest="watch_tools",
-        help="watch: the tool list, each time it changes")
-    add("--count", type=_positive_int, metavar="N",
-        help="watch: stop after N updates; search: show the best N tools (default %d)"
-             % _SEARCH_COUNT)
-    add("--events", action="store_true",
-        help="stdout as JSON Lines events: progress, log, warning, changed, then result or "
-             "error")
-    add("--no-cache", action="store_true",
-        help="do not read or write the remembered era and tool lists of servers")
-    add("--refresh", action="store_true",
-        help="search: list every server afresh (by default a tool list made in the last "
-             "hour will do)")
-    add("--cache-ttl", type=_positive_float, metavar="SECONDS",
-        help="call: keep a legacy server's tool list this long (default: not at all)")
-    add("--strict", action="store_true",
-        help="exit 4 on structuredContent that fails the tool's outputSchema, and on a "
-             "request the server's capabilities do not cover (not sent)")
-    add("--no-validate", action="store_true",
-        help="send arguments without checking them against the tool's inputSchema")
-    add("--trace", metavar="FILE", help="write every frame, both ways, to FILE as JSON Lines")
-    add("-v", "--verbose", action="store_true",
-        help="relay the server's stderr and report every oddity")
-    add("-q", "--quiet", action="store_true", help="no warnings, logs or progress")
-    add("--version", action="version", version=_VERSION_LINE)
+    groups = dict((name, parser.add_argument_group(title)) for name, title in _OPTION_GROUPS)
+    for option in _OPTIONS:
+        text = _option_help(option)
+        if option.commands is not None and not isinstance(option.help, dict):
+            text = "%s: %s" % (", ".join(option.commands), text)
+        groups[option.group].add_argument(*option.flags, help=text, **option.spec)
+    parser.add_argument("--version", action="version", version=_VERSION_LINE)
     return parser
 
 
-def _add_oauth_options(add):
-    add("--oauth-client-id", metavar="ID", help="OAuth: a client registered with the "
-        "server's authorization server (instead of registering one)")
-    add("--oauth-client-secret", metavar="S", help="OAuth: that client's secret (others "
-        "see it in ps; --oauth-client-secret-env does not show it)")
-    add("--oauth-client-secret-env", metavar="NAME",
-        help="OAuth: that client's secret, from environment variable NAME")
-    add("--oauth-client-metadata-url", metavar="URL",
-        help="OAuth: use this Client ID Metadata Document URL as the client id where "
-             "the authorization server takes them")
-    add("--oauth-headless", action="store_true",
-        help="OAuth: read the code from the authorization endpoint's redirect, with no "
-             "person (pre-approved clients)")
-    add("--oauth-listen", action="store_true",
-        help="OAuth: catch the browser's redirect on 127.0.0.1 instead of asking for it")
-    add("--oauth-grant", choices=("client_credentials", "jwt-bearer"), metavar="GRANT",
-        help="OAuth without a person: client_credentials, or jwt-bearer (enterprise "
-             "identity provider)")
-    add("--oauth-private-key-file", metavar="PEM",
-        help="OAuth: authenticate the client with a JWT signed by this key (EC P-256 or RSA)")
-    add("--oauth-signing-alg", choices=("ES256", "RS256"), metavar="ALG",
-        help="OAuth: ES256 or RS256 (default: from the key)")
-    add("--oauth-idp-token-endpoint", metavar="URL",
-        help="OAuth jwt-bearer: the identity provider's token endpoint")
-    add("--oauth-idp-client-id", metavar="ID", help="OAuth jwt-bearer: our id at the "
-        "identity provider")
-    add("--oauth-idp-id-token", metavar="T", help="OAuth jwt-bearer: the ID token to exchange "
-        "(others see it in ps; prefer --oauth-idp-id-token-env)")
-    add("--oauth-idp-id-token-env", metavar="NAME",
-        help="OAuth jwt-bearer: the ID token, from environment variable NAME")
-    add("--oauth-scope", metavar="S", help="OAuth: ask for these scopes (space-separated) "
-        "instead of what discovery finds")
-    add("--oauth-cache", metavar="PATH", help="OAuth: the token file (default "
-        "$XDG_STATE_HOME/mcp_invoke/oauth.json)")
-    add("--no-oauth-cache", action="store_true",
-        help="OAuth: keep tokens for this run only")
+def _for_its_commands(parser, args):
+    """UsageError for an option given to a command it is not for (see _OPTIONS)."""
+    actions = dict((a.option_strings[-1], a) for a in parser._actions if a.option_strings)
+    for option in _OPTIONS:
+        action = actions[option.flags[-1]]
+        if (option.commands is None or option.loose or args.command in option.commands
+                or getattr(args, action.dest) == action.default):
+            continue
+        if option.flags[-1] == "--all":  # said as a command with no --all form (CLI.md)
+            raise UsageError("%s has no --all form: it talks to one server; pick one with "
+                             "--server NAME%s" % (args.command, ", or name the tool as "
+                                                  "SERVER__TOOL" if args.command in
+                                                  ("call", "schema") else ""))
+        raise UsageError("%s is for %s, not %s" % (option.flags[-1], " and ".join(
+            option.commands), args.command))
+
+
+def _help_asked(ours):
+    """The command whose help ``ours`` (options, "--", words) asks for, or None
+    (--help alone, or help alone, is the overview's)."""
+    options, words = ours[:ours.index("--")], ours[ours.index("--") + 1:]
+    if words[:1] == ["help"]:
+        if len(words) == 1:
+            options.append("--help")  # the overview, as argparse prints it
+            ours[:] = options + ["--", "tools"]
+            return None
+        if words[1] not in _COMMANDS:
+            raise UsageError("help takes a command, one of: %s" % ", ".join(sorted(_COMMANDS)))
+        return words[1]
+    if ("--help" in options or "-h" in options) and words[:1] and words[0] in _COMMANDS:
+        return words[0]
+    return None
+
+
+def _command_usage(name):
+    """``COMMAND --help`` (and ``help COMMAND``): the command's synopsis, its own
+    options, one example (CLI.md "Diagnostics")."""
+    import textwrap  # lazy: help only
+    command = _COMMANDS[name]
+    lines = ["usage: mcp_invoke [OPTIONS] %s%s" % (
+        command.help[0][0] or name, "" if command.clients == 0 else " SERVER")]
+    if command.clients:
+        lines.append("  SERVER: -- SERVER_CMD [ARGS...], --url URL, --server NAME or "
+                     "--session NAME")
+    lines += ["", _command_help([command])]
+    own = [o for o in _OPTIONS if o.commands is not None and name in o.commands]
+    if own:
+        lines += ["", "options of %s:" % name]
+    for option in own:
+        metavar = option.spec.get("metavar")
+        flag = ", ".join(option.flags) + (" " + metavar if isinstance(metavar, str) else "")
+        lines += textwrap.wrap(_option_help(option, name), 79, initial_indent="  %-22s "
+                               % flag, subsequent_indent=" " * 25)
+    lines += ["", "and the global options (limits, the server, HTTP, OAuth, answering,",
+              "output, trust): see --help", "", "example:", "  " + command.example]
+    return "\n".join(lines) + "\n"
 
 
 def _valued(parser):
@@ -14991,6 +15234,10 @@ def _run(argv, diag, out, started):
     ours, server = _split_argv(argv, _valued(parser))
     if "--events" in ours:  # before parsing: a bad option is an error event too
         diag.events = _Events(out, diag)
+    asked = _help_asked(ours)
+    if asked is not None:  # COMMAND --help, help COMMAND: that command's page
+        out.write(_command_usage(asked))
+        return 0
     _check_utf8(ours)  # the server's own arguments go to it as bytes, whatever they hold
     try:
         args = parser.parse_args(ours)
@@ -14998,7 +15245,7 @@ def _run(argv, diag, out, started):
         return e.code or 0
     args.options = ours[:ours.index("--")]  # the shell's, for each of its lines
     args.started = time.monotonic()  # what a whole command keeps to starts here (search)
-    _check_args(args)
+    _check_args(args, parser)
     diag.verbose, diag.quiet = args.verbose, args.quiet
     saver = _Saver(_directory(args.save_dir), diag) if args.save_dir else None
     if args.max_output is not None:
@@ -15099,7 +15346,7 @@ def _run_command(client, args, ctx, elicitor):
             raise
         raise ctx.tasks.timed_out(e)
     except KeyboardInterrupt:
-        ctx.tasks.interrupted()
+        ctx.tasks.interrupted(client)
         raise
     finally:
         if ctx.tool_cache is not None and "tools" in client.list_changed:
@@ -15110,16 +15357,15 @@ def _run_command(client, args, ctx, elicitor):
 _STREAMING = ("watch", "batch", "shell", "session", "replay")
 
 
-def _check_args(args):
+def _check_args(args, parser):
     """What argparse cannot check: combinations and command arities."""
+    _for_its_commands(parser, args)
     if args.sampling_tools and not args.sampling_command:
         raise UsageError("--sampling-tools says the --sampling-command handles tool use; "
                          "give --sampling-command CMD")
     if args.tool is not None:  # call --tool=-e: a name that would read as an option
         if args.tool == []:  # --tool=--: argparse before 3.13 drops a "--" value, leaving []
             args.tool = "--"
-        if args.command not in ("call", "schema"):
-            raise UsageError("--tool is for call and schema, not %s" % args.command)
         args.args.insert(0, args.tool)
     if args.verbose and args.quiet:
         raise UsageError("--verbose and --quiet exclude each other")
@@ -15130,19 +15376,8 @@ def _check_args(args):
     if args.max_output is not None and (args.json or args.events or args.command in _STREAMING):
         raise UsageError("--max-output cuts one command's human output, not %s" % (
             "--json" if args.json else "--events" if args.events else args.command + "'s"))
-    for option, value, command in (("--out", args.skill_out, "skill"),
-                                   ("--check", args.skill_check, "skill"),
-                                   ("--bin", args.bin, "install"),
-                                   ("--name", args.name, "install")):
-        if value is not None and args.command != command:
-            raise UsageError("%s is for %s" % (option, command))
     if args.skill_out is not None and args.skill_check is not None:
         raise UsageError("skill --out writes skills and --check compares them: give one")
-    if args.all_servers and args.command not in ("tools", "session", "search", "skill"):
-        raise UsageError("%s has no --all form: it talks to one server; pick one with "
-                         "--server NAME%s" % (args.command, ", or name the tool as "
-                                              "SERVER__TOOL" if args.command in
-                                              ("call", "schema") else ""))
     if args.command == "check" and args.pin is None:
         raise UsageError("check needs --pin FILE, the pin to compare the server with (made "
                          "by 'pin FILE')")
@@ -15161,10 +15396,6 @@ def _check_args(args):
             args.command == "task" and len(args.args) != (1 if args.args[0] == "list" else 2)):
         raise UsageError("task takes list, get ID, wait ID or cancel ID, not %r"
                          % " ".join(args.args))
-    if args.detach and args.command != "call":
-        raise UsageError("--detach is for call")
-    if args.refresh and args.command != "search":
-        raise UsageError("--refresh is for search")
     if args.command == "complete":
         if args.args[0] not in ("prompt", "resource"):
             raise UsageError("complete takes 'prompt NAME' or 'resource TEMPLATE', not %r"

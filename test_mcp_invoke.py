@@ -8725,6 +8725,90 @@ def test_a_huge_poll_interval_is_never_slept_past_max_time(era, tmp_path):
     assert ("waiting for task %s" % TASK_ID).encode() in err
 
 
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_the_tasks_of_several_batch_lines_are_polled_side_by_side(era, capsys, tmp_path):
+    log = tmp_path / "rec"
+    lines = []
+    for ident, topic in enumerate(["tides", "moons", "stars"], 1):
+        params = {"name": "research", "arguments": {"topic": topic}}
+        if era == "legacy":
+            params["task"] = {}
+        lines.append(json.dumps({"id": ident, "method": "tools/call", "params": params}))
+    code, out, err = cli(capsys, "batch", "--", *task_server(era, task_polls=5, record=log),
+                         stdin="\n".join(lines) + "\n")
+    assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [1, 2, 3]
+    polls = [r["params"]["taskId"] for r in sent(log, "tasks/get")]
+    last_of_first = len(polls) - 1 - polls[::-1].index(TASK_ID)
+    assert polls.index(TASK_ID + "-3") < last_of_first  # not one after another
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_ctrl_c_in_a_batch_cancels_every_task_it_waits_for(era, tmp_path):
+    log = tmp_path / "rec"
+    params = {"name": "research", "arguments": {"topic": "tides"}}
+    if era == "legacy":
+        params["task"] = {}
+    line = json.dumps({"method": "tools/call", "params": params}) + "\n"
+    lines = tmp_path / "lines"
+    lines.write_text(line * 3)
+    with open(str(lines), "rb") as stdin:
+        proc = _client(["--max-time", "30", "batch", "--"]
+                       + task_server(era, "task-forever", record=log), stdin=stdin)
+    finish(proc, ready=lambda: len(set(r["params"]["taskId"]
+                                       for r in sent(log, "tasks/get"))) == 3)
+    assert proc.returncode == 130
+    assert sorted(r["params"]["taskId"] for r in sent(log, "tasks/cancel")) == [
+        TASK_ID, TASK_ID + "-2", TASK_ID + "-3"]
+    assert sent(log, "notifications/cancelled") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_task_whose_cancel_is_refused_is_kept_and_said_to_go_on(era, tmp_path, capsys):
+    log = tmp_path / "rec"
+    server = task_server(era, "task-forever", "task-uncancellable", record=log)
+    proc = _client(["--max-time", "30", "call", "research", "topic=tides", "--"] + server)
+    out, err = finish(proc, ready=lambda: len(sent(log, "tasks/get")) >= 2)
+    assert proc.returncode == 130 and len(sent(log, "tasks/cancel")) == 1
+    assert ("interrupted: task %s may go on (tasks/cancel: this task cannot be cancelled); "
+            "task cancel %s stops it" % (TASK_ID, TASK_ID)) in err.decode()
+    code, out, _ = cli(capsys, "task", "list", "--", *server)
+    assert code == 0 and out.split()[:1] == [TASK_ID]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_a_2025_task_is_kept_until_tasks_result_gives_its_outcome(capsys, tmp_path):
+    server = task_server("legacy", "task-held", task_polls=1)
+    code, out, err = cli(capsys, "--max-time", "1", "call", "research", "topic=tides", "--",
+                         *server)
+    assert code == 124 and "waiting for task %s, which goes on" % TASK_ID in err
+    assert "completed" not in err  # its end is told with its outcome, which never came
+    code, out, _ = cli(capsys, "task", "list", "--", *server)
+    assert out.split()[:1] == [TASK_ID]
+
+
+@pytest.mark.usefixtures("state_home")
+def test_a_2025_task_that_asked_for_input_ends_completed_before_its_result(capsys, tmp_path):
+    answers = answers_file(tmp_path, {"name": "Ada"})
+    server = task_server("legacy", "task-input")
+    code, out, err = cli(capsys, "--events", "--elicit", "answers", answers, "call",
+                         "research", "topic=tides", "--", *server)
+    events = [json.loads(line) for line in out.splitlines()]
+    kinds = [(e["event"], e.get("status")) for e in events]
+    assert code == 0 and kinds[-2:] == [("task", "completed"), ("result", None)], kinds
+    assert ("task", "input_required") in kinds
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+@pytest.mark.usefixtures("state_home")
+def test_a_task_id_in_advice_is_quoted_as_a_shell_word(capsys):
+    code, out, err = cli(capsys, "--max-time", "0.5", "call", "research", "topic=tides", "--",
+                         *task_server("modern", "task-forever", task_id="a b;c"))
+    assert code == 124 and "task wait 'a b;c' waits again, task cancel 'a b;c' stops it" in err
+
+
 # ---------------------------------------------------------------------------
 # Replay: a stdio server that answers from a --trace file
 # ---------------------------------------------------------------------------
@@ -10151,6 +10235,50 @@ def test_a_fifo_where_the_launchers_are_recorded_is_skipped_with_a_warning(tmp_p
 # ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["call", "--help"], ["--help", "call"], ["help", "call"]])
+def test_a_commands_help_gives_its_synopsis_its_own_options_and_an_example(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    lines = out.splitlines()
+    assert (code, err) == (0, "") and len(lines) <= 40
+    assert lines[0] == "usage: mcp_invoke [OPTIONS] call NAME [ARGS...] SERVER"
+    options = lines[lines.index("options of call:") + 1:]
+    assert [line.split()[0] for line in options if line.startswith("  --")][:2] == [
+        "--tool", "--detach"]
+    assert "--timeout" not in out and "see --help" in out  # the global ones, named once
+    assert lines[-2:] == ["example:", "  mcp_invoke call echo text=hello -- python3 "
+                                      "fake_server.py"]
+
+
+def test_every_command_has_a_help_page_of_at_most_40_lines(capsys):
+    for name in mcp_invoke._COMMANDS:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0 and out.startswith("usage: mcp_invoke [OPTIONS] ") and (
+            len(out.splitlines()) <= 40), name
+        assert "example:" in out, name
+    code, out, _ = run(capsys, "search", "--help")
+    assert "--count N              show the best N tools (default 10)" in out  # its meaning
+    code, out, _ = run(capsys, "watch", "--help")
+    assert "--count N              stop after N updates" in out
+
+
+def test_help_alone_is_the_overview_and_help_of_no_command_is_a_usage_error(capsys):
+    code, out, _ = run(capsys, "help")
+    assert code == 0 and "commands:" in out and "exit codes:" in out
+    code, out, err = run(capsys, "help", "nope")
+    assert (code, out) == (2, "") and "help takes a command, one of: auth, batch" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tools", "--count", "3"], "--count is for watch and search, not tools"),
+    (["ping", "--detach"], "--detach is for call, not ping"),
+    (["call", "x", "--refresh"], "--refresh is for search, not call"),
+    (["ping", "--tools"], "--tools is for watch, not ping"),
+])
+def test_an_option_given_to_a_command_it_is_not_for_is_refused(capsys, argv, message):
+    code, out, err = run(capsys, *(argv + ["--"] + SERVER))
+    assert (code, out, err) == (2, "", "mcp_invoke: %s\n" % message)
+
 
 # -- the parser -------------------------------------------------------------
 
