@@ -3431,7 +3431,7 @@ class _HttpTransport(_Transport):
         return wake
 
     def _open_get(self):
-        if self._get_wanted and self.era == "legacy" and not self.wire.one_stream:
+        if self._get_wanted and not self.era.modern and not self.wire.one_stream:
             self._get_wanted = False
             self._get_opening = time.monotonic() + min(_GET_OPENING, self.connect_timeout / 4)
             self._spawn(self._serve_get)
@@ -3463,11 +3463,15 @@ class _HttpTransport(_Transport):
                 if post in self._requests:
                     self._requests.remove(post)
                 _hang_up(post.conn)
-        return self.era == "modern"
+        return self.modern
 
     def settled(self, era, version):
-        self.era, self.version = era, version
-        self._get_wanted = era == "legacy"
+        self.era, self.version = era, version  # an _Era, once the Client settles it
+        self._get_wanted = not era.modern
+
+    @property
+    def modern(self):
+        return self.era is not None and self.era.modern
 
     def backlogged(self):
         return self._small_bytes > self.max_bytes
@@ -3480,7 +3484,7 @@ class _HttpTransport(_Transport):
         """2026-07-28 streamable-http, "Custom Headers from Tool Parameters": a
         tool whose x-mcp-header annotations break the rules is left out; the
         others' are kept, to mirror their arguments into headers."""
-        if self.era != "modern":
+        if not self.modern:
             return tools, []
         self._vetted = True
         kept, rejected = [], []
@@ -3497,7 +3501,7 @@ class _HttpTransport(_Transport):
         return kept, rejected
 
     def needs_tools(self):
-        return self.era == "modern" and not self._vetted
+        return self.modern and not self._vetted
 
     def held_back(self, ident):
         with self._cond:
@@ -3692,7 +3696,7 @@ class _HttpTransport(_Transport):
         if method != "initialize":
             if self.session_id is not None:
                 headers.append(("Mcp-Session-Id", self.session_id))
-            if self.era == "legacy" and self.version is not None:
+            if self.era is not None and not self.modern and self.version is not None:
                 headers.append(("MCP-Protocol-Version", self.version))
         return headers
 
@@ -4031,7 +4035,7 @@ class _HttpTransport(_Transport):
             self._events(response, parser, post)
             if post.answered or post.cancelled or self._closed:
                 return
-            if parser.last_id is None or self.era == "modern":
+            if parser.last_id is None or self.modern:
                 # 2025-11-25 transports: a stream that ends unanswered is resumed by
                 # its event ID; with none, nothing can bring the answer back.
                 raise ConnectionLost("the server's stream ended before the answer to %s"
@@ -4069,7 +4073,7 @@ class _HttpTransport(_Transport):
             except ConnectionLost:
                 if post.cancelled or self._closed:
                     return
-                if parser.last_id is not None and self.era != "modern":
+                if parser.last_id is not None and not self.modern:
                     return  # resumable
                 raise
             if not chunk:
@@ -4237,7 +4241,7 @@ class _HttpTransport(_Transport):
         deadline = _Deadline(grace)
         for thread in self._threads:
             thread.join(deadline.left())
-        if self.session_id is not None and self.era == "legacy" and grace > 0:
+        if self.session_id is not None and self.era is not None and not self.modern and grace > 0:
             self._delete(grace)
         for conn in conns:
             _close_conn(conn)
@@ -6067,7 +6071,19 @@ class _Legacy(_Era):
     _needs = {"tasks/get": ("tasks",), "tasks/result": ("tasks",),
               "tasks/list": ("tasks", "list"), "tasks/cancel": ("tasks", "cancel")}
 
+    ping = "ping"  # 2026-07-28 removed ping: a modern server is asked server/discover
+
     def meta(self, client):
+        return None
+
+    def follow(self, client, uris, lists, until, subscribed):
+        """Ask for changes to be reported: resources/subscribe for each uri (each
+        added to ``subscribed`` once in place); list changes come unasked, over
+        HTTP on the stream the transport opens. The listen, here None."""
+        client._transport.listen()
+        for uri in uris:
+            client.request("resources/subscribe", {"uri": uri})
+            subscribed.append(uri)
         return None
 
     def kind(self, result):
@@ -6099,8 +6115,18 @@ class _Modern(_Era):
               "tasks/cancel": ("extensions", _TASKS_EXTENSION)}
     _interval, _ttl = "pollIntervalMs", "ttlMs"
 
+    ping = "server/discover"
+
     def meta(self, client):
         return client._modern_meta()
+
+    def follow(self, client, uris, lists, until, subscribed):
+        """One subscriptions/listen for all of it (basic/patterns/subscriptions),
+        open until the caller ends it (Client._end_listen)."""
+        flags = {"resourceSubscriptions": list(uris)} if uris else {}
+        flags.update((flag, True) for _, (kind, flag) in sorted(_LIST_CHANGES.items())
+                     if kind in lists)
+        return client._listen(flags, until)
 
     def kind(self, result):
         return result.get("resultType", "complete")  # absent: complete (basic/index)
@@ -6521,7 +6547,7 @@ class Client(object):
                 except AuthError as e:  # authorized anew (OAuth): once more
                     if not self._transport.authorize(e):
                         raise
-            if self.log_level is not None and self.era == "legacy":
+            if self.log_level is not None and not self.era.modern:  # modern: in _meta
                 self._set_log_level()
         except BaseException:
             self.close()
@@ -6702,7 +6728,7 @@ class Client(object):
         self.era, self.protocol_version = _ERAS[era], version
         if how is not None:
             self.era_source = how
-            self._transport.settled(era, version)
+            self._transport.settled(self.era, version)
         self._settle_deferred()
 
     def _other_version(self, error, tried):
@@ -6805,11 +6831,8 @@ class Client(object):
         the result is 2026-07-28's empty result, ``{"resultType": "complete"}``.
         """
         self._ensure_open()
-        if self.era != "modern":
-            self.request("ping", None, timeout)
-            return {}
-        self.request("server/discover", None, timeout)
-        return {"resultType": "complete"}
+        self.request(self.era.ping, None, timeout)
+        return {"resultType": "complete"} if self.era.modern else {}
 
     def list_all(self, method, timeout=None):
         """A list request followed through every page, as one result.
@@ -6960,11 +6983,7 @@ class Client(object):
         be acknowledged within the timeout. Raises what ``request`` does.
         """
         self._ensure_open()
-        if self.era != "modern":
-            self._transport.listen()
-            return
-        flags = dict((flag, True) for _, (kind, flag) in _LIST_CHANGES.items() if kind in lists)
-        self._listen(flags)
+        self.era.follow(self, (), lists, None, [])
 
     def watch(self, uris=(), tools=False, until=None):
         """Follow changes: a generator that yields each as the server reports it,
@@ -6990,25 +7009,17 @@ class Client(object):
                 until, (int, float)) or until != until):
             raise UsageError("until is a time.monotonic() value, not %s" % _arg(until))
         self._ensure_open()
-        for capability, wanted in (("resources.subscribe", uris), ("tools.listChanged", tools)):
-            top, _, flag = capability.partition(".")
-            if wanted and _dict(self.capabilities.get(top)).get(flag) is not True:
+        for path, wanted in ((("resources", "subscribe"), uris),
+                             (("tools", "listChanged"), tools)):  # flags: declared true
+            if wanted and _capability(self.capabilities, path) is not True:
                 raise UsageError("the server does not declare %s, so it cannot be watched"
-                                 % capability)
+                                 % ".".join(path))
         listen, subscribed, interrupted = None, [], False
         self._watched = set(uris) | ({None} if tools else set())  # None: the tool list
         self._changes = collections.deque()
         try:
-            if self.era == "modern":
-                flags = {"resourceSubscriptions": uris} if uris else {}
-                if tools:
-                    flags["toolsListChanged"] = True
-                listen = self._listen(flags, until)
-            else:
-                self._transport.listen()
-                for uri in uris:
-                    self.request("resources/subscribe", {"uri": uri})
-                    subscribed.append(uri)
+            listen = self.era.follow(self, uris, ("tools",) if tools else (), until,
+                                     subscribed)
             # First each thing watched, once the subscription is in place: its
             # first version read then, no update comes unseen.
             self._changes.extend([("resource", uri) for uri in uris]
@@ -7534,7 +7545,7 @@ class Client(object):
         except _SessionGone:
             # 2025-11-25 transports, "Session Management": a 404 means the
             # server ended the session; start a new one, once, and ask again.
-            if request.renewed or self.era != "legacy" or method == "initialize":
+            if request.renewed or self.era.modern or method == "initialize":
                 raise
             request.renewed = True
             if self._transport.renew(done.error.session):  # else renewed already
@@ -7555,7 +7566,7 @@ class Client(object):
             if e.code != _UNSUPPORTED_VERSION:
                 raise
             # 2026-07-28 basic/versioning: retry once with a mutually supported version.
-            if self.pinned_version is None and (self.era != "modern" or request.version_retried):
+            if self.pinned_version is None and (not self.era.modern or request.version_retried):
                 raise
             version = self._other_version(e, self.protocol_version)
             if not _is_modern(version):
@@ -8100,9 +8111,9 @@ class Client(object):
         discover and initialize alike: a legacy server may ping before its
         handshake, and wait for the answer (2025-11-25 basic/lifecycle); it may
         send nothing else until then."""
-        if self.era == "legacy" and (not self._racing or method == "ping"):
+        if not self.era.modern and (not self._racing or method == "ping"):
             self._answer(ident, method, params, limit)
-        elif self.era == "modern" and self.era_source is not None:
+        elif self.era.modern and self.era_source is not None:
             self._unanswered_request(method)
         elif len(self._deferred) < _DEFERRED_MAX:
             self._deferred.append((ident, method, params))
@@ -8202,7 +8213,7 @@ class Client(object):
     def _ours(self, params):
         """A change notification of a subscription of ours: a 2026-07-28 one
         carries its subscriptionId, which stdio clients MUST check."""
-        if self.era != "modern":
+        if not self.era.modern:
             return True
         ident = _dict(params.get("_meta")).get(_SUBSCRIPTION_KEY)
         return _is_id(ident) and self._listens.get(ident) is not None

@@ -2717,7 +2717,7 @@ def test_modern_http_headers_mirror_the_body_and_encode_what_is_not_plain():
         "us-west1", "=?base64?SGVsbG8sIOS4lueVjA==?=", "=?base64?IHBhZGRlZCA=?=",
         "=?base64?bGluZTEKbGluZTI=?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="]
     transport = mcp_invoke._HttpTransport("http://127.0.0.1:1/mcp")
-    transport.settled("modern", MODERN)
+    transport.settled(mcp_invoke._ERAS["modern"], MODERN)  # as the Client settles it
     kept, rejected = transport.vet_tools([
         {"name": "sql", "inputSchema": {"type": "object", "properties": {
             "region": {"type": "string", "x-mcp-header": "Region"},
