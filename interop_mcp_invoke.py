@@ -9,10 +9,15 @@ server-filesystem, server-memory, server-sequential-thinking, the TypeScript
 SDK's simpleStreamableHttp example with --oauth, and, in a venv, a server of the
 Python SDK (`mcp`, interop/sdk_server.py) and of fastmcp
 (interop/fastmcp_server.py), the latter with its in-memory OAuth provider too.
+Tasks are run in both forms: server-everything's simulate-research-query
+(2025-11-25) and, in a venv of its own, a fastmcp-tasks server
+(interop/fastmcp_tasks_server.py, the 2026-07-28 extension), stdio and HTTP.
 
 Each case is one `python3 mcp_invoke.py ...` process (or one library script),
 bounded in time; its exit status and the stdout that matters are checked, and
-one line is printed: `interop: ok  NAME` or `interop: FAIL NAME: why`. HTTP
+one line is printed: `interop: ok  NAME` or `interop: FAIL NAME: why`. A case may
+use what an earlier one of its group kept (a task's id, started by one process
+and waited for by the next), so run such a chain together (--only "task"). HTTP
 servers listen on a free loopback port and are waited for by polling it. Every
 process started here runs in its own process group and is killed with it, on
 failure and on Ctrl-C too. Exit status 0 when every case passed, else 1.
@@ -263,8 +268,112 @@ def json_lines(predicate, what):
     return check
 
 
+def lacks(*needles):
+    def check(out, err):
+        for n in needles:
+            if n in out:
+                return "stdout has %r" % n
+    return check
+
+
+def err_matches(pattern):
+    return lambda out, err: None if re.search(pattern, err, re.M) else (
+        "stderr does not match %r" % pattern)
+
+
+def err_lacks(*needles):
+    def check(out, err):
+        for n in needles:
+            if n in err:
+                return "stderr has %r" % n
+    return check
+
+
 def text_of(result):
     return "".join(b.get("text", "") for b in result["content"])
+
+
+# -- values a case keeps for later ones -----------------------------------------------
+# A task started by one process is listed, looked at, waited for or cancelled by
+# the next ones: the case that starts it keeps its id (Case(keep=...)), and the
+# later cases name it by Kept(NAME) in their arguments and by the checks below.
+# An id that was not kept stands as "<NAME not kept>", so those cases fail too.
+
+KEPT = {}
+
+
+class Kept(object):
+    """In a case's arguments: the value kept under NAME, when the case runs."""
+
+    def __init__(self, name, form="%s"):
+        self.name, self.form = name, form
+
+    def __str__(self):
+        return self.form % kept(self.name)
+
+
+def kept(name):
+    return KEPT.get(name, "<%s not kept>" % name)
+
+
+def stdout_line(out, err):
+    """What a case keeps from `call --detach`: stdout's one line."""
+    lines = out.splitlines()
+    return lines[0].strip() if len(lines) == 1 and lines[0].strip() else None
+
+
+def json_task_id(out, err):
+    """The taskId of a CreateTaskResult on stdout, either form."""
+    try:
+        doc = json.loads(out)
+        return (doc["task"] if "task" in doc else doc)["taskId"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def timed_out_id(out, err):
+    """The id a --max-time that passed while waiting names on stderr."""
+    m = re.search(r"waiting for task (\S+), which goes on", err)
+    return m.group(1) if m else None
+
+
+def matches_kept(name, pattern):
+    """stdout matches pattern, in which {id} stands for the kept value, escaped."""
+    def check(out, err):
+        p = pattern.replace("{id}", re.escape(kept(name)))
+        return None if re.search(p, out, re.M) else "stdout does not match %r" % p
+    return check
+
+
+def lacks_kept(name):
+    def check(out, err):
+        return "stdout names %s" % kept(name) if kept(name) in out else None
+    return check
+
+
+def timed_out_message(seconds):
+    """exit 124's stderr when --max-time passes while a task is waited for."""
+    return err_matches(r"timed out after %ss \(--max-time\) waiting for task (\S+), which "
+                       r"goes on: task wait \1 waits again, task cancel \1 stops it"
+                       % re.escape(seconds))
+
+
+def task_events(first, last, *between):
+    """--events of a call that became a task: task lines for one id, the first with
+    status `first`, `between` among them in order, the last `last` (the end state),
+    then the result."""
+    def ok(ds):
+        tasks = [d for d in ds[:-1]]
+        statuses = [d["status"] for d in tasks]
+        rest = iter(statuses)
+        return (ds[-1]["event"] == "result" and tasks
+                and all(d["event"] == "task" and sorted(d) == ["event", "id", "message",
+                                                                "status"]
+                        and d["id"] == tasks[0]["id"] for d in tasks)
+                and statuses[0] == first and statuses[-1] == last
+                and all(s in rest for s in between))
+    return json_lines(ok, "task lines (%s ... %s) for one id, then the result"
+                      % (first, last))
 
 
 # -- cases ----------------------------------------------------------------------------
@@ -273,9 +382,12 @@ class Case(object):
     """One run of mcp_invoke.py (args) or of a library script (lib), and its checks."""
 
     def __init__(self, name, args=None, status=0, checks=(), stdin=None, lib=None,
-                 files=None):
+                 files=None, env=None, keep=None):
         self.name, self.args, self.status, self.checks = name, args, status, checks
         self.stdin, self.lib, self.files = stdin, lib, files or {}
+        # env: set for this run ("{tmp}" in a value is the run's directory);
+        # keep: (NAME, function(stdout, stderr)) keeps a value for later cases.
+        self.env, self.keep = env or {}, keep
 
 
 def C(name, args, status=0, *checks, **kw):
@@ -456,8 +568,143 @@ def everything_cases(srv, prefix, http, tmp):
     if http:
         cases.append(C("after a timeout the server answers",
                        ["call", "get-sum", "a=3", "b=4"] + S, 0, has("The sum of 3 and 4 is 7.")))
+    cases += everything_task_cases(S, http)
     for case in cases:
         case.name = prefix + ": " + case.name
+    return cases
+
+
+RESEARCH = "simulate-research-query"
+TASK_LINE = r"^\[task [0-9a-f]{8}\] "  # server-everything's ids are 32 hex digits
+
+
+def everything_task_cases(S, http):
+    """server-everything's task tool (2025-11-25 tasks), named "task: ...".
+
+    Its task store belongs to one connection (one MCP session over HTTP): a
+    task outlives the process that started it only through `session`.
+    """
+    where = "http" if http else "stdio"
+    state = {"XDG_STATE_HOME": "{tmp}/state-everything-%s-elicit" % where}
+    answers = {"answers-task.json": '{"interpretation": "technical"}'}
+    session = "evtask-" + where
+    at = lambda name: "everything-%s-%s" % (where, name)  # a kept id's name
+    max_time = "0.5" if http else "2"  # over stdio the server starts within it
+    cases = [
+        C("call waits for the task", ["call", RESEARCH, "topic=cats"] + S, 0,
+          has("# Research Report: cats\n", "Stage 4: Generating report"),
+          err_matches(TASK_LINE + "working: Gathering sources\\.\\.\\.$"),
+          err_matches(TASK_LINE + "completed: ")),
+        C("elicitation in a task answered from a file",
+          ["--elicit", "answers", "answers-task.json", "call", RESEARCH, "topic=cats",
+           "ambiguous=true"] + S, 0,
+          has("# Research Report: cats (technical)", "**Clarification**: technical"),
+          err_matches(TASK_LINE + "input_required: Found multiple interpretations"),
+          files=answers, env=state),
+        C("a task that ended after its elicitation leaves task list", ["task", "list"] + S,
+          0, equals(""), env=state),
+        C("elicitation in a task declined", ["--elicit", "decline", "call", RESEARCH,
+                                             "topic=cats", "ambiguous=true"] + S, 0,
+          has("**Clarification**: User declined - using default interpretation")),
+        C("--events: an elicitation's task ends completed",
+          ["--events", "--elicit", "answers", "answers-task.json", "call", RESEARCH,
+           "topic=owls", "ambiguous=true"] + S, 0,
+          task_events("working", "completed", "input_required"), files=answers),
+        C("tools marks the task tool", ["tools"] + S, 0,
+          matches(r"^%s\(topic: string, ambiguous\?: boolean\) \[task\] - " % RESEARCH),
+          matches(r"^echo\(message: string\) \[read-only\] \[idempotent\] - ")),
+        C("schema says it runs as a task", ["schema", RESEARCH] + S, 0,
+          has("%s(topic: string, ambiguous?: boolean)" % RESEARCH,
+              "\nruns as a task: required")),
+        C("--json schema keeps execution", ["--json", "schema", RESEARCH] + S, 0,
+          json_out(lambda d: d["execution"] == {"taskSupport": "required"}, "execution")),
+        C("--json call prints the final CallToolResult", ["--json", "call", RESEARCH,
+                                                          "topic=dogs"] + S, 0,
+          json_out(lambda d: text_of(d).startswith("# Research Report: dogs\n")
+                   and "task" not in d and re.match(r"\A[0-9a-f]{32}\Z", d["_meta"][
+                       "io.modelcontextprotocol/related-task"]["taskId"]),
+                   "the report, with its related-task")),
+        C("--events task lines", ["--events", "call", RESEARCH, "topic=dogs"] + S, 0,
+          task_events("working", "completed"),
+          json_lines(lambda ds: ds[0]["message"] == "Gathering sources..."
+                     and ds[-2]["message"] == "Generating report...", "the stage messages")),
+        C("call --detach prints the id", ["call", "--detach", RESEARCH, "topic=later"] + S,
+          0, matches(r"\A[0-9a-f]{32}\n\Z"), keep=(at("detached"), stdout_line)),
+        C("task list names the detached task", ["task", "list"] + S, 0,
+          matches_kept(at("detached"), r"^{id} %s working \d+s$" % RESEARCH)),
+        C("task wait from a new connection: the server forgot it, exit 3",
+          ["task", "wait", Kept(at("detached"))] + S, 3,
+          equals(""), err_has("is not known to the server", "with a ttl of 300s")),
+        C("--json call --detach prints the CreateTaskResult",
+          ["--json", "call", "--detach", RESEARCH, "topic=later"] + S, 0,
+          json_out(lambda d: d["task"]["status"] == "working"
+                   and d["task"]["ttl"] > 0 and d["task"]["pollInterval"] > 0,
+                   "a CreateTaskResult {task: ...}")),
+        C("--max-time passes: exit 124, the task goes on",
+          ["--max-time", max_time, "call", RESEARCH, "topic=slow"] + S, 124,
+          equals(""), timed_out_message(max_time), keep=(at("timed-out"), timed_out_id)),
+        C("task list names the task --max-time left", ["task", "list"] + S, 0,
+          matches_kept(at("timed-out"), r"^{id} %s working \d+s$" % RESEARCH)),
+        C("task get of an unknown id exits 3", ["task", "get", "0" * 32] + S, 3,
+          err_has("Task not found")),
+        C("task cancel of an unknown id exits 3", ["task", "cancel", "0" * 32] + S, 3,
+          err_has("Task not found")),
+        # A session keeps the connection, and so the server's tasks, between processes.
+        C("session: start", ["session", "start", session, "--elicit", "answers",
+                             "answers-task.json"] + S, 0,
+          matches(r"^started %s \(pid \d+\)" % session), files=answers),
+        C("session: call --detach", ["--session", session, "call", "--detach", RESEARCH,
+                                     "topic=owls", "ambiguous=true"], 0,
+          matches(r"\A[0-9a-f]{32}\n\Z"), keep=(at("session"), stdout_line)),
+        C("session: task list", ["--session", session, "task", "list"], 0,
+          matches_kept(at("session"), r"^{id} %s (working|input_required) \d+s$"
+                       % RESEARCH)),
+        C("session: task get", ["--session", session, "task", "get", Kept(at("session"))],
+          0, matches_kept(at("session"), r"\A{id} (working|input_required) \S")),
+        C("session: task wait answers the elicitation",
+          ["--session", session, "task", "wait", Kept(at("session"))], 0,
+          has("# Research Report: owls (technical)")),
+        C("session: call --detach, to cancel", ["--session", session, "call", "--detach",
+                                                RESEARCH, "topic=gone"], 0,
+          matches(r"\A[0-9a-f]{32}\n\Z"), keep=(at("cancel"), stdout_line)),
+        C("session: task cancel", ["--session", session, "task", "cancel",
+                                   Kept(at("cancel"))], 0),
+        C("session: task get of the cancelled task",
+          ["--session", session, "task", "get", Kept(at("cancel"))], 0,
+          matches_kept(at("cancel"), r"\A{id} cancelled Client cancelled task execution\.")),
+        C("session: task list no longer names the cancelled task",
+          ["--session", session, "task", "list"], 0, lacks_kept(at("cancel"))),
+        C("session: stop", ["session", "stop", session], 0, has("stopped " + session)),
+        L("task: library: call_tool waits, detach, wait_task, on_task, list, cancel, "
+          "--max-time", (
+              "seen = []\n"
+              "R = %r\n"
+              "with open_client(on_task=lambda t: seen.append((t['taskId'], t['status']))) "
+              "as c:\n"
+              "    print(text(c.call_tool(R, {'topic': 'lib'})).splitlines()[0])\n"
+              "    print(len(set(i for i, s in seen)), seen[0][1], seen[-1][1])\n"
+              "    t = c.call_tool(R, {'topic': 'later'}, detach=True)\n"
+              "    print(t['status'], c.get_task(t['taskId'])['status'])\n"
+              "    print(t['taskId'] in [x['taskId'] for x in c.list_tasks()])\n"
+              "    print(text(c.wait_task(t['taskId'])).splitlines()[0])\n"
+              "    t = c.call_tool(R, {'topic': 'gone'}, detach=True)\n"
+              "    print(c.cancel_task(t['taskId'])['status'])\n"
+              "with open_client(max_time=%s) as c:\n"
+              "    try:\n"
+              "        c.call_tool(R, {'topic': 'slow'})\n"
+              "        print('no timeout')\n"
+              "    except mcp_invoke.RequestTimeout as e:\n"
+              "        print('timeout', e.exit_code, len(e.task_id or ''))\n") % (
+                  RESEARCH, max_time),
+          equals("# Research Report: lib\n1 working completed\nworking working\nTrue\n"
+                 "# Research Report: later\ncancelled\ntimeout 124 32\n")),
+    ]
+    if not http:
+        cases.append(C("task list starts no server", ["task", "list", "--",
+                                                      "/no/such/server"], 0, equals("")))
+    for case in cases:
+        if not case.name.startswith("task: "):
+            case.name = "task: " + case.name
     return cases
 
 
@@ -730,6 +977,146 @@ def fastmcp_cases(S, prefix, http=False):
     return cases
 
 
+FASTMCP_TASK_LINE = r"^\[task [\w-]{8}\] "  # fastmcp-tasks' ids are URL-safe base64
+
+
+def fastmcp_tasks_cases(S, prefix, http=False):
+    """fastmcp-tasks (the 2026-07-28 extension io.modelcontextprotocol/tasks).
+
+    Its tasks live in the server process (Docket in memory) and it keeps no
+    connection state: over HTTP a task outlives the process that started it,
+    over stdio it ends with the server, which ends with the client.
+    """
+    at = lambda name: "fastmcp-tasks-%s-%s" % ("http" if http else "stdio", name)
+    name_file = {"name.json": '{"name": "Ada"}'}
+    task_id = r"\A[\w-]{43}\n\Z"
+    cases = [
+        C("call waits for the task", ["call", "slow_echo", "text=hi"] + S, 0,
+          equals("slow echo: 'hi'\n"), err_matches(FASTMCP_TASK_LINE + "working"),
+          err_matches(FASTMCP_TASK_LINE + "completed$")),
+        # At 2026-07-28 tools/list has no execution field: no marks, nothing in schema.
+        C("tools has no task marks", ["tools"] + S, 0,
+          has("slow_echo(text: string) - Echo", "ask_name(question?: string) - Ask",
+              "fail_task(reason?: string, protocol?: boolean) - Fail",
+              "add(a: integer, b: integer) - Add"), lacks("[task")),
+        C("schema says nothing of tasks", ["schema", "ask_name"] + S, 0,
+          has("ask_name(question?: string)", "input schema:\n{"), lacks("\nruns as a task:")),
+        # At 2025-11-25 the same server lists execution.taskSupport but declares
+        # no tasks capability: the marks show, and no task is made.
+        C("legacy: tools marks [task?] and [task]",
+          ["--protocol-version", LEGACY, "tools"] + S, 0,
+          has("slow_echo(text: string) [task?] - ", "ask_name(question?: string) [task] - ",
+              "add(a: integer, b: integer) - ")),
+        C("legacy: schema says it", ["--protocol-version", LEGACY, "schema", "slow_echo"] + S,
+          0, has("\nruns as a task: optional")),
+        C("legacy: an optional task tool runs inline",
+          ["--protocol-version", LEGACY, "call", "slow_echo", "text=old"] + S, 0,
+          equals("slow echo: 'old'\n"), err_lacks("[task ")),
+        C("legacy: a required task tool is refused, exit 3",
+          ["--protocol-version", LEGACY, "call", "ask_name"] + S, 3, err_has("-32021")),
+        C("--json call prints the final CallToolResult", ["--json", "call", "slow_echo",
+                                                          "text=j"] + S, 0,
+          json_out(lambda d: d["structuredContent"] == {"result": "slow echo: 'j'"}
+                   and d["isError"] is False and "taskId" not in d, "the CallToolResult")),
+        C("--events task lines", ["--events", "call", "slow_echo", "text=e"] + S, 0,
+          task_events("working", "completed")),
+        C("elicitation in a task answered from a file",
+          ["--elicit", "answers", "name.json", "call", "ask_name", "question=Who are you?"]
+          + S, 0, equals("Hello, Ada!\n"), err_matches(FASTMCP_TASK_LINE + "input_required"),
+          files=name_file),
+        C("elicitation in a task declined", ["--elicit", "decline", "call", "ask_name"] + S,
+          0, equals("no name given (decline)\n")),
+        C("--events: an elicitation's task", ["--events", "--elicit", "answers", "name.json",
+                                              "call", "ask_name"] + S, 0,
+          task_events("working", "completed", "input_required"), files=name_file),
+        C("a task's isError result exits 1", ["call", "fail_task"] + S, 1,
+          equals("Error calling tool 'fail_task': fail_task failed: boom\n")),
+        C("a task's JSON-RPC error exits 3", ["call", "fail_task", "reason=bang",
+                                              "protocol=true"] + S, 3,
+          equals(""), err_has("-32603", "fail_task failed: bang"),
+          err_matches(FASTMCP_TASK_LINE + "failed: fail_task failed: bang$")),
+        C("call --detach of a tool that is no task prints its result",
+          ["call", "--detach", "add", "a=1", "b=2"] + S, 0, equals("3\n")),
+        C("call --detach prints the id", ["call", "--detach", "slow_echo", "text=later"] + S,
+          0, matches(task_id), keep=(at("detached"), stdout_line)),
+        C("task list names the detached task", ["task", "list"] + S, 0,
+          matches_kept(at("detached"), r"^{id} slow_echo working \d+s$")),
+    ]
+    if http:
+        cases += [
+            C("task get from a new process", ["task", "get", Kept(at("detached"))] + S, 0,
+              matches_kept(at("detached"), r"\A{id} (working|completed)\b")),
+            C("task wait from a new process", ["task", "wait", Kept(at("detached"))] + S, 0,
+              equals("slow echo: 'later'\n")),
+            C("task list no longer names the finished task", ["task", "list"] + S, 0,
+              lacks_kept(at("detached"))),
+            C("--json call --detach prints the CreateTaskResult",
+              ["--json", "call", "--detach", "ask_name"] + S, 0,
+              json_out(lambda d: d["resultType"] == "task" and d["status"] == "working"
+                       and d["pollIntervalMs"] == 500, "a CreateTaskResult"),
+              keep=(at("ask"), json_task_id)),
+            C("task get: input_required", ["task", "get", Kept(at("ask"))] + S, 0,
+              matches_kept(at("ask"), r"\A{id} input_required\b")),
+            C("task wait answers the elicitation", ["--elicit", "answers", "name.json", "task",
+                                                    "wait", Kept(at("ask"))] + S, 0,
+              equals("Hello, Ada!\n"), files=name_file),
+            C("call --detach, to cancel", ["call", "--detach", "ask_name"] + S, 0,
+              matches(task_id), keep=(at("cancel"), stdout_line)),
+            C("task cancel", ["task", "cancel", Kept(at("cancel"))] + S, 0),
+            C("task get of the cancelled task", ["task", "get", Kept(at("cancel"))] + S, 0,
+              matches_kept(at("cancel"), r"\A{id} cancelled\b")),
+            C("task list no longer names the cancelled task", ["task", "list"] + S, 0,
+              lacks_kept(at("cancel"))),
+            C("task wait of the cancelled task exits 3", ["task", "wait", Kept(at("cancel"))]
+              + S, 3, equals(""), err_has(" was cancelled")),
+            C("--max-time passes: exit 124, the task goes on",
+              ["--max-time", "0.5", "call", "slow_echo", "text=slow"] + S, 124, equals(""),
+              timed_out_message("0.5"), keep=(at("timed-out"), timed_out_id)),
+            C("task list names the task --max-time left", ["task", "list"] + S, 0,
+              matches_kept(at("timed-out"), r"^{id} slow_echo working \d+s$")),
+            C("task wait after --max-time gets the result",
+              ["task", "wait", Kept(at("timed-out"))] + S, 0, equals("slow echo: 'slow'\n")),
+            C("task get of an unknown id exits 3", ["task", "get", "x" * 43] + S, 3,
+              err_has("not found")),
+        ]
+    else:
+        cases.append(C("task wait after the server ended: exit 3, no hang",
+                       ["task", "wait", Kept(at("detached"))] + S, 3, equals(""),
+                       err_has("is not known to the server", "with a ttl of 900s")))
+    timeout_part = (
+        "with open_client(max_time=0.5) as c:\n"
+        "    try:\n"
+        "        c.call_tool('slow_echo', {'text': 'slow'})\n"
+        "        print('no timeout')\n"
+        "    except mcp_invoke.RequestTimeout as e:\n"
+        "        print('timeout', e.exit_code, len(e.task_id or ''))\n")
+    cases.append(L(
+        "library: call_tool waits, detach, wait_task, on_task, cancel" +
+        (", --max-time" if http else ""), (
+            "seen = []\n"
+            "with open_client(on_task=lambda t: seen.append((t['taskId'], t['status']))) "
+            "as c:\n"
+            "    print(text(c.call_tool('slow_echo', {'text': 'lib'})))\n"
+            "    print(len(set(i for i, s in seen)), seen[0][1], seen[-1][1])\n"
+            "    t = c.call_tool('slow_echo', {'text': 'later'}, detach=True)\n"
+            "    print(t['resultType'], t['status'], len(t['taskId']))\n"
+            "    print(c.get_task(t['taskId'])['status'] in ('working', 'completed'))\n"
+            "    print(text(c.wait_task(t['taskId'])))\n"
+            "    try:\n"
+            "        c.list_tasks()\n"
+            "    except mcp_invoke.ServerError as e:\n"
+            "        print('no tasks/list', e.exit_code)\n"
+            "    t = c.call_tool('ask_name', {}, detach=True)\n"
+            "    c.cancel_task(t['taskId'])\n"
+            "    print(c.get_task(t['taskId'])['status'])\n") + (timeout_part if http else ""),
+        equals("slow echo: 'lib'\n1 working completed\ntask working 43\nTrue\n"
+               "slow echo: 'later'\nno tasks/list 3\ncancelled\n"
+               + ("timeout 124 43\n" if http else ""))))
+    for case in cases:
+        case.name = prefix + ": " + case.name
+    return cases
+
+
 # -- groups: a server and its cases ---------------------------------------------------
 
 def groups(ctx):
@@ -770,6 +1157,14 @@ def groups(ctx):
            {"SERVER": S2[1:]})
     yield ("fastmcp http", HttpServer("fastmcp-http", [py, FASTMCP_SERVER, "http", "{0}"]),
            lambda url: fastmcp_cases(["--url", url], "fastmcp http", http=True), {})
+    S3 = ["--", TASKS_VENV_PY, FASTMCP_TASKS_SERVER, "stdio"]
+    yield ("fastmcp-tasks stdio", None, lambda: fastmcp_tasks_cases(S3, "fastmcp-tasks stdio"),
+           {"SERVER": S3[1:]})
+    yield ("fastmcp-tasks http",
+           HttpServer("fastmcp-tasks-http", [TASKS_VENV_PY, FASTMCP_TASKS_SERVER, "http",
+                                             "{0}"]),
+           lambda url: fastmcp_tasks_cases(["--url", url], "fastmcp-tasks http", http=True),
+           {})
     yield ("typescript sdk oauth",
            HttpServer("ts-oauth", [NODE, TS_EXAMPLE, "--oauth"], ports=2,
                       env={"MCP_PORT": "{0}", "MCP_AUTH_PORT": "{1}"},
@@ -907,10 +1302,19 @@ def run_case(ctx, case, lib_ctx):
         script = LIB_PRELUDE % {"here": HERE, "ctx": json.dumps(lib_ctx)} + case.lib
         argv = [PYTHON, "-c", script]
     else:
-        argv = [PYTHON, os.path.join(HERE, "mcp_invoke.py")] + case.args
+        argv = [PYTHON, os.path.join(HERE, "mcp_invoke.py")] + [str(a) for a in case.args]
+    env = ctx.env
+    if case.env:
+        env = dict(env, **dict((k, v.replace("{tmp}", ctx.tmp)) for k, v in case.env.items()))
     t0 = time.monotonic()
-    status, out, err = run(argv, ctx.env, ctx.tmp, stdin=case.stdin)
+    status, out, err = run(argv, env, ctx.tmp, stdin=case.stdin)
     took = time.monotonic() - t0
+    if case.keep:
+        value = case.keep[1](out, err)
+        if value:
+            KEPT[case.keep[0]] = value
+        else:
+            KEPT.pop(case.keep[0], None)
     why = None
     if status == -9:
         why = "killed after %ds" % CASE_TIMEOUT
@@ -933,13 +1337,14 @@ def run_case(ctx, case, lib_ctx):
         print("interop: ok   %s" % case.name + (" (%.1fs)" % took if ctx.verbose else ""))
     if ctx.verbose and (why or ctx.verbose > 1):
         sys.stdout.write("  argv: %r\n  stdout: %s\n  stderr: %s\n" % (
-            (case.args or case.lib), out[:2000], err[-2000:]))
+            ([str(a) for a in case.args] if case.args else case.lib), out[:2000],
+            err[-2000:]))
     sys.stdout.flush()
 
 
 def check_installed():
-    missing = [p for p in (EVERYTHING, FILESYSTEM, MEMORY, THINKING, TS_EXAMPLE, VENV_PY)
-               if not os.path.exists(p)]
+    missing = [p for p in (EVERYTHING, FILESYSTEM, MEMORY, THINKING, TS_EXAMPLE, VENV_PY,
+                           TASKS_VENV_PY) if not os.path.exists(p)]
     if missing:
         sys.stderr.write("interop: not installed: %s (run make interop)\n" % ", ".join(missing))
         return False
