@@ -20,7 +20,10 @@ stdio_server.py's cost per line comes near a minimal client's, so with it
 the floor measures the server as much as the client (the minimal client's
 time per line falls with the leaner server, and no further with one that
 does not parse JSON at all). Only the event-stream rows use fake_server.py
---http, whose streams are what they measure.
+--http, whose streams are what they measure. The task rows use
+bench/task_server.py, as lean (os.read, json): echo plainly and as a task in
+either form, counting what it receives and stamping each call and poll with
+its own clock, so the rows compare the client with itself on one server.
 
 The floor of the whole-process figures is a minimal stdlib MCP client of
 about sixty lines, bench/minimal_client.py (``tools|call NAME JSON|batch --
@@ -45,9 +48,12 @@ Usage::
 
     python3 bench_mcp_invoke.py             # the full run, a few minutes
     python3 bench_mcp_invoke.py --quick     # smaller counts and sizes, under a minute
+    python3 bench_mcp_invoke.py --only tasks,search   # these figures only (names:
+                                            # the titles, lower case, hyphens for spaces)
     python3 bench_mcp_invoke.py --profile   # also cProfile the sequential and 10 MB calls,
                                             # and sequential calls over HTTP; and where a
-                                            # cold tools run's start goes (-X importtime)
+                                            # cold tools run's start goes (-X importtime);
+                                            # tasks done at once; a cached search's main()
     python3 bench_mcp_invoke.py --rss client|floor N   # one peak-RSS child, in bytes
     python3 bench_mcp_invoke.py --http-rss client|floor URL N  # the same over HTTP
     python3 bench_mcp_invoke.py --calls client|floor N # one session of N calls (callgrind)
@@ -126,13 +132,32 @@ of their rounds):
                   legacy and the modern lean server, against the minimal HTTP
                   client run the same way (plus compiling mcp_invoke.py, for
                   the script), as for cold tools.
+    search        ``python -m mcp_invoke search WORD`` over six configured
+                  servers whose tool lists the cache holds (filled by one search,
+                  in a cache of the figure's own; the servers' file is then
+                  removed, so none can start), against ``python -m mcp_invoke
+                  --version``; the same as scripts; and in instructions
+                  (callgrind, full run only).
+    tasks         on one open Client of bench/task_server.py, in both forms of
+                  tasks (2025-11-25: params.task, tasks/get, tasks/result;
+                  2026-07-28's extension: resultType "task", tasks/get): a task
+                  done at once (pollIntervalMs 0, completed at its first poll)
+                  against the same echo called plainly: the requests the server
+                  receives per call, and the time per call; a task created
+                  completed, timed so too (no target). Polling: a task completed
+                  at its 20th poll, asking 100 ms: the mean spacing of the
+                  server's arrivals (the call, then each poll) against the
+                  interval asked, and the least against MIN_POLL_INTERVAL (50
+                  ms); and the least asking 0 and 10 ms.
 
 Both HTTP servers set TCP_NODELAY on their connections as servers in use do
 (without it, a body written apart from its headers waits for the client's
 delayed ACK on a kept connection: 40 ms).
 
 Output: one table row per figure with the measured value, the floor, their
-ratio, the target and ok/MISS (the ratio judged as printed, to two decimals).
+ratio, the target and ok/MISS (the ratio judged as printed, to two decimals;
+a target "in A-B" holds both ends; the round-trip row's "ratio" is a difference,
+the requests a call takes more than the plain call's).
 Targets are informational; the exit status is 0 unless the bench itself fails.
 Standard library only; CPython 3.6 or newer; POSIX.
 """
@@ -164,11 +189,11 @@ MB = 1000 * 1000
 FULL = {"process_runs": 15, "calls": 200, "rounds": 25,
         "sizes": ((10 * MB, 15), (100 * MB, 5)), "instruction_calls": (50, 550),
         "batch_lines": 20000, "batch_runs": 7, "cli_size": 100 * MB, "cli_runs": 9,
-        "sse_size": 100 * MB, "sse_runs": 5}
+        "sse_size": 100 * MB, "sse_runs": 5, "task_calls": 50}
 QUICK = {"process_runs": 5, "calls": 100, "rounds": 10,
          "sizes": ((10 * MB, 9),), "instruction_calls": None,
          "batch_lines": 2000, "batch_runs": 5, "cli_size": 10 * MB, "cli_runs": 3,
-         "sse_size": 100 * MB, "sse_runs": 2}
+         "sse_size": 100 * MB, "sse_runs": 2, "task_calls": 10}
 
 # Calls made before any timing, so caches, allocators and the CPU clock settle.
 WARM_UP_CALLS = 200
@@ -190,6 +215,11 @@ TARGETS = {
     "session_floor": ("<=", 1.50),  # the same, against python -m (nothing) + a library call
     "launcher": ("<=", 1.20),    # cold tools through the launcher install writes
     "search": ("<=", 1.20),      # search of 8 servers whose lists are cached, against cold tools
+    "search_version": ("<=", 1.20),  # search of 6 servers cached, against --version
+    "task_trips": ("<=", 2.00),  # a task done at once: round trips more than a plain call
+    "task_time": ("<=", 1.30),   # the same, a CLI call of it against a plain CLI call
+    "poll_mean": ("in", (0.90, 1.10)),  # polls' mean spacing against the interval asked
+    "poll_min": (">=", 1.00),    # polls' least spacing against MIN_POLL_INTERVAL
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -211,6 +241,7 @@ ECHO_SERVER = os.path.join(FLOORS, "echo_server.py")
 HTTP_SERVER = os.path.join(FLOORS, "http_server.py")
 MINIMAL_CLIENT = os.path.join(FLOORS, "minimal_client.py")
 MINIMAL_HTTP_CLIENT = os.path.join(FLOORS, "minimal_http_client.py")
+TASK_SERVER = os.path.join(FLOORS, "task_server.py")
 # The floor modules, run as ``python -E -S -m NAME`` from FLOORS.
 FLOOR_MODULES = ("minimal_client", "minimal_http_client", "import_floor")
 
@@ -236,6 +267,17 @@ BATCH_LINE = b'{"method":"tools/call","params":{"name":"echo","arguments":{"text
 HTTP_ERAS = ("legacy", "modern")
 MODERN_VERSION = "2026-07-28"
 
+# The task rows' forms: the era bench/task_server.py speaks, and the revision
+# whose tasks it is (2025-11-25 basic/utilities/tasks; 2026-07-28's extension).
+TASK_FORMS = (("legacy", "2025-11-25"), ("modern", "2026-07-28"))
+
+# The polling rows: a task that completes at its POLLS-th tasks/get, asking
+# POLL_ASKED ms between polls, then each of POLL_FAST ms, which the client
+# must stretch to its floor, mcp_invoke.MIN_POLL_INTERVAL.
+POLLS = 20
+POLL_ASKED = 100
+POLL_FAST = (0, 10)
+
 # What a POST must accept and carry (fake_server.py answers 406 and 415 without).
 HTTP_HEADERS = {"Accept": "application/json, text/event-stream",
                 "Content-Type": "application/json"}
@@ -253,6 +295,11 @@ def _server_argv():
 def _echo_server_argv():
     """The leanest stdio server, bench/echo_server.py, for the CLI batch rows."""
     return PYTHON + [ECHO_SERVER]
+
+
+def _task_server_argv(era):
+    """bench/task_server.py, echo plain and as a task, in ``era``'s form."""
+    return PYTHON + [TASK_SERVER, "--era", era]
 
 
 # ---------------------------------------------------------------------------
@@ -780,6 +827,83 @@ def bench_agents(counts, notes):
                                            sizes)]
 
 
+def bench_search(counts, notes):
+    """``search`` over six configured servers whose tool lists the cache holds,
+    against ``--version``: as python -m (.pyc), as scripts, and in
+    instructions (callgrind, full run only, with valgrind).
+
+    The cache is this figure's own (XDG_CACHE_HOME, HOME and the rest in a
+    temporary directory), filled by one search; then the servers' file is
+    removed, so a run that started a server would fail: every timed search
+    takes the six lists from the cache, as any made in the last hour.
+    """
+    _write_bytecode()
+    module, script = PYTHON + ["-m", "mcp_invoke"], PYTHON + [LIBRARY]
+    work = tempfile.mkdtemp(prefix="bench_mcp_invoke.search.")
+    try:
+        env, search = _cached_search(work)
+        _check_search(script + search, env)
+        names = ("search", "version", "search script", "version script")
+        tasks = (_run(module + search, env=env), _run(module + ["--version"], env=env),
+                 _run(script + search, env=env), _run(script + ["--version"], env=env))
+        t = dict(zip(names, _interleaved(tasks, counts["process_runs"])))
+        valgrind = shutil.which("valgrind")
+        counted = None
+        if valgrind is not None and counts["instruction_calls"] is not None:
+            counted = []
+            for argv in (search, ["--version"]):
+                _write_bytecode()  # one run each: a compile in it would be counted
+                counted.append(_counted_run(valgrind, module + argv, env=env))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    notes.append("search: fastest of %d runs each; six stdio servers configured, their tool "
+                 "lists cached by one search before (no --cache-ttl), their file then removed: "
+                 "no server starts; instructions: %s"
+                 % (counts["process_runs"], "callgrind, one run each" if counted else
+                    "skipped (%s)" % ("no valgrind on PATH" if valgrind is None
+                                      else "quick run")))
+    rows = [
+        _row("search, 6 servers cached, python -m (.pyc) vs --version", _ms(t["search"]),
+             _ms(t["version"]), t["search"] / t["version"], TARGETS["search_version"]),
+        _row("search, 6 servers cached, script vs --version", _ms(t["search script"]),
+             _ms(t["version script"]), t["search script"] / t["version script"],
+             TARGETS["search_version"]),
+    ]
+    if counted:
+        rows.append(_row("search, 6 servers cached, -m vs --version, CPU",
+                         "%.1fM instr" % (counted[0] / 1e6), "%.1fM instr" % (counted[1] / 1e6),
+                         counted[0] / float(counted[1]), TARGETS["search_version"]))
+    return rows
+
+
+def _cached_search(work):
+    """(env, search arguments) of six servers configured in ``work``, whose tool
+    lists the cache (in ``work`` too) holds, and which can no longer start."""
+    env = dict(os.environ, HOME=work, XDG_CACHE_HOME=os.path.join(work, "cache"),
+               XDG_CONFIG_HOME=os.path.join(work, "config"),
+               XDG_STATE_HOME=os.path.join(work, "state"))
+    server = PYTHON + [os.path.join(work, "stdio_server.py")]
+    shutil.copy(STDIO_SERVER, server[-1])
+    config = os.path.join(work, "servers.json")
+    with open(config, "w") as f:  # six servers, each its own command line
+        json.dump({"mcpServers": dict(("s%d" % i, {"command": server[0], "args": server[1:]
+                                                   + ["--bench-id", str(i)]})
+                                      for i in range(6))}, f)
+    search = ["--config", config, "search", "echo"]
+    module = PYTHON + ["-m", "mcp_invoke"]
+    _check_search(module + search, env)  # fills the cache
+    os.remove(server[-1])
+    _check_search(module + search, env)
+    return env, search
+
+
+def _check_search(argv, env):
+    """search lists echo of each of the six servers, one line each."""
+    found = _output(argv, env=env).decode("utf-8").splitlines()
+    if sorted(line.split("(")[0] for line in found) != ["s%d__echo" % i for i in range(6)]:
+        raise RuntimeError("%s listed %r, not echo of the 6 servers" % (_show_argv(argv), found))
+
+
 def _check_tools(cli, minimal):
     """Both list the server's tools, one line each, the name first."""
     expected = TOOL_NAMES
@@ -996,13 +1120,13 @@ def _instructions(valgrind, side, calls):
     return _counted_run(valgrind, [sys.executable, BENCH, "--calls", side, str(calls)])
 
 
-def _counted_run(valgrind, argv, stdin=None):
+def _counted_run(valgrind, argv, stdin=None, env=None):
     """Instructions callgrind counts in the process ``argv`` (every thread of it, no
     child: a server runs natively), run from _home(argv), stdin from ``stdin``."""
     with open(stdin or os.devnull, "rb") as source:
         proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
                               + argv, cwd=_home(argv), stdin=source,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     found = re.search(rb"Collected\s*:\s*(\d+)", proc.stderr)
     if proc.returncode != 0 or found is None:
         raise RuntimeError("callgrind run failed: %s"
@@ -1249,6 +1373,141 @@ def bench_probe(counts, notes):
                  "%.1f ms" % (pinned * 1e3), probed / pinned),
             _row("probe, legacy server: CLI tools (-m, --no-cache)", _ms(cli_probed),
                  _ms(cli_pinned), cli_probed / cli_pinned)]
+
+
+# ---------------------------------------------------------------------------
+# Figures: tasks, against a plain call and against the interval asked
+# ---------------------------------------------------------------------------
+
+def bench_tasks(counts, notes):
+    """Tools run as tasks, in both forms, on one open Client of bench/task_server.py.
+
+    A task done at once: echo_task asking pollIntervalMs 0, completed at its
+    first tasks/get; against echo called plainly in the same session: the
+    requests the server counts per call, and the time per call (the median
+    of rounds, the two in turn; reported); and as a user runs it, a CLI call
+    (python -m) on a server of its own against a CLI call of echo, the
+    target. A task created completed is timed beside it
+    (no target): the task's own rounds, with no poll to wait for. Polling: a
+    task completed at its 20th tasks/get, the spacing of what the server
+    received (each poll after the first, which may go at once) by the
+    server's clock, asking 100 ms, then 0 and 10 ms.
+    """
+    import mcp_invoke
+    rows = []
+    at_once, created = dict(ECHO[1]), dict(ECHO[1], polls=0)
+    floor = mcp_invoke.MIN_POLL_INTERVAL
+    for era, revision in TASK_FORMS:
+        with mcp_invoke.Client(_task_server_argv(era)) as client:
+            if client.era != era:
+                raise RuntimeError("bench/task_server.py --era %s was taken for %s"
+                                   % (era, client.era))
+            _sequential(client, WARM_UP_CALLS)
+            trips = [_requests_per_call(client, arguments)
+                     for arguments in (None, at_once, created)]
+            plain, soon, done = _task_rounds(client, counts, at_once, created)
+            gaps = [_poll_gaps(client, asked)[1:] for asked in (POLL_ASKED,) + POLL_FAST]
+            first = min(_poll_gaps(client, 0, 1)[0] for _ in range(3))
+        cli = _task_cli(era, at_once, counts["process_runs"])
+        means = [sum(found) / len(found) for found in gaps]
+        fast = min(min(found) for found in gaps[1:])
+        rows += [
+            _row("task done at once, %s: requests" % revision, "%.1f/call" % trips[1],
+                 "%.1f/call" % trips[0], trips[1] - trips[0], TARGETS["task_trips"],
+                 unit=" more"),
+            _row("task done at once, %s: CLI call time" % revision, _ms(cli[0]), _ms(cli[1]),
+                 cli[0] / cli[1], TARGETS["task_time"]),
+            _row("task done at once, %s: library call time" % revision,
+                 "%.2f ms/call" % (soon * 1e3), _us(plain), soon / plain),
+            _row("task created completed, %s: time" % revision, _us(done), _us(plain),
+                 done / plain),
+            _row("task polls, %s, asked %d ms: mean spacing" % (revision, POLL_ASKED),
+                 _ms(means[0]), "%d ms asked" % POLL_ASKED, means[0] / (POLL_ASKED / 1e3),
+                 TARGETS["poll_mean"]),
+            _row("task polls, %s, asked %d ms: least spacing" % (revision, POLL_ASKED),
+                 _ms(min(gaps[0])), "%s least" % _ms(floor), min(gaps[0]) / floor,
+                 TARGETS["poll_min"]),
+            _row("task polls, %s, asked %s ms: least spacing"
+                 % (revision, " and ".join(str(asked) for asked in POLL_FAST)),
+                 " / ".join(_ms(min(found)) for found in gaps[1:]), "%s least" % _ms(floor),
+                 fast / floor, TARGETS["poll_min"]),
+        ]
+        notes.append("tasks, %s: a task done at once is polled first %.1f ms after the call "
+                     "reached the server (the least of 3); a task created completed takes %.1f "
+                     "requests a call; polls asking %s ms came %s ms apart on average"
+                     % (revision, first * 1e3, trips[2],
+                        " and ".join(str(asked) for asked in POLL_FAST),
+                        " and ".join("%.1f" % (mean * 1e3) for mean in means[1:])))
+    notes.append("tasks: requests counted by the server over 10 calls; times the median of "
+                 "%d rounds of %d plain calls, %d tasks done at once and %d created completed; "
+                 "CLI calls the fastest of %d runs; polls: %d to a task, spaced by the "
+                 "server's clock from the first poll on"
+                 % (counts["rounds"], counts["calls"], counts["task_calls"], counts["calls"],
+                    counts["process_runs"], POLLS))
+    return rows
+
+
+def _task_calls(client, arguments, n):
+    """Seconds for ``n`` calls of echo_task with ``arguments``, or of echo (None)."""
+    if arguments is None:
+        return _sequential(client, n)
+    return _timed_calls(lambda name, _: client.call_tool("echo_task", arguments), n)
+
+
+def _task_stats(client):
+    """What bench/task_server.py received since it was last asked (then forgotten)."""
+    return json.loads(client.call_tool("stats")["content"][0]["text"])
+
+
+def _requests_per_call(client, arguments, calls=10):
+    """The requests the server receives for each call (as _task_calls)."""
+    _task_calls(client, arguments, 1)  # a first task call lists the tools (2025-11-25)
+    _task_stats(client)
+    _task_calls(client, arguments, calls)
+    return sum(_task_stats(client)["counts"].values()) / float(calls)
+
+
+def _task_rounds(client, counts, at_once, created):
+    """Median seconds per call: (echo, a task done at once, a task created completed)."""
+    n, few = counts["calls"], counts["task_calls"]
+    sides = ((None, n), (at_once, few), (created, n))
+    for arguments, calls in sides:
+        _task_calls(client, arguments, calls)
+    times = [[] for _ in sides]
+    for _ in range(counts["rounds"]):
+        for (arguments, calls), samples in zip(sides, times):
+            samples.append(_task_calls(client, arguments, calls) / calls)
+    return [_median(samples) for samples in times]
+
+
+def _poll_gaps(client, asked, polls=POLLS):
+    """Seconds between what the server received for one task asking ``asked`` ms,
+    completed at its ``polls``-th poll: the call, then each tasks/get. The
+    first is the call's to the first poll, which may go at once; the rest
+    are the spacing of the polls."""
+    _task_stats(client)
+    _check_echo(client.call_tool("echo_task", dict(ECHO[1], interval=asked, polls=polls)))
+    arrivals = _task_stats(client)["arrivals"]
+    if [method for method, _ in arrivals] != ["tools/call"] + ["tasks/get"] * polls:
+        raise RuntimeError("a task of %d polls came as %r" % (polls, arrivals))
+    return [later[1] - before[1] for before, later in zip(arrivals, arrivals[1:])]
+
+
+def _task_cli(era, at_once, runs):
+    """Fastest seconds of a CLI call (python -m) of echo_task done at once, and
+    of echo, each on a server of its own as a user runs them."""
+    _write_bytecode()
+    module = PYTHON + ["-m", "mcp_invoke", "call"]
+    server = ["--"] + _task_server_argv(era)
+    with tempfile.TemporaryDirectory(prefix="bench_mcp_invoke.tasks.") as work:
+        env = dict(os.environ, HOME=work, XDG_CACHE_HOME=os.path.join(work, "cache"),
+                   XDG_STATE_HOME=os.path.join(work, "state"),
+                   XDG_CONFIG_HOME=os.path.join(work, "config"))
+        argvs = (module + ["echo_task", json.dumps(at_once)] + server,
+                 module + ["echo", json.dumps(ECHO[1])] + server)
+        for argv in argvs:  # the era cache, as on any run but a server's first
+            _output(argv, env=env)
+        return _interleaved([_run(argv, env=env) for argv in argvs], runs)
 
 
 # ---------------------------------------------------------------------------
@@ -1531,7 +1790,42 @@ def profile_calls(counts):
             reports.append("profile: %s\n%s" % (title, _trim_profile(stream.getvalue())))
     reports.append(_profile_http(counts))
     reports.extend(_profile_cold(counts))
+    reports.append(_profile_tasks(counts))
+    reports.append(_profile_search())
     return reports
+
+
+def _profile_tasks(counts):
+    """cProfile of tasks done at once (2025-11-25 form): where the call's time goes."""
+    import cProfile
+    import io
+    import pstats
+
+    import mcp_invoke
+    calls = counts["task_calls"] * 5
+    with mcp_invoke.Client(_task_server_argv("legacy")) as client:
+        _task_calls(client, ECHO[1], 1)
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: _task_calls(client, ECHO[1], calls))
+    stream = io.StringIO()
+    pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(12)
+    return ("profile: %d tasks done at once (pollInterval 0), 2025-11-25, by own time\n%s"
+            % (calls, _trim_profile(stream.getvalue())))
+
+
+def _profile_search():
+    """cProfile of main() in one cold search of six cached servers, in a child (-m)."""
+    work = tempfile.mkdtemp(prefix="bench_mcp_invoke.search.")
+    try:
+        env, search = _cached_search(work)
+        argv = PYTHON + ["-c", _PROFILE_MAIN % 30] + search
+        text = subprocess.run(argv, cwd=HERE, stdin=subprocess.DEVNULL, env=env,
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE).stderr.decode("utf-8", "replace")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return ("profile: one search of six cached servers, main() by cumulative time\n%s"
+            % _trim_profile(text))
 
 
 # A cold run's main() under cProfile, in a child started as the figures start
@@ -1664,9 +1958,12 @@ def _cells(row):
         return [row["name"], row["measured"], row["floor"], ratio, "-", "-"]
     op, value = row["target"]
     shown = round(row["ratio"], 2)  # judged as printed: 2.004x meets "<= 2.00x"
-    met = shown <= value if op == "<=" else shown >= value
-    return [row["name"], row["measured"], row["floor"], ratio,
-            "%s %.2f%s" % (op, value, row["unit"]), "ok" if met else "MISS"]
+    if op == "in":  # a range, both ends included
+        met, target = value[0] <= shown <= value[1], "in %.2f-%.2f%s" % (value + (row["unit"],))
+    else:
+        met = shown <= value if op == "<=" else shown >= value
+        target = "%s %.2f%s" % (op, value, row["unit"])
+    return [row["name"], row["measured"], row["floor"], ratio, target, "ok" if met else "MISS"]
 
 
 def format_table(rows):
@@ -1734,6 +2031,8 @@ FIGURES = (
     ("process instructions", bench_process_instructions),
     ("sessions", bench_session),
     ("agents", bench_agents),
+    ("search", bench_search),
+    ("tasks", bench_tasks),
 )
 
 
@@ -1747,9 +2046,17 @@ def _describe_run(quick):
                "quick run (smaller counts and sizes)" if quick else "full run"))
 
 
-def run(quick=False, profile=False):
-    """Measure every figure and print the table (and profiles); returns 0."""
+def _figure_key(title):
+    """A figure's name for --only: its title, lower case, hyphens for spaces."""
+    return title.lower().replace(" ", "-")
+
+
+def run(quick=False, profile=False, only=None):
+    """Measure every figure (``only``: those of these names) and print the
+    table (and profiles); returns 0."""
     counts = QUICK if quick else FULL
+    figures = [(title, figure) for title, figure in FIGURES
+               if only is None or _figure_key(title) in only]
     started = time.perf_counter()
     rows, notes = [], []
     if quick:
@@ -1760,10 +2067,11 @@ def run(quick=False, profile=False):
     # The era cache the command line keeps, a fresh one for this run, so each
     # server is probed once (the check before its figure) and remembered after,
     # whatever runs did before; no other cache is read or written.
+    source = os.stat(LIBRARY).st_mtime
     cache, saved = tempfile.mkdtemp(prefix="bench_mcp_invoke."), os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = cache
     try:
-        for title, figure in FIGURES:
+        for title, figure in figures:
             sys.stderr.write("bench: %s ...\n" % title)
             sys.stderr.flush()
             rows.extend(figure(counts, notes))
@@ -1774,6 +2082,9 @@ def run(quick=False, profile=False):
         else:
             os.environ["XDG_CACHE_HOME"] = saved
         shutil.rmtree(cache, ignore_errors=True)
+    if os.stat(LIBRARY).st_mtime != source:
+        notes.append("mcp_invoke.py changed during this run: its figures mix versions, and a "
+                     "run that compiled it may be among them")
     notes.append("total %.1f s" % (time.perf_counter() - started))
     print(_describe_run(quick))
     print(format_table(rows))
@@ -1799,11 +2110,21 @@ def main(argv=None):
     if "-h" in argv or "--help" in argv:
         print(__doc__)
         return 0
+    only = None
+    if "--only" in argv[:-1]:
+        at = argv.index("--only")
+        only = set(name.strip().lower() for name in argv[at + 1].split(",") if name.strip())
+        argv = argv[:at] + argv[at + 2:]
+        names = set(_figure_key(title) for title, _ in FIGURES)
+        if not only or not only <= names:
+            sys.stderr.write("bench_mcp_invoke: --only takes figures among %s\n"
+                             % ",".join(_figure_key(title) for title, _ in FIGURES))
+            return 2
     unknown = [a for a in argv if a not in ("--quick", "--profile")]
     if unknown:
         sys.stderr.write("bench_mcp_invoke: unknown argument %s (see --help)\n" % unknown[0])
         return 2
-    return run(quick="--quick" in argv, profile="--profile" in argv)
+    return run(quick="--quick" in argv, profile="--profile" in argv, only=only)
 
 
 if __name__ == "__main__":

@@ -82,9 +82,10 @@ The file, top to bottom (each part opens with a banner), in two parts:
     Transports       OAuth 2.1: discovery, the client's identity, grants, tokens
     Transports       JWT signing: ES256 and RS256 client assertions from a PEM key
     Transports       _SessionTransport, a keep-alive session's Unix socket
-    Client           the protocol: eras as values, requests, batch, answers to the
-                     server, tasks, subscriptions (watch, list changes), the request
-                     engine
+    Client           the protocol: eras as values; _Engine, requests in rounds on
+                     the wire and every wait (tasks among them); Client on it:
+                     the era settled, requests, batch, answers to the server,
+                     subscriptions (watch, list changes)
 
   Part II: the command line (Client through its public methods and engine)
     Output           stdout, stderr diagnostics, progress, --events, hidden text
@@ -700,13 +701,21 @@ class _Deadline(object):
     the one clock. It is computed once where a wait begins (an OAuth renewal or
     one of its steps, a connect, a session's greeting) and handed to every
     socket, timer and loop that waits within it, like subprocess's endtime.
-    A request's own deadlines are its _Call's."""
+    A request's own deadlines are its _Call's; a wait hands the transport's
+    receive the soonest of them as one (at_time)."""
 
     __slots__ = ("at", "why")
 
     def __init__(self, seconds, why=None):  # why: None where passing it says nothing
         self.at = time.monotonic() + min(seconds, _MAX_SECONDS)
         self.why = why
+
+    @classmethod
+    def at_time(cls, at, why=None):
+        """The deadline at monotonic time ``at`` (a request's, from its _Call)."""
+        deadline = cls.__new__(cls)
+        deadline.at, deadline.why = at, why
+        return deadline
 
     def left(self):
         return max(0.0, self.at - time.monotonic())
@@ -824,6 +833,18 @@ def _running(frame, codes):
 
 
 # -- files and directories ----------------------------------------------------
+
+def _sha256():
+    """The SHA-256 constructor, without hashlib up to Python 3.11, whose own
+    _sha256 module spares a cold start hashlib's OpenSSL (3 ms of a run that
+    names a cache file by a hash); from 3.12 that module is _sha2, not in
+    every version's standard library, so hashlib."""
+    try:
+        from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return sha256
+
 
 def _xdg(environ, name, default):
     """An XDG base directory: the variable if it holds an absolute path (the XDG
@@ -2175,7 +2196,7 @@ class _Transport(object):
     hold(), flush()     after hold(), frames only queue, to go out together
                         at flush() (or at the next receive).
     receive(deadline)   the inbox, a deque the caller pops from, waiting until
-                        ``deadline`` (monotonic) at most for something to
+                        ``deadline`` (a _Deadline) at most for something to
                         arrive. Items: messages (dicts), _Noise, and _Failed
                         (one request failed, the rest go on). What the caller
                         leaves stays for the next call. Raises the MCPError
@@ -2628,8 +2649,8 @@ class _StdioTransport(_Transport):
         return None
 
     def receive(self, deadline):
-        """The queue of messages from the server, waiting until ``deadline`` (monotonic)
-        at most for one to arrive; empty when the deadline passes.
+        """The queue of messages from the server, waiting until ``deadline`` (a
+        _Deadline) at most for one to arrive; empty when the deadline passes.
 
         The caller pops what it handles; what it leaves (a callback failed)
         stays for the next call. Raises ConnectionLost (or ProtocolError)
@@ -2644,7 +2665,7 @@ class _StdioTransport(_Transport):
                 if self._inbox:  # what the server said before it went comes first
                     break
                 raise
-            timeout = deadline - time.monotonic()
+            timeout = deadline.left()
             if timeout <= 0 or self._woken:
                 break
             self._select(timeout)
@@ -3441,7 +3462,7 @@ class _HttpTransport(_Transport):
             if self._stalled:  # the caller took what it handled: readers may go on
                 self._cond.notify_all()
             while not self._inbox and not self._closed and self._ended is None:
-                timeout = deadline - time.monotonic()
+                timeout = deadline.left()
                 if timeout <= 0 or self._woken:
                     break
                 self._arrived.wait(min(timeout, _MAX_WAIT))
@@ -4402,10 +4423,9 @@ def _b64url(data):
 
 def _pkce():
     """A code verifier and its S256 challenge (RFC 7636 4.1, 4.2)."""
-    import hashlib  # lazy: OAuth only
     import secrets  # lazy: OAuth only
     verifier = secrets.token_urlsafe(48)
-    return verifier, _b64url(hashlib.sha256(verifier.encode("ascii")).digest())
+    return verifier, _b64url(_sha256()(verifier.encode("ascii")).digest())
 
 
 def _said(step, document, status):
@@ -5541,8 +5561,7 @@ def _rsa_sign(key, message):
     """RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8017 §8.2.1, EMSA §9.2), CRT + fault check."""
     _, n, e, d, p, q, dp, dq, qinv = key
     k = (n.bit_length() + 7) // 8
-    import hashlib  # lazy: OAuth only
-    t = _SHA256_DIGEST_INFO + hashlib.sha256(message).digest()
+    t = _SHA256_DIGEST_INFO + _sha256()(message).digest()
     m = int.from_bytes(b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t, "big")
     if p * q == n and p > 1 and q > 1:           # RSASP1 via CRT (RFC 8017 §5.1.2 step 2.b)
         s1, s2 = pow(m, dp, p), pow(m, dq, q)
@@ -5618,8 +5637,7 @@ def _rfc6979_k(d, h1):
 
 def _ecdsa_sign(d, message):
     """ECDSA P-256/SHA-256 (FIPS 186-4 §6.4, SEC 1 §4.1.3) -> 64-byte r||s (RFC 7518 §3.4)."""
-    import hashlib  # lazy: OAuth only
-    h1 = hashlib.sha256(message).digest()
+    h1 = _sha256()(message).digest()
     e = int.from_bytes(h1, "big")
     for k in _rfc6979_k(d, h1):
         r = _ec_mul(k)[0] % _P256_N
@@ -5928,7 +5946,7 @@ class _SessionTransport(_Transport):
             self.flush()
         while not self._inbox:
             self._check_open()
-            timeout = deadline - time.monotonic()
+            timeout = deadline.left()
             if timeout <= 0 or self._woken:
                 break
             for fd, mask in self._poll(min(timeout, _QUIET_CHECK)):
@@ -6320,7 +6338,729 @@ def _check_arguments(roots, trace, protocol_version, log_level, max_bytes, secon
                          % (log_level, ", ".join(LOG_LEVELS)))
 
 
-class Client(object):
+class _Engine(object):
+    """The request engine: requests to one server over its transport, each run
+    in rounds to its outcome within its limits, and the waiting that serves
+    the server meanwhile. A round is one call on the wire with an id of its
+    own: the request itself, again with input given (an input_required
+    result), with a renewed token or another version, or what its plan says
+    next (a task's poll, not before it is due). Every driver moves requests
+    the one way (_move): a single request (_complete), ``batch``, ``watch``
+    and a session's server (through the names below).
+
+    The Client is the engine's host, and gives it (hooks, by these names):
+    ``era`` (an _Era, once settled); ``_ready(method)`` before a request
+    goes; ``_recovered(request, done, error)``, the next round's _Call after
+    a round failed in a way the session can mend (a token renewed, a session
+    or version changed, the tools listed anew), else raising ``error``;
+    ``_fulfil(method, params, key, limit)``, an answer to what the server
+    asks in a result; ``_server_request(ident, method, params, limit)`` and
+    ``_notified(method, params)``, what it asks and tells on its own;
+    ``_warn(kind, text)`` and ``_noise(item)``, its oddities.
+    """
+
+    def __init__(self, transport, timeout, max_time, trace, on_task):
+        self._transport = transport
+        self.timeout = timeout
+        self.max_time = max_time
+        self.trace = trace
+        self.on_task = on_task
+        self.era = None
+        self._next_id = 0
+        self._pending = {}  # calls in flight, by id
+        self._abandoned = set()  # ids given up on: a late answer is not a stray
+        self._held_over = collections.deque()  # what a wait cut short left (see _hold_over)
+        self._idle_until = None  # with nothing in flight, the server is answered until then
+        self._batch_members = 0  # members of a traced batch still to come
+        self._unresponsive = False  # a request timed out
+        self._answered_at = 0.0  # when the server last answered a request of ours
+        self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
+        self._landed = False  # a task came back to a call in flight since a batch looked
+        self.interrupted_tasks = {}  # task id -> None (cancelled) or the MCPError (see Client)
+
+    # -- its names for drivers ------------------------------------------------
+    #
+    # What a driver outside the engine uses (watch, and a session's server in
+    # Part II, through its Client), as the drivers inside do:
+    #
+    #   start(method, params, timeout, on_progress, limit, detach) -> request
+    #       Send its first round (``detach``: a task that comes back is its
+    #       outcome, as call_tool's). ``request.id``: the round's id on the wire;
+    #       ``request.done``: the round has its outcome; ``request.error``: the
+    #       MCPError it failed with, if it did; ``request.limit``: the monotonic
+    #       time it must be done by (``limit`` given: one it shares with others).
+    #   wait(requests, until=None, first=False, stop=None)
+    #       Run the transport (answers, progress, the server's own requests and
+    #       notifications) until every request's round is done, or one with
+    #       ``first``, or ``until`` (monotonic) passes, or ``stop()`` is true;
+    #       a planned round goes out once it is due. A round past its deadline
+    #       is expired. Raises what the transport raises only when ``requests``
+    #       is empty (else each request fails).
+    #   advance(request) -> result or None
+    #       After a done round: the complete result, or None with the next
+    #       round sent (``request.id`` is new), or planned (a task's poll:
+    #       ``request.id`` is None until ``wait`` sends it, when it is due).
+    #       Raises the request's failure.
+    #   expire(request, reason)
+    #       Give up on its round; the server is told (basic/utilities/cancellation),
+    #       but for a task's round, which is let go (the task goes on).
+    #   idle_limit(limit)
+    #       The monotonic time until which what the server asks with no request
+    #       in flight is answered (past it, refused at once).
+    #
+    # plus, of the Client, ``relay(function)`` (every notification but
+    # progress to ``function(method, params)`` too: a session hands them on),
+    # ``settled()`` (the era and handshake, a session's greeting), ``waker()``
+    # and ``abort()``. Nothing else of the insides is for Part II.
+
+    def start(self, method, params=None, timeout=None, on_progress=None, limit=None,
+              detach=False):
+        """Send the first round of a request; its handle (see the request engine)."""
+        _requestable(method)
+        request = _Request(method, params, timeout, on_progress, limit, detach)
+        request.call = self._begin(request)
+        request.limit = request.call.limit
+        return request
+
+    def wait(self, requests, until=None, first=False, stop=None):
+        """Run the transport for ``requests`` (see the request engine); a
+        planned round goes out once it is due."""
+        while True:
+            for request in requests:
+                if request.call is None and not request.finished:
+                    self._move(request)
+            dues = [min(r.due or 0, r.limit) for r in requests
+                    if r.call is None and not r.finished]
+            calls = [r.call for r in requests if r.call is not None]
+            if not dues:
+                return self._wait(calls, until, first, stop)
+            soonest = min(dues + ([until] if until is not None else []))
+            self._wait(calls, soonest, first, stop or _never)
+            if (until is not None and time.monotonic() >= until or stop is not None and stop()
+                    or first and any(request.done for request in requests)):
+                return
+
+    def advance(self, request):
+        """The complete result of ``request``, or None with its next round sent
+        or planned (see the request engine). Raises the request's failure."""
+        if not request.finished:
+            self._step(request)
+        if not request.finished:
+            return None
+        if isinstance(request.outcome, MCPError):
+            raise request.outcome
+        return request.outcome
+
+    def expire(self, request, reason):
+        """Give up on the round of ``request`` in flight (see the request engine)."""
+        if request.call is not None and not request.call.done:
+            self._expire(request.call, reason)
+
+    def idle_limit(self, limit):
+        """Answer what the server asks with no request in flight until ``limit``
+        (monotonic), and refuse it at once after."""
+        self._idle_until = limit
+
+    # -- a request, round by round -------------------------------------------
+
+    # The one way a request moves on, for every driver (a call, batch, the
+    # session server through advance and wait): a round done is followed by
+    # the next, sent at once or planned (a poll, not before ``due``), until
+    # the request has its outcome.
+
+    def _complete(self, method, params, timeout, on_progress=None, call=None, limit=None,
+                  detach=False):
+        """Run one logical request to its complete result, across its rounds.
+
+        ``call`` is its first round when that is already sent; ``limit``
+        (monotonic) one it shares with others (the pages of a list);
+        ``detach``: a task that comes back is the outcome.
+        """
+        try:
+            if call is None:
+                call = self._start(method, params, timeout, on_progress, limit)
+            if not call.done:
+                self._wait([call])
+            result = call.result
+            if call.error is None and type(result) is dict and self.era.kind(result) == (
+                    "complete"):
+                return result  # as _next_round would, at once: most requests have one round
+        except KeyboardInterrupt:  # outside a wait too: the frame may be out already
+            self._interrupted()
+            raise
+        request = _Request(method, params, timeout, on_progress, limit, detach)
+        request.call = call
+        return self._drive(request)
+
+    def _drive(self, request):
+        """Run ``request``, its round in flight or done, to its outcome."""
+        try:
+            while not self._move(request):
+                if request.call is None:  # a poll, planned: the server is served meanwhile
+                    self._wait([], until=min(request.due, request.limit), stop=_never)
+                else:
+                    self._wait([request.call])
+        except KeyboardInterrupt:  # before the task is let go: it is cancelled
+            self._interrupted()
+            raise
+        finally:
+            if request.task is not None:
+                self._tasks.pop(request.task.id, None)
+        if isinstance(request.outcome, MCPError):
+            raise request.outcome
+        return request.outcome
+
+    def _move(self, request):
+        """Move ``request`` on as far as it goes without waiting; True once it is
+        finished (``request.outcome``: its result, or the MCPError it failed with)."""
+        while not request.finished:
+            if request.call is None:
+                now = time.monotonic()
+                if now >= request.limit:  # never waiting past the time left
+                    return self._finish(request, self._task_timeout(request))
+                if request.due is not None and request.due > now:
+                    return False
+                try:
+                    request.call = self._begin(request)
+                except MCPError as e:
+                    return self._finish(request, e)
+            elif request.call.done:
+                self._step(request)
+            else:
+                return False
+        return True
+
+    def _step(self, request):
+        """After ``request``'s round is done: its outcome, or the next round sent
+        or planned (``request.call`` None)."""
+        try:
+            outcome = self._next_round(request, request.call)
+        except MCPError as e:
+            return self._finish(request, e)
+        if outcome is None:
+            request.call = None
+        elif isinstance(outcome, _Call):
+            # A renewed token starts a time limit of its own (see _next_round).
+            request.call, request.limit = outcome, outcome.limit
+        else:
+            return self._finish(request, outcome)
+        return False
+
+    def _finish(self, request, outcome):
+        request.finished, request.outcome = True, outcome
+        if request.task is not None:
+            self._tasks.pop(request.task.id, None)
+        return True
+
+    def _begin(self, request):
+        """Send a round of ``request``: the request again, or what is planned; its _Call."""
+        if request.plan is None:
+            return self._start(request.method, request.params, request.timeout,
+                               request.on_progress, request.limit)
+        method, params, timeout = request.plan
+        return self._start(method, params, timeout, None, request.limit)
+
+    def _plan(self, request, method, params=None, timeout=None, due=None):
+        """Plan the next round of ``request``'s task: ``method`` on it, not before ``due``."""
+        params = dict(params or {}, taskId=request.task.id)
+        request.plan = (method, params, request.timeout if timeout is None else timeout)
+        request.due = due
+        return None
+
+    def _next_round(self, request, done):
+        """After round ``done`` of ``request``: the complete result, the next
+        round's _Call (input given, a token renewed, another version), or None
+        with the next round planned (a task's poll). Raises the request's
+        failure. A session's server (see Sessions) runs many at once."""
+        method = request.method
+        request.limit = done.limit  # every round, and answering between them, within one limit
+        if request.task is not None:
+            return self._task_round(request, done)
+        try:
+            result = self._result(done)
+        except MCPError as e:
+            return self._recovered(request, done, e)
+        kind = self.era.kind(result)
+        if kind == "complete":
+            return result
+        if kind == "task" and method == "tools/call":
+            return self._task_begun(request, result, done)
+        if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
+            raise _unusable(method, kind, result)
+        if request.rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
+            raise ProtocolError("server still asked for input after %d rounds"
+                                % MAX_INPUT_ROUNDS, method)
+        request.rounds += 1
+        request.params = self._retry_params(request.params, result, done)
+        return self._begin(request)
+
+    def _retry_params(self, params, result, call):
+        """The original params plus inputResponses and the untouched requestState."""
+        # 2026-07-28 basic/patterns/mrtr, "Client Requirements".
+        requests = result.get("inputRequests")
+        if not requests and "requestState" not in result:
+            raise ProtocolError("input_required result has neither inputRequests "
+                                "nor requestState")
+        if requests is not None and not isinstance(requests, dict):
+            raise ProtocolError("input_required result has inputRequests that is not an "
+                                "object: %s" % _show(requests))
+        params = dict(params or {})
+        params.pop("inputResponses", None)
+        params.pop("requestState", None)
+        if requests:
+            responses = {}
+            for key, request in requests.items():
+                request = _dict(request)
+                method = request.get("method")
+                try:  # answering counts against the request's time limit
+                    answer = self._fulfil(method, _dict(request.get("params")), key, call.limit)
+                except _Overtime:
+                    raise self._timed_out(call, call.past_limit())
+                if answer is None:
+                    raise ProtocolError("server asked for %s, which this client did not "
+                                        "declare" % _cut(str(method), _SHOW_CHARS))
+                responses[key] = answer
+            params["inputResponses"] = responses
+        if "requestState" in result:
+            params["requestState"] = result["requestState"]
+        return params
+
+    # -- tasks ----------------------------------------------------------------
+    #
+    # A task is waited on as more rounds of the call that made it (2025-11-25
+    # basic/utilities/tasks; the 2026-07-28 extension, extensions/tasks.md):
+    # polls (tasks/get) at the server's interval, answers (tasks/update,
+    # 2026) or the outcome (tasks/result, 2025), all within the call's time
+    # limit. Their rounds are given up on without notifications/cancelled
+    # (_expire); the task goes on unless Ctrl-C cancels it (_interrupted).
+
+    def _task_begun(self, request, result, done):
+        """A task came back for ``request``: its Task when detached, else
+        the next round of waiting for it."""
+        method = request.method
+        if not self.era.asked_task(request.params):
+            raise ProtocolError("%s answered with a task, which the call did not ask for (no "
+                                "params.task)" % method, method, result=result)
+        task = self.era.task_of(result)
+        if not isinstance(task.get("taskId"), str) or not task["taskId"]:
+            raise ProtocolError("%s answered with a task that has no taskId string: %s"
+                                % (method, _show(task)), method, result=result)
+        if request.detach:
+            return result  # as it came: a session hands it to its client, which waits
+        request.task = _Task(task["taskId"], done.cap)
+        self._tasks[task["taskId"]] = request
+        return self._task_seen(request, task, first=True)
+
+    def _task_round(self, request, done):
+        """After a round on ``request``'s task: the outcome, or the next round planned."""
+        seen = request.task
+        try:
+            result = self._result(done)
+        except RequestTimeout:
+            raise self._task_timeout(request, done)
+        except ServerError as e:
+            if done.method == "tasks/result":  # the call's own outcome, as the task ended
+                self._task_told(request, seen.ending or {"taskId": seen.id, "status": "failed"})
+                raise ServerError(e.message, request.method, e.code, e.data)
+            if done.method != "tasks/get":
+                raise
+            raise ServerError("task %s is not known to the server%s: %s" % (
+                seen.id, "" if seen.ttl is None else " (its ttl was %gs)" % seen.ttl,
+                e.message), done.method, e.code, e.data)
+        if done.method == "tasks/get":
+            return self._task_seen(request, result)
+        if done.method == "tasks/update":  # the answers are in; look again
+            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
+        if self.era.kind(result) != "complete":  # tasks/result, as a CallToolResult
+            raise ProtocolError("tasks/result answered with another task", done.method,
+                                result=result)
+        self._task_told(request, seen.ending or {"taskId": seen.id, "status": "completed"})
+        return result
+
+    def _task_seen(self, request, task, first=False):
+        """A look at the task (its ``first`` state, or a poll's): the outcome, or
+        the next round planned. The first poll goes at once: a task done at
+        once is seen so; the interval spaces the polls."""
+        seen, status = request.task, task.get("status")
+        if status not in _TASK_STATES or task.get("taskId", seen.id) != seen.id:
+            raise ProtocolError("task %s came back as %s" % (seen.id, _show(dict(
+                (k, task.get(k)) for k in ("taskId", "status") if k in task))), "tasks/get",
+                result=task)
+        seen.ttl = self.era.ttl(task) if self.era.ttl(task) is not None else seen.ttl
+        seen.interval = self.era.interval(task) or seen.interval
+        step = self.era.step(status)
+        if step == "fetch" and status in _TASK_ENDS:
+            seen.ending = task  # told with the outcome: until then, it may be waited for again
+        else:
+            self._task_told(request, task)
+        if step == "poll":
+            return self._plan(request, "tasks/get",
+                              due=None if first else time.monotonic() + seen.interval)
+        if step == "fetch":  # it blocks until the task ends: no timeout but the call's
+            return self._plan(request, "tasks/result", timeout=_MAX_SECONDS)
+        if step == "answer":
+            return self._task_answers(request, task)
+        if step == "cancelled":
+            raise ServerError("task %s was cancelled by the server%s" % (
+                seen.id, ": " + seen.message if seen.message else ""), request.method)
+        if status == "failed":
+            error = _dict(task.get("error"))
+            text = error.get("message")
+            raise ServerError(text if isinstance(text, str) else "the task failed",
+                              request.method, error.get("code"), error.get("data"))
+        if not isinstance(task.get("result"), dict):
+            raise ProtocolError("task %s completed without a result object" % seen.id,
+                                "tasks/get", result=task)
+        return task["result"]
+
+    def _task_told(self, request, task):
+        """``on_task`` hears of each new status or message of the task."""
+        seen, status = request.task, task.get("status")
+        message = task.get("statusMessage")
+        message = message if isinstance(message, str) else None
+        if (status, message) != (seen.status, seen.message):
+            seen.status, seen.message = status, message
+            if self.on_task is not None:
+                self.on_task(dict(task))
+
+    def _task_answers(self, request, task):
+        """input_required (2026-07-28): each request not yet answered is, once,
+        by the same policy as any other; the answers go in tasks/update."""
+        seen, requests = request.task, task.get("inputRequests")
+        if not isinstance(requests, dict):
+            raise ProtocolError("task %s is input_required without an inputRequests object"
+                                % seen.id, "tasks/get", result=task)
+        responses = {}
+        for key, asked in sorted(requests.items()):
+            if key in seen.answered:
+                continue
+            asked = _dict(asked)
+            try:  # answering counts against the call's time limit
+                answer = self._fulfil(asked.get("method"), _dict(asked.get("params")), key,
+                                      request.limit)
+            except _Overtime:
+                raise self._task_timeout(request)
+            if answer is None:
+                raise ProtocolError("task %s asked for %s, which this client did not declare"
+                                    % (seen.id, _cut(str(asked.get("method")), _SHOW_CHARS)),
+                                    "tasks/get")
+            responses[key] = answer
+            seen.answered.add(key)
+        if not responses:  # asked again for what was answered: the server has yet to see it
+            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
+        return self._plan(request, "tasks/update", {"inputResponses": responses})
+
+    def _task_timeout(self, request, done=None):
+        """The RequestTimeout of a call that stopped waiting for its task, which goes on."""
+        seen = request.task
+        self._tasks.pop(seen.id, None)
+        if done is not None and done.deadline < done.limit:  # one poll's own timeout
+            why = "%s timed out after %gs" % (done.method, done.timeout)
+        else:
+            why = "timed out after %gs" % seen.cap
+        error = RequestTimeout("%s waiting for task %s, which goes on" % (why, seen.id),
+                               request.method, self._transport.last_words, request.timeout)
+        error.task_id = seen.id
+        return error
+
+    # -- the wire ------------------------------------------------------------
+
+    def _start(self, method, params, timeout, on_progress=None, limit=None):
+        _check_request(method, params, timeout, on_progress)
+        self._ready(method)
+        self._next_id += 1
+        # The one progress rule: a token for every tools/call (progress is how a
+        # long call keeps its timeout from passing), and for any request watched.
+        progress = method == "tools/call" or on_progress is not None
+        call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
+                     self.max_time, progress, on_progress, limit)
+        message = {"jsonrpc": "2.0", "id": call.id, "method": method}
+        era_meta = self.era.meta(self)
+        if progress or era_meta is not None:
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            if progress:
+                # basic/utilities/progress: the token rides in _meta; ours is the request id.
+                meta["progressToken"] = call.id
+            if era_meta is not None:
+                meta.update(era_meta)
+            params["_meta"] = meta
+        if params is not None:
+            message["params"] = params
+        try:
+            # First: Ctrl-C while a big argument is encoded leaves nothing to cancel.
+            self._put(call, message, _encode(message))
+        except MCPError as e:
+            self._pending.pop(call.id, None)
+            raise _for_method(e, method)
+        return call
+
+    @_Unsplit.marked  # Ctrl-C meets a call unsent, nothing to cancel, or in flight
+    def _put(self, call, message, frame):
+        """Send ``call``'s request and hold the call in flight, together."""
+        try:
+            self._transport.time_limit(call.id, call.limit)
+            self._pending[call.id] = call
+            self._send(message, frame=frame)
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
+
+    def _send(self, message, answer=False, frame=None):
+        if frame is None:  # first: what cannot be sent is not traced as sent
+            frame = _encode(message)
+        if self.trace is not None:
+            self._record("send", frame=message)
+        self._transport.send(message, frame, answer)
+
+    def _record(self, direction, frame=None, raw=None):
+        if direction == "recv" and self._batch_members:
+            self._batch_members -= 1  # a member of the batch just traced
+            return
+        entry = {"ts": time.time(), "dir": direction}
+        if raw is None:
+            entry["frame"] = frame
+        else:
+            entry["raw"] = raw
+        try:
+            self.trace.write(json.dumps(entry) + "\n")
+            self.trace.flush()
+        except (IOError, OSError, ValueError) as e:
+            raise UsageError("cannot write the trace: %s" % (getattr(e, "strerror", None) or e))
+
+    def _result(self, call):
+        if call.error is not None:
+            raise call.error
+        if not isinstance(call.result, dict):
+            raise ProtocolError("%s result is not a JSON object" % call.method, call.method,
+                                result=call.result)
+        return call.result
+
+    def _wait(self, calls, until=None, first=False, stop=None, on_wait=None):
+        """Run the transport until every call is done (or one, or ``until`` passes,
+        or ``stop()`` is true; with it, the wait lasts until then even with no
+        call in it). ``on_wait()`` is called before each read from the server,
+        not for what an earlier read held over."""
+        try:
+            while True:
+                now = time.monotonic()
+                if until is not None and now >= until:
+                    return  # before expiring: the caller may still want the answers
+                deadline, waiting = until, 0
+                for call in calls:
+                    if not call.done and now >= call.deadline:
+                        call.heard(self._answered_at)
+                    if not call.done and now >= call.deadline:
+                        self._unresponsive = True
+                        self._expire(call, call.overdue())
+                    if not call.done:
+                        waiting += 1
+                        if deadline is None or call.deadline < deadline:
+                            deadline = call.deadline
+                if (not waiting and (stop is None or calls)) or (first and waiting < len(calls)):
+                    return
+                if stop is not None and stop():
+                    return
+                if self._held_over:  # before anything that came after it
+                    self._dispatch_until(self._held_over, calls, until, stop)
+                    continue
+                if on_wait is not None:
+                    on_wait()
+                try:
+                    inbox = self._transport.receive(_Deadline.at_time(deadline))
+                except MCPError as e:
+                    if not calls:  # nobody to hand it to
+                        raise
+                    self._fail_all(e)
+                    return
+                if len(inbox) == 1:  # what a failed callback leaves stays for the next wait
+                    self._dispatch(inbox.popleft())
+                else:
+                    self._dispatch_until(inbox, calls, until, stop)
+        except KeyboardInterrupt:
+            self._interrupted()
+            raise
+        except BaseException:
+            # A callback (on_progress, on_log, a handler) raised: its caller
+            # gets the exception, and nobody waits for these answers any more.
+            for call in calls:
+                if not call.done:
+                    self._expire(call, "the client stopped waiting")
+            raise
+
+    def _interrupted(self):
+        """Ctrl-C: every request in flight is given up, and the server told;
+        every task waited on is cancelled (tasks/cancel), as far as a short
+        wait for the acknowledgements allows."""
+        for call in list(self._pending.values()):
+            self._expire(call, "interrupted")
+        tasks, self._tasks = list(self._tasks), {}
+        calls = []
+        for task_id in tasks:
+            try:
+                calls.append((task_id, self._start("tasks/cancel", {"taskId": task_id},
+                                                   min(self.timeout, SHUTDOWN_GRACE))))
+            except MCPError as e:
+                self.interrupted_tasks[task_id] = e
+        if calls:
+            self._wait([call for _, call in calls])
+        for task_id, call in calls:
+            self.interrupted_tasks[task_id] = call.error
+
+    def _dispatch_until(self, inbox, calls, until=None, stop=None):
+        """Handle what arrived, leaving the rest once a waited call's deadline or
+        time limit (or ``until``) has passed (a burst of server requests, which
+        a reader thread may keep coming, cannot stretch --timeout or
+        --max-time), or once every waited call is done or ``stop()`` is true
+        (what follows is for the next wait, within its limit)."""
+        limit = min([min(call.limit, call.deadline) for call in calls if not call.done]
+                    + [_MAX_SECONDS + time.monotonic() if until is None else until])
+        while inbox and time.monotonic() < limit:
+            self._dispatch(inbox.popleft())
+            if all(call.done for call in calls) or stop is not None and stop():
+                break
+        if inbox and inbox is not self._held_over:
+            self._hold_over(inbox, calls)
+
+    def _hold_over(self, inbox, calls):
+        """Keep what a wait left for the next, each question from the server
+        charged to the requests in flight as it came: left by a call whose time
+        limit ran out, a burst is refused at once, not answered within the
+        limit of whatever request comes next."""
+        limit = self._charge(calls)
+        for _ in range(len(inbox)):  # a reader thread may add more: those come later
+            message = inbox.popleft()
+            if (isinstance(message, dict) and "id" in message
+                    and isinstance(message.get("method"), str)):
+                message = _Asked(message, limit)
+            self._held_over.append(message)
+
+    def _charge(self, calls=()):
+        """The time limit a question from the server is answered within: it asks
+        on behalf of the requests in flight (``calls``, just done, among them),
+        so it may take until the last of their time limits, and is refused once
+        they have passed; with none in flight, until the idle limit, or for one
+        request's time limit."""
+        limits = [call.limit for call in itertools.chain(calls, self._pending.values())
+                  if call.limit != float("inf")]  # a subscription's lasts for good
+        if limits:
+            return max(limits)
+        if self._idle_until is not None:
+            return self._idle_until
+        return time.monotonic() + _time_cap(self.timeout, self.max_time)
+
+    def _expire(self, call, reason):
+        """Give up on a call; tell the server (basic/utilities/cancellation), unless
+        the transport cancelled it itself."""
+        held = self._transport.held_back(call.id)
+        self._abandon(call)
+        call.done = True
+        call.error = self._timed_out(call, reason + (" (%s)" % held if held else ""))
+        if call.method == "initialize":  # cancellation: initialize MUST NOT be cancelled
+            return
+        # A task's round is given up on, never cancelled: notifications/cancelled
+        # MUST NOT be used for a task (extensions/tasks, "Task Cancellation").
+        if not self._transport.cancel(call.id) and not call.method.startswith("tasks/"):
+            try:
+                self._send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": call.id, "reason": reason}})
+            except MCPError:
+                pass
+
+    def _timed_out(self, call, reason):
+        return RequestTimeout("%s %s" % (call.method, reason), call.method,
+                              self._transport.last_words, call.timeout)
+
+    def _abandon(self, call):
+        """Stop waiting for a call; its answer, if it comes, is ignored."""
+        if self._pending.pop(call.id, None) is not None:
+            self._abandoned.add(call.id)
+
+    def _fail_all(self, error):
+        for call in self._pending.values():
+            call.error = _for_method(error, call.method)
+            call.done = True
+        self._pending.clear()
+
+    def _dispatch(self, message, limit=None):
+        if not isinstance(message, dict):
+            return self._dispatch_other(message)
+        if self.trace is not None:
+            self._record("recv", frame=message)
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" not in message:
+                if method == "notifications/progress":
+                    self._progressed(_dict(message.get("params")))
+                else:
+                    self._notified(method, _dict(message.get("params")))
+            elif not _is_id(message["id"]):
+                # basic, "Requests": an id is a string or an integer, never null.
+                self._warn("violation", "ignored the server's %s request: its id %s is not a "
+                           "string or an integer" % (_cut(method, _SHOW_CHARS),
+                                                     _show(message["id"])))
+            else:
+                self._server_request(message["id"], method, message.get("params"), limit)
+        elif _is_id(message.get("id")):
+            self._response(message)
+        else:
+            self._warn("stray", "ignored a message that is neither request nor response: %s"
+                       % json.dumps(message)[:120])
+
+    def _dispatch_other(self, item):
+        """An inbox item that is not a message: noise, a request the transport
+        failed, or a question held over (see _hold_over)."""
+        if isinstance(item, _Asked):
+            return self._dispatch(item.message, item.limit)
+        if isinstance(item, _Failed):  # one request, in the transport
+            call = self._pending.pop(item.ident, None)
+            if call is not None:
+                call.done, call.error = True, _for_method(item.error, call.method)
+            elif item.ident is None:  # a notification or an answer of ours
+                self._warn("server", "the server did not take our %s: %s"
+                           % (item.error.method or "answer", item.error.message))
+            return
+        return self._noise(item)
+
+    def _progressed(self, params):
+        token = params.get("progressToken")
+        call = self._pending.get(token) if _is_id(token) else None
+        if call is not None and call.progress:  # only tokens we sent (utilities/progress)
+            call.progressed()
+            if call.on_progress is not None:
+                call.on_progress(params)
+
+    def _paused(self, spent):
+        """Time spent answering the server (a person typing, a sampling command)
+        does not count against the timeouts of the requests in flight; their
+        time limits stay."""
+        for call in self._pending.values():
+            call.paused(spent)
+
+    def _response(self, message):
+        call = self._pending.pop(message["id"], None)
+        if call is None:
+            late = message["id"] in self._abandoned
+            self._warn("stray", "ignored %s response to request id %s"
+                       % ("a late" if late else "an unexpected", json.dumps(message["id"])))
+            return
+        call.done = True
+        if self._pending:  # others still in flight: see _wait
+            self._answered_at = time.monotonic()
+        if "result" in message and "error" not in message:
+            call.result = result = message["result"]
+            if call.method == "tools/call" and type(result) is dict and self.era.kind(
+                    result) == "task":
+                self._landed = True  # a batch starts waiting on it (_move_window)
+        elif "error" in message and "result" not in message:
+            call.error = _server_error(message["error"], call.method)
+        else:  # basic, "Responses": exactly one of the two
+            call.error = ProtocolError("answer to %s has %s" % (
+                call.method, "both result and error" if "result" in message
+                else "neither result nor error"), call.method)
+
+
+class Client(_Engine):
     """A session with one MCP server, over stdio or Streamable HTTP, of either
     protocol era.
 
@@ -6462,8 +7202,7 @@ class Client(object):
         if session is not None:  # its greeting, within this client's own time
             self._transport = _SessionTransport(session, max_bytes,
                                                 hello=min(timeout, _time_cap(timeout, max_time)))
-        self.timeout = timeout
-        self.max_time = max_time
+        _Engine.__init__(self, self._transport, timeout, max_time, trace, on_task)
         self.pinned_version = protocol_version
         # A legacy version this server spoke before: initialize offers it at once.
         self.remembered_version = (remembered_version if remembered_version in
@@ -6479,23 +7218,13 @@ class Client(object):
         self.sampling_tools = bool(sampling_tools)
         self.on_log = on_log
         self.on_warning = on_warning
-        self.on_task = on_task
-        self.trace = trace
         self.strict = bool(strict)
-        self._next_id = 0
-        self._pending = {}
-        self._abandoned = set()
         self._opened = False
         self._warned = {}  # warnings given, by kind
         self._deferred = []  # server requests that came while the era was unsettled
         self._racing = False  # the probe waits for discover and initialize alike
-        self._held_over = collections.deque()  # what a wait cut short left (see _hold_over)
-        self._idle_until = None  # with nothing in flight, the server is answered until then
-        self._batch_members = 0  # members of a traced batch still to come
-        self._unresponsive = False  # a request timed out
         self._utf8_warned = False
         self._backlog_warned = False
-        self._answered_at = 0.0  # when the server last answered a request of ours
         self._unanswered = set()  # methods a modern server asked for as requests
         self._meta = None
         self._listens = {}  # subscriptions/listen ids -> the filter acknowledged (None: not yet)
@@ -6504,11 +7233,7 @@ class Client(object):
         self._changes = collections.deque()  # what a watch has not yielded yet
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self._relay = None  # a session's: what else the server notifies goes to it
-        self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
         self._task_tools = {}  # tool name -> execution.taskSupport, as last listed
-        self._landed = False  # a task came back to a call in flight since a batch looked
-        self.interrupted_tasks = {}  # task id -> None (cancelled) or the MCPError (see doc)
-        self.era = None
         self.era_source = None
         self.protocol_version = None
         self.initialize_result = None
@@ -7047,31 +7772,31 @@ class Client(object):
             while self._changes:
                 yield self._changes.popleft()
             if listen is not None and listen.done:
-                self._result(listen)  # an error raises; a result is the server's goodbye
+                self._result(listen.call)  # an error raises; a result is the server's goodbye
                 return
             if until is not None and time.monotonic() >= until:
                 return
-            self._wait([listen] if listen is not None else [], until=until or far,
-                       stop=lambda: bool(self._changes))
+            self.wait([listen] if listen is not None else [], until=until or far,
+                      stop=lambda: bool(self._changes))
 
     def _listen(self, notifications, until=None):
         """Open a subscriptions/listen stream and wait, the timeout (or until
         ``until``) at most, for its acknowledgment (2026-07-28 basic/patterns/
-        subscriptions); the call, open until _end_listen. UsageError if the
+        subscriptions); the request, open until _end_listen. UsageError if the
         server declines part of it."""
         infinite = float("inf")
-        call = self._start("subscriptions/listen", {"notifications": notifications}, infinite,
-                           limit=infinite)
-        self._listens[call.id] = None
+        listen = self.start("subscriptions/listen", {"notifications": notifications}, infinite,
+                            limit=infinite)
+        self._listens[listen.id] = None
         wait = self.timeout if until is None else max(0.0, min(self.timeout,
                                                                until - time.monotonic()))
-        self._wait([call], until=time.monotonic() + wait,
-                   stop=lambda: self._listens.get(call.id) is not None)
-        granted, ended = self._listens.get(call.id), call.done
+        self.wait([listen], until=time.monotonic() + wait,
+                  stop=lambda: self._listens.get(listen.id) is not None)
+        granted, ended, error = self._listens.get(listen.id), listen.done, listen.error
         if ended or granted is None:
-            self._end_listen(call)
-            if call.error is not None:
-                raise call.error
+            self._end_listen(listen)
+            if error is not None:
+                raise error
             raise (ProtocolError("the server ended subscriptions/listen before acknowledging "
                                  "it", "subscriptions/listen") if ended
                    else RequestTimeout("subscriptions/listen was not acknowledged within %gs"
@@ -7083,23 +7808,15 @@ class Client(object):
                      for uri in notifications.get("resourceSubscriptions", ())
                      if uri not in _list(granted.get("resourceSubscriptions"))]
         if declined:
-            self._end_listen(call)
+            self._end_listen(listen)
             raise UsageError("the server declined to report %s (subscriptions/listen "
                              "acknowledged without it)" % ", ".join(declined))
-        return call
+        return listen
 
-    def _end_listen(self, call):
+    def _end_listen(self, listen):
         """Cancel a listen: its stream closed (HTTP) or notifications/cancelled (stdio)."""
-        self._listens.pop(call.id, None)
-        if call.done:
-            return
-        self._abandon(call)
-        call.done = True
-        if not self._transport.cancel(call.id):
-            try:
-                self.notify("notifications/cancelled", {"requestId": call.id})
-            except MCPError:
-                pass
+        self._listens.pop(listen.id, None)
+        self.expire(listen, "the watch ended")
 
     def batch(self, requests, timeout=None, on_wait=None):
         """Pipeline many requests over this session; yields outcomes in input order.
@@ -7179,86 +7896,6 @@ class Client(object):
             wake()
         return woken
 
-    # -- the request engine ---------------------------------------------------
-    #
-    # What drives many requests at once (``batch``, a session's server in Part
-    # II), besides the calls above. A request runs in rounds (input given for
-    # an input_required result, a token renewed, another protocol version),
-    # each round one call on the wire with an id of its own:
-    #
-    #   start(method, params, timeout, on_progress, limit, detach) -> request
-    #       Send its first round (``detach``: a task that comes back is its
-    #       outcome, as call_tool's). ``request.id``: the round's id on the wire;
-    #       ``request.done``: the round has its outcome; ``request.error``: the
-    #       MCPError it failed with, if it did; ``request.limit``: the monotonic
-    #       time it must be done by (``limit`` given: one it shares with others).
-    #   wait(requests, until=None, first=False, stop=None)
-    #       Run the transport (answers, progress, the server's own requests and
-    #       notifications) until every request's round is done, or one with
-    #       ``first``, or ``until`` (monotonic) passes, or ``stop()`` is true.
-    #       A round past its deadline is expired. Raises what the transport
-    #       raises only when ``requests`` is empty (else each request fails).
-    #   advance(request) -> result or None
-    #       After a done round: the complete result, or None with the next
-    #       round sent (``request.id`` is new), or planned (a task's poll:
-    #       ``request.id`` is None until ``wait`` sends it, when it is due).
-    #       Raises the request's failure.
-    #   expire(request, reason)
-    #       Give up on its round; the server is told (basic/utilities/cancellation).
-    #   relay(function)
-    #       ``function(method, params)`` is also given every notification but
-    #       progress (a session hands them on to its clients).
-    #   settled() -> dict; idle_limit(limit)
-    #       The era and handshake open() settled (a session's greeting); the
-    #       monotonic time until which what the server asks with no request in
-    #       flight is answered (past it, refused at once).
-    #
-    # plus ``waker()`` and ``abort()`` above. Nothing else of the Client's
-    # insides is for Part II.
-
-    def start(self, method, params=None, timeout=None, on_progress=None, limit=None,
-              detach=False):
-        """Send the first round of a request; its handle (see the request engine)."""
-        _requestable(method)
-        request = _Request(method, params, timeout, on_progress, limit, detach)
-        request.call = self._begin(request)
-        request.limit = request.call.limit
-        return request
-
-    def wait(self, requests, until=None, first=False, stop=None):
-        """Run the transport for ``requests`` (see the request engine); a
-        planned round goes out once it is due."""
-        while True:
-            for request in requests:
-                if request.call is None and not request.finished:
-                    self._move(request)
-            dues = [min(r.due or 0, r.limit) for r in requests
-                    if r.call is None and not r.finished]
-            calls = [r.call for r in requests if r.call is not None]
-            if not dues:
-                return self._wait(calls, until, first, stop)
-            soonest = min(dues + ([until] if until is not None else []))
-            self._wait(calls, soonest, first, stop or _never)
-            if (until is not None and time.monotonic() >= until or stop is not None and stop()
-                    or first and any(request.done for request in requests)):
-                return
-
-    def advance(self, request):
-        """The complete result of ``request``, or None with its next round sent
-        or planned (see the request engine). Raises the request's failure."""
-        if not request.finished:
-            self._step(request)
-        if not request.finished:
-            return None
-        if isinstance(request.outcome, MCPError):
-            raise request.outcome
-        return request.outcome
-
-    def expire(self, request, reason):
-        """Give up on the round of ``request`` in flight (see the request engine)."""
-        if request.call is not None and not request.call.done:
-            self._expire(request.call, reason)
-
     def relay(self, function):
         """Give ``function(method, params)`` every notification but progress too."""
         self._relay = function
@@ -7266,11 +7903,6 @@ class Client(object):
     def settled(self):
         """The era and handshake as open() settled them, for a session's clients."""
         return dict((name, getattr(self, name)) for name in _SETTLED)
-
-    def idle_limit(self, limit):
-        """Answer what the server asks with no request in flight until ``limit``
-        (monotonic), and refuse it at once after."""
-        self._idle_until = limit
 
     def _refill(self, window, requests, timeout):
         """Start requests until the window is full or none is ready; (no more
@@ -7304,13 +7936,9 @@ class Client(object):
                               "on_progress), not %s" % _arg(entry))
         method, params, on_progress = (parts + (None,))[:3]
         try:
-            _requestable(method)
-            request = _Request(method, params, timeout, on_progress)
-            request.call = self._start(method, params, timeout, on_progress)
+            return self.start(method, params, timeout, on_progress)
         except MCPError as e:
             return e
-        request.limit = request.call.limit
-        return request
 
     def _move_window(self, window):
         """Move the batch's requests on as far as they go without waiting: the
@@ -7404,6 +8032,67 @@ class Client(object):
 
     # -- the request machinery ------------------------------------------------
 
+    def _ready(self, method):
+        """The engine's hook (see _Engine): before a ``method`` request goes, the
+        session is open, a tool call's headers known, and strict refuses what
+        the server did not declare."""
+        self._ensure_open()
+        if method == "tools/call" and self._transport.needs_tools():
+            try:  # the headers a tool's arguments go in come from its listing
+                self.list_all("tools/list")
+            except MCPError:
+                self._transport.vet_tools([])  # not again; the call goes without them
+        if self.strict and self.undeclared(method):
+            raise ProtocolError("%s, so %s is not sent in strict mode"
+                                % (_not_offered(self.undeclared(method)), method), method)
+
+    def _recovered(self, request, done, error):
+        """The engine's hook (see _Engine): after round ``done`` of ``request``
+        failed with ``error``, the next round's _Call where the session mends
+        it, else ``error`` raised."""
+        method = request.method
+        if isinstance(error, AuthError):
+            # 2025-11-25 basic/authorization: a refused token, renewed (or a
+            # step-up for more scopes), and the request sent again, in a time
+            # limit of its own: a person may have taken a while.
+            if not self._transport.authorize(error):
+                raise error
+            request.limit = None
+            return self._begin(request)
+        if isinstance(error, _SessionGone):
+            # 2025-11-25 transports, "Session Management": a 404 means the
+            # server ended the session; start a new one, once, and ask again.
+            if request.renewed or self.era.modern or method == "initialize":
+                raise error
+            request.renewed = True
+            if self._transport.renew(done.error.session):  # else renewed already
+                self._handshake(self.protocol_version, self.era_source)
+            return self._begin(request)
+        if not isinstance(error, ServerError):
+            raise error
+        if error.code == _METHOD_NOT_FOUND and self.undeclared(method):
+            raise ServerError("%s: %s" % (_not_offered(self.undeclared(method)),
+                                          error.message), method, error.code, error.data)
+        if error.code == _HEADER_MISMATCH and method == "tools/call" and not request.relisted:
+            # 2026-07-28 streamable-http, "Client Behavior": the headers came
+            # from a tool list the server has changed since; list anew, and
+            # send the call once more. Whoever remembers the tools is told.
+            request.relisted = True
+            self.list_all("tools/list", request.timeout)
+            self.list_changed.add("tools")
+            return self._begin(request)
+        if error.code != _UNSUPPORTED_VERSION:
+            raise error
+        # 2026-07-28 basic/versioning: retry once with a mutually supported version.
+        if self.pinned_version is None and (not self.era.modern or request.version_retried):
+            raise error
+        version = self._other_version(error, self.protocol_version)
+        if not _is_modern(version):
+            raise error
+        self._speak(self.era, version, self.era_source)
+        request.version_retried = True
+        return self._begin(request)
+
     def _callable(self, tools):
         """The tools the transport can call; a warning for each left out."""
         for tool in tools:
@@ -7418,342 +8107,6 @@ class Client(object):
     def _ensure_open(self):
         if not self._opened:
             self.open()
-
-    def _complete(self, method, params, timeout, on_progress=None, call=None, limit=None,
-                  detach=False):
-        """Run one logical request to its complete result, across its rounds.
-
-        ``call`` is its first round when that is already sent; ``limit``
-        (monotonic) one it shares with others (the pages of a list);
-        ``detach``: a task that comes back is the outcome.
-        """
-        try:
-            if call is None:
-                call = self._start(method, params, timeout, on_progress, limit)
-            if not call.done:
-                self._wait([call])
-            result = call.result
-            if call.error is None and type(result) is dict and self.era.kind(result) == (
-                    "complete"):
-                return result  # as _next_round would, at once: most requests have one round
-        except KeyboardInterrupt:  # outside a wait too: the frame may be out already
-            self._interrupted()
-            raise
-        request = _Request(method, params, timeout, on_progress, limit, detach)
-        request.call = call
-        return self._drive(request)
-
-    def _drive(self, request):
-        """Run ``request``, its round in flight or done, to its outcome."""
-        try:
-            while not self._move(request):
-                if request.call is None:  # a poll, planned: the server is served meanwhile
-                    self._wait([], until=min(request.due, request.limit), stop=_never)
-                else:
-                    self._wait([request.call])
-        except KeyboardInterrupt:  # before the task is let go: it is cancelled
-            self._interrupted()
-            raise
-        finally:
-            if request.task is not None:
-                self._tasks.pop(request.task.id, None)
-        if isinstance(request.outcome, MCPError):
-            raise request.outcome
-        return request.outcome
-
-    # The one way a request moves on, for every driver (a call, batch, the
-    # session server through advance and wait): a round done is followed by
-    # the next, sent at once or planned (a poll, not before ``due``), until
-    # the request has its outcome.
-
-    def _move(self, request):
-        """Move ``request`` on as far as it goes without waiting; True once it is
-        finished (``request.outcome``: its result, or the MCPError it failed with)."""
-        while not request.finished:
-            if request.call is None:
-                now = time.monotonic()
-                if now >= request.limit:  # never waiting past the time left
-                    return self._finish(request, self._task_timeout(request))
-                if request.due is not None and request.due > now:
-                    return False
-                try:
-                    request.call = self._begin(request)
-                except MCPError as e:
-                    return self._finish(request, e)
-            elif request.call.done:
-                self._step(request)
-            else:
-                return False
-        return True
-
-    def _step(self, request):
-        """After ``request``'s round is done: its outcome, or the next round sent
-        or planned (``request.call`` None)."""
-        try:
-            outcome = self._next_round(request, request.call)
-        except MCPError as e:
-            return self._finish(request, e)
-        if outcome is None:
-            request.call = None
-        elif isinstance(outcome, _Call):
-            # A renewed token starts a time limit of its own (see _next_round).
-            request.call, request.limit = outcome, outcome.limit
-        else:
-            return self._finish(request, outcome)
-        return False
-
-    def _finish(self, request, outcome):
-        request.finished, request.outcome = True, outcome
-        if request.task is not None:
-            self._tasks.pop(request.task.id, None)
-        return True
-
-    def _begin(self, request):
-        """Send a round of ``request``: the request again, or what is planned; its _Call."""
-        if request.plan is None:
-            return self._start(request.method, request.params, request.timeout,
-                               request.on_progress, request.limit)
-        method, params, timeout = request.plan
-        return self._start(method, params, timeout, None, request.limit)
-
-    def _plan(self, request, method, params=None, timeout=None, due=None):
-        """Plan the next round of ``request``'s task: ``method`` on it, not before ``due``."""
-        params = dict(params or {}, taskId=request.task.id)
-        request.plan = (method, params, request.timeout if timeout is None else timeout)
-        request.due = due
-        return None
-
-    def _next_round(self, request, done):
-        """After round ``done`` of ``request``: the complete result, the next
-        round's _Call (input given, a token renewed, another version), or None
-        with the next round planned (a task's poll). Raises the request's
-        failure. A session's server (see Sessions) runs many at once."""
-        method = request.method
-        request.limit = done.limit  # every round, and answering between them, within one limit
-        if request.task is not None:
-            return self._task_round(request, done)
-        try:
-            result = self._result(done)
-        except AuthError as e:
-            # 2025-11-25 basic/authorization: a refused token, renewed (or a
-            # step-up for more scopes), and the request sent again, in a time
-            # limit of its own: a person may have taken a while.
-            if not self._transport.authorize(e):
-                raise
-            request.limit = None
-            return self._begin(request)
-        except _SessionGone:
-            # 2025-11-25 transports, "Session Management": a 404 means the
-            # server ended the session; start a new one, once, and ask again.
-            if request.renewed or self.era.modern or method == "initialize":
-                raise
-            request.renewed = True
-            if self._transport.renew(done.error.session):  # else renewed already
-                self._handshake(self.protocol_version, self.era_source)
-            return self._begin(request)
-        except ServerError as e:
-            if e.code == _METHOD_NOT_FOUND and self.undeclared(method):
-                raise ServerError("%s: %s" % (_not_offered(self.undeclared(method)),
-                                              e.message), method, e.code, e.data)
-            if e.code == _HEADER_MISMATCH and method == "tools/call" and not request.relisted:
-                # 2026-07-28 streamable-http, "Client Behavior": the headers came
-                # from a tool list the server has changed since; list anew, and
-                # send the call once more. Whoever remembers the tools is told.
-                request.relisted = True
-                self.list_all("tools/list", request.timeout)
-                self.list_changed.add("tools")
-                return self._begin(request)
-            if e.code != _UNSUPPORTED_VERSION:
-                raise
-            # 2026-07-28 basic/versioning: retry once with a mutually supported version.
-            if self.pinned_version is None and (not self.era.modern or request.version_retried):
-                raise
-            version = self._other_version(e, self.protocol_version)
-            if not _is_modern(version):
-                raise
-            self._speak(self.era, version, self.era_source)
-            request.version_retried = True
-            return self._begin(request)
-        kind = self.era.kind(result)
-        if kind == "complete":
-            return result
-        if kind == "task" and method == "tools/call":
-            return self._task_begun(request, result, done)
-        if kind not in _RESULT_TYPES or method not in _MRTR_METHODS:
-            raise _unusable(method, kind, result)
-        if request.rounds == MAX_INPUT_ROUNDS:  # before answering a round that would not be sent
-            raise ProtocolError("server still asked for input after %d rounds"
-                                % MAX_INPUT_ROUNDS, method)
-        request.rounds += 1
-        request.params = self._retry_params(request.params, result, done)
-        return self._begin(request)
-
-    def _retry_params(self, params, result, call):
-        """The original params plus inputResponses and the untouched requestState."""
-        # 2026-07-28 basic/patterns/mrtr, "Client Requirements".
-        requests = result.get("inputRequests")
-        if not requests and "requestState" not in result:
-            raise ProtocolError("input_required result has neither inputRequests "
-                                "nor requestState")
-        if requests is not None and not isinstance(requests, dict):
-            raise ProtocolError("input_required result has inputRequests that is not an "
-                                "object: %s" % _show(requests))
-        params = dict(params or {})
-        params.pop("inputResponses", None)
-        params.pop("requestState", None)
-        if requests:
-            responses = {}
-            for key, request in requests.items():
-                request = _dict(request)
-                method = request.get("method")
-                try:  # answering counts against the request's time limit
-                    answer = self._fulfil(method, _dict(request.get("params")), key, call.limit)
-                except _Overtime:
-                    raise self._timed_out(call, call.past_limit())
-                if answer is None:
-                    raise ProtocolError("server asked for %s, which this client did not "
-                                        "declare" % _cut(str(method), _SHOW_CHARS))
-                responses[key] = answer
-            params["inputResponses"] = responses
-        if "requestState" in result:
-            params["requestState"] = result["requestState"]
-        return params
-
-    # -- tasks ----------------------------------------------------------------
-    #
-    # A task is waited on as more rounds of the call that made it (2025-11-25
-    # basic/utilities/tasks; the 2026-07-28 extension, extensions/tasks.md):
-    # polls (tasks/get) at the server's interval, answers (tasks/update,
-    # 2026) or the outcome (tasks/result, 2025), all within the call's time
-    # limit. Their rounds are given up on without notifications/cancelled
-    # (_expire); the task goes on unless Ctrl-C cancels it (_interrupted).
-
-    def _task_begun(self, request, result, done):
-        """A task came back for ``request``: its Task when detached, else
-        the next round of waiting for it."""
-        method = request.method
-        if not self.era.asked_task(request.params):
-            raise ProtocolError("%s answered with a task, which the call did not ask for (no "
-                                "params.task)" % method, method, result=result)
-        task = self.era.task_of(result)
-        if not isinstance(task.get("taskId"), str) or not task["taskId"]:
-            raise ProtocolError("%s answered with a task that has no taskId string: %s"
-                                % (method, _show(task)), method, result=result)
-        if request.detach:
-            return result  # as it came: a session hands it to its client, which waits
-        request.task = _Task(task["taskId"], done.cap)
-        self._tasks[task["taskId"]] = request
-        return self._task_seen(request, task)
-
-    def _task_round(self, request, done):
-        """After a round on ``request``'s task: the outcome, or the next round planned."""
-        seen = request.task
-        try:
-            result = self._result(done)
-        except RequestTimeout:
-            raise self._task_timeout(request, done)
-        except ServerError as e:
-            if done.method == "tasks/result":  # the call's own outcome, as the task ended
-                self._task_told(request, seen.ending or {"taskId": seen.id, "status": "failed"})
-                raise ServerError(e.message, request.method, e.code, e.data)
-            if done.method != "tasks/get":
-                raise
-            raise ServerError("task %s is not known to the server%s: %s" % (
-                seen.id, "" if seen.ttl is None else " (its ttl was %gs)" % seen.ttl,
-                e.message), done.method, e.code, e.data)
-        if done.method == "tasks/get":
-            return self._task_seen(request, result)
-        if done.method == "tasks/update":  # the answers are in; look again
-            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
-        if self.era.kind(result) != "complete":  # tasks/result, as a CallToolResult
-            raise ProtocolError("tasks/result answered with another task", done.method,
-                                result=result)
-        self._task_told(request, seen.ending or {"taskId": seen.id, "status": "completed"})
-        return result
-
-    def _task_seen(self, request, task):
-        """A look at the task (its first state, or a poll's): the outcome, or the
-        next round planned."""
-        seen, status = request.task, task.get("status")
-        if status not in _TASK_STATES or task.get("taskId", seen.id) != seen.id:
-            raise ProtocolError("task %s came back as %s" % (seen.id, _show(dict(
-                (k, task.get(k)) for k in ("taskId", "status") if k in task))), "tasks/get",
-                result=task)
-        seen.ttl = self.era.ttl(task) if self.era.ttl(task) is not None else seen.ttl
-        seen.interval = self.era.interval(task) or seen.interval
-        step = self.era.step(status)
-        if step == "fetch" and status in _TASK_ENDS:
-            seen.ending = task  # told with the outcome: until then, it may be waited for again
-        else:
-            self._task_told(request, task)
-        if step == "poll":
-            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
-        if step == "fetch":  # it blocks until the task ends: no timeout but the call's
-            return self._plan(request, "tasks/result", timeout=_MAX_SECONDS)
-        if step == "answer":
-            return self._task_answers(request, task)
-        if step == "cancelled":
-            raise ServerError("task %s was cancelled by the server%s" % (
-                seen.id, ": " + seen.message if seen.message else ""), request.method)
-        if status == "failed":
-            error = _dict(task.get("error"))
-            text = error.get("message")
-            raise ServerError(text if isinstance(text, str) else "the task failed",
-                              request.method, error.get("code"), error.get("data"))
-        if not isinstance(task.get("result"), dict):
-            raise ProtocolError("task %s completed without a result object" % seen.id,
-                                "tasks/get", result=task)
-        return task["result"]
-
-    def _task_told(self, request, task):
-        """``on_task`` hears of each new status or message of the task."""
-        seen, status = request.task, task.get("status")
-        message = task.get("statusMessage")
-        message = message if isinstance(message, str) else None
-        if (status, message) != (seen.status, seen.message):
-            seen.status, seen.message = status, message
-            if self.on_task is not None:
-                self.on_task(dict(task))
-
-    def _task_answers(self, request, task):
-        """input_required (2026-07-28): each request not yet answered is, once,
-        by the same policy as any other; the answers go in tasks/update."""
-        seen, requests = request.task, task.get("inputRequests")
-        if not isinstance(requests, dict):
-            raise ProtocolError("task %s is input_required without an inputRequests object"
-                                % seen.id, "tasks/get", result=task)
-        responses = {}
-        for key, asked in sorted(requests.items()):
-            if key in seen.answered:
-                continue
-            asked = _dict(asked)
-            try:  # answering counts against the call's time limit
-                answer = self._fulfil(asked.get("method"), _dict(asked.get("params")), key,
-                                      request.limit)
-            except _Overtime:
-                raise self._task_timeout(request)
-            if answer is None:
-                raise ProtocolError("task %s asked for %s, which this client did not declare"
-                                    % (seen.id, _cut(str(asked.get("method")), _SHOW_CHARS)),
-                                    "tasks/get")
-            responses[key] = answer
-            seen.answered.add(key)
-        if not responses:  # asked again for what was answered: the server has yet to see it
-            return self._plan(request, "tasks/get", due=time.monotonic() + seen.interval)
-        return self._plan(request, "tasks/update", {"inputResponses": responses})
-
-    def _task_timeout(self, request, done=None):
-        """The RequestTimeout of a call that stopped waiting for its task, which goes on."""
-        seen = request.task
-        self._tasks.pop(seen.id, None)
-        if done is not None and done.deadline < done.limit:  # one poll's own timeout
-            why = "%s timed out after %gs" % (done.method, done.timeout)
-        else:
-            why = "timed out after %gs" % seen.cap
-        error = RequestTimeout("%s waiting for task %s, which goes on" % (why, seen.id),
-                               request.method, self._transport.last_words, request.timeout)
-        error.task_id = seen.id
-        return error
 
     def _fulfil(self, method, params, key=None, limit=None):
         """Answer what a server asks of the client, in either era; None if not offered.
@@ -7797,55 +8150,6 @@ class Client(object):
             raise _Overtime()
         return answer
 
-    def _start(self, method, params, timeout, on_progress=None, limit=None):
-        _check_request(method, params, timeout, on_progress)
-        self._ensure_open()
-        if method == "tools/call" and self._transport.needs_tools():
-            try:  # the headers a tool's arguments go in come from its listing
-                self.list_all("tools/list")
-            except MCPError:
-                self._transport.vet_tools([])  # not again; the call goes without them
-        if self.strict and self.undeclared(method):
-            raise ProtocolError("%s, so %s is not sent in strict mode"
-                                % (_not_offered(self.undeclared(method)), method), method)
-        self._next_id += 1
-        # The one progress rule: a token for every tools/call (progress is how a
-        # long call keeps its timeout from passing), and for any request watched.
-        progress = method == "tools/call" or on_progress is not None
-        call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
-                     self.max_time, progress, on_progress, limit)
-        message = {"jsonrpc": "2.0", "id": call.id, "method": method}
-        era_meta = self.era.meta(self)
-        if progress or era_meta is not None:
-            params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
-            if progress:
-                # basic/utilities/progress: the token rides in _meta; ours is the request id.
-                meta["progressToken"] = call.id
-            if era_meta is not None:
-                meta.update(era_meta)
-            params["_meta"] = meta
-        if params is not None:
-            message["params"] = params
-        try:
-            # First: Ctrl-C while a big argument is encoded leaves nothing to cancel.
-            self._put(call, message, _encode(message))
-        except MCPError as e:
-            self._pending.pop(call.id, None)
-            raise _for_method(e, method)
-        return call
-
-    @_Unsplit.marked  # Ctrl-C meets a call unsent, nothing to cancel, or in flight
-    def _put(self, call, message, frame):
-        """Send ``call``'s request and hold the call in flight, together."""
-        try:
-            self._transport.time_limit(call.id, call.limit)
-            self._pending[call.id] = call
-            self._send(message, frame=frame)
-        finally:
-            if _Unsplit.later:
-                _Unsplit.release()
-
     def undeclared(self, method):
         """The capability ``method`` needs and the server did not declare, or None
         (basic/lifecycle, "Capability Negotiation": a client uses only what was
@@ -7869,240 +8173,6 @@ class Client(object):
             if self.log_level is not None:
                 meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
-
-    def _send(self, message, answer=False, frame=None):
-        if frame is None:  # first: what cannot be sent is not traced as sent
-            frame = _encode(message)
-        if self.trace is not None:
-            self._record("send", frame=message)
-        self._transport.send(message, frame, answer)
-
-    def _record(self, direction, frame=None, raw=None):
-        if direction == "recv" and self._batch_members:
-            self._batch_members -= 1  # a member of the batch just traced
-            return
-        entry = {"ts": time.time(), "dir": direction}
-        if raw is None:
-            entry["frame"] = frame
-        else:
-            entry["raw"] = raw
-        try:
-            self.trace.write(json.dumps(entry) + "\n")
-            self.trace.flush()
-        except (IOError, OSError, ValueError) as e:
-            raise UsageError("cannot write the trace: %s" % (getattr(e, "strerror", None) or e))
-
-    def _result(self, call):
-        if call.error is not None:
-            raise call.error
-        if not isinstance(call.result, dict):
-            raise ProtocolError("%s result is not a JSON object" % call.method, call.method,
-                                result=call.result)
-        return call.result
-
-    def _wait(self, calls, until=None, first=False, stop=None, on_wait=None):
-        """Run the transport until every call is done (or one, or ``until`` passes,
-        or ``stop()`` is true; with it, the wait lasts until then even with no
-        call in it). ``on_wait()`` is called before each read from the server,
-        not for what an earlier read held over."""
-        try:
-            while True:
-                now = time.monotonic()
-                if until is not None and now >= until:
-                    return  # before expiring: the caller may still want the answers
-                deadline, waiting = until, 0
-                for call in calls:
-                    if not call.done and now >= call.deadline:
-                        call.heard(self._answered_at)
-                    if not call.done and now >= call.deadline:
-                        self._unresponsive = True
-                        self._expire(call, call.overdue())
-                    if not call.done:
-                        waiting += 1
-                        if deadline is None or call.deadline < deadline:
-                            deadline = call.deadline
-                if (not waiting and (stop is None or calls)) or (first and waiting < len(calls)):
-                    return
-                if stop is not None and stop():
-                    return
-                if self._held_over:  # before anything that came after it
-                    self._dispatch_until(self._held_over, calls, until, stop)
-                    continue
-                if on_wait is not None:
-                    on_wait()
-                try:
-                    inbox = self._transport.receive(deadline)
-                except MCPError as e:
-                    if not calls:  # nobody to hand it to
-                        raise
-                    self._fail_all(e)
-                    return
-                if len(inbox) == 1:  # what a failed callback leaves stays for the next wait
-                    self._dispatch(inbox.popleft())
-                else:
-                    self._dispatch_until(inbox, calls, until, stop)
-        except KeyboardInterrupt:
-            self._interrupted()
-            raise
-        except BaseException:
-            # A callback (on_progress, on_log, a handler) raised: its caller
-            # gets the exception, and nobody waits for these answers any more.
-            for call in calls:
-                if not call.done:
-                    self._expire(call, "the client stopped waiting")
-            raise
-
-    def _interrupted(self):
-        """Ctrl-C: every request in flight is given up, and the server told;
-        every task waited on is cancelled (tasks/cancel), as far as a short
-        wait for the acknowledgements allows."""
-        for call in list(self._pending.values()):
-            self._expire(call, "interrupted")
-        tasks, self._tasks = list(self._tasks), {}
-        calls = []
-        for task_id in tasks:
-            try:
-                calls.append((task_id, self._start("tasks/cancel", {"taskId": task_id},
-                                                   min(self.timeout, SHUTDOWN_GRACE))))
-            except MCPError as e:
-                self.interrupted_tasks[task_id] = e
-        if calls:
-            self._wait([call for _, call in calls])
-        for task_id, call in calls:
-            self.interrupted_tasks[task_id] = call.error
-
-    def _dispatch_until(self, inbox, calls, until=None, stop=None):
-        """Handle what arrived, leaving the rest once a waited call's deadline or
-        time limit (or ``until``) has passed (a burst of server requests, which
-        a reader thread may keep coming, cannot stretch --timeout or
-        --max-time), or once every waited call is done or ``stop()`` is true
-        (what follows is for the next wait, within its limit)."""
-        limit = min([min(call.limit, call.deadline) for call in calls if not call.done]
-                    + [_MAX_SECONDS + time.monotonic() if until is None else until])
-        while inbox and time.monotonic() < limit:
-            self._dispatch(inbox.popleft())
-            if all(call.done for call in calls) or stop is not None and stop():
-                break
-        if inbox and inbox is not self._held_over:
-            self._hold_over(inbox, calls)
-
-    def _hold_over(self, inbox, calls):
-        """Keep what a wait left for the next, each question from the server
-        charged to the requests in flight as it came: left by a call whose time
-        limit ran out, a burst is refused at once, not answered within the
-        limit of whatever request comes next."""
-        limit = self._charge(calls)
-        for _ in range(len(inbox)):  # a reader thread may add more: those come later
-            message = inbox.popleft()
-            if (isinstance(message, dict) and "id" in message
-                    and isinstance(message.get("method"), str)):
-                message = _Asked(message, limit)
-            self._held_over.append(message)
-
-    def _charge(self, calls=()):
-        """The time limit a question from the server is answered within: it asks
-        on behalf of the requests in flight (``calls``, just done, among them),
-        so it may take until the last of their time limits, and is refused once
-        they have passed; with none in flight, until the idle limit, or for one
-        request's time limit."""
-        limits = [call.limit for call in itertools.chain(calls, self._pending.values())
-                  if call.limit != float("inf")]  # a subscription's lasts for good
-        if limits:
-            return max(limits)
-        if self._idle_until is not None:
-            return self._idle_until
-        return time.monotonic() + _time_cap(self.timeout, self.max_time)
-
-    def _expire(self, call, reason):
-        """Give up on a call; tell the server (basic/utilities/cancellation), unless
-        the transport cancelled it itself."""
-        held = self._transport.held_back(call.id)
-        self._abandon(call)
-        call.done = True
-        call.error = self._timed_out(call, reason + (" (%s)" % held if held else ""))
-        if call.method == "initialize":  # cancellation: initialize MUST NOT be cancelled
-            return
-        # A task's round is given up on, never cancelled: notifications/cancelled
-        # MUST NOT be used for a task (extensions/tasks, "Task Cancellation").
-        if not self._transport.cancel(call.id) and not call.method.startswith("tasks/"):
-            try:
-                self.notify("notifications/cancelled", {"requestId": call.id, "reason": reason})
-            except MCPError:
-                pass
-
-    def _timed_out(self, call, reason):
-        return RequestTimeout("%s %s" % (call.method, reason), call.method,
-                              self._transport.last_words, call.timeout)
-
-    def _abandon(self, call):
-        """Stop waiting for a call; its answer, if it comes, is ignored."""
-        if self._pending.pop(call.id, None) is not None:
-            self._abandoned.add(call.id)
-
-    def _fail_all(self, error):
-        for call in self._pending.values():
-            call.error = _for_method(error, call.method)
-            call.done = True
-        self._pending.clear()
-
-    def _dispatch(self, message, limit=None):
-        if not isinstance(message, dict):
-            return self._dispatch_other(message)
-        if self.trace is not None:
-            self._record("recv", frame=message)
-        method = message.get("method")
-        if isinstance(method, str):
-            if "id" not in message:
-                self._notified(method, _dict(message.get("params")))
-            elif not _is_id(message["id"]):
-                # basic, "Requests": an id is a string or an integer, never null.
-                self._warn("violation", "ignored the server's %s request: its id %s is not a "
-                           "string or an integer" % (_cut(method, _SHOW_CHARS),
-                                                     _show(message["id"])))
-            else:
-                self._server_request(message["id"], method, message.get("params"), limit)
-        elif _is_id(message.get("id")):
-            self._response(message)
-        else:
-            self._warn("stray", "ignored a message that is neither request nor response: %s"
-                       % json.dumps(message)[:120])
-
-    def _dispatch_other(self, item):
-        """An inbox item that is not a message: noise, a request the transport
-        failed, or a question held over (see _hold_over)."""
-        if isinstance(item, _Asked):
-            return self._dispatch(item.message, item.limit)
-        if isinstance(item, _Failed):  # one request, in the transport
-            call = self._pending.pop(item.ident, None)
-            if call is not None:
-                call.done, call.error = True, _for_method(item.error, call.method)
-            elif item.ident is None:  # a notification or an answer of ours
-                self._warn("server", "the server did not take our %s: %s"
-                           % (item.error.method or "answer", item.error.message))
-            return
-        return self._noise(item)
-
-    def _response(self, message):
-        call = self._pending.pop(message["id"], None)
-        if call is None:
-            late = message["id"] in self._abandoned
-            self._warn("stray", "ignored %s response to request id %s"
-                       % ("a late" if late else "an unexpected", json.dumps(message["id"])))
-            return
-        call.done = True
-        if self._pending:  # others still in flight: see _wait
-            self._answered_at = time.monotonic()
-        if "result" in message and "error" not in message:
-            call.result = result = message["result"]
-            if call.method == "tools/call" and type(result) is dict and self.era.kind(
-                    result) == "task":
-                self._landed = True  # a batch starts waiting on it (_move_window)
-        elif "error" in message and "result" not in message:
-            call.error = _server_error(message["error"], call.method)
-        else:  # basic, "Responses": exactly one of the two
-            call.error = ProtocolError("answer to %s has %s" % (
-                call.method, "both result and error" if "result" in message
-                else "neither result nor error"), call.method)
 
     def _server_request(self, ident, method, params, limit=None):
         """A request from the server, by era: a legacy server's is answered, a
@@ -8173,27 +8243,17 @@ class Client(object):
             message["error"] = {"code": -32603, "message": str(e)}
             frame = _encode(message)
             self._warn("server", "could not answer the server's %s: %s" % (method, e))
-        # Time spent answering (a person typing, a sampling command) does not
-        # count against our requests' timeouts; their time limits stay.
-        spent = time.monotonic() - started
-        for call in self._pending.values():
-            call.paused(spent)
+        self._paused(time.monotonic() - started)
         try:
             self._send(message, answer=True, frame=frame)
         except MCPError:
             pass  # the loop reports the lost connection
 
     def _notified(self, method, params):
-        if self._relay is not None and method != "notifications/progress":
+        """The engine's hook (see _Engine): a notification, but progress."""
+        if self._relay is not None:
             self._relay(method, params)  # a session's server: for its clients too
-        if method == "notifications/progress":
-            token = params.get("progressToken")
-            call = self._pending.get(token) if _is_id(token) else None
-            if call is not None and call.progress:  # only tokens we sent (utilities/progress)
-                call.progressed()
-                if call.on_progress is not None:
-                    call.on_progress(params)
-        elif method == "notifications/message":
+        if method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
         elif method in _LIST_CHANGES and self._ours(params):
@@ -8278,7 +8338,6 @@ class Client(object):
         if not self._utf8_warned:
             self._utf8_warned = True  # first: once, even if the callback fails
             self._warn("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
-
 
 def _is_id(value):
     """A JSON-RPC id we could have sent: an integer or a string (not a bool)."""
@@ -10122,9 +10181,8 @@ class _Saver(object):
         self._written = set()  # a result repeating a block writes its file once
 
     def save(self, data, mime):
-        import base64  # lazy, these four: only with --save-dir
+        import base64  # lazy, these three: only with --save-dir
         import binascii
-        import hashlib
         import mimetypes
         try:
             if not isinstance(data, str):
@@ -10135,7 +10193,7 @@ class _Saver(object):
             return None
         mime = str(mime or "").split(";")[0].strip().lower()
         extension = _EXTENSIONS.get(mime) or mimetypes.guess_extension(mime) or ".bin"
-        path = os.path.join(self.directory, hashlib.sha256(raw).hexdigest()[:16] + extension)
+        path = os.path.join(self.directory, _sha256()(raw).hexdigest()[:16] + extension)
         if path in self._written:
             return path
         self._written.add(path)
@@ -10929,7 +10987,7 @@ def _session_ask(name, question):
         deadline = _Deadline(_STATUS_WAIT, "session %s did not answer within %gs"
                              % (name, _STATUS_WAIT))
         while True:
-            inbox = transport.receive(deadline.at)
+            inbox = transport.receive(deadline)
             if not inbox:
                 raise ConnectionLost(deadline.why)
             answer = inbox.popleft()
@@ -10993,7 +11051,7 @@ def _hung_up(transport, deadline):
     """True once the session's end closes the connection, before ``deadline``."""
     try:
         while not deadline.passed():
-            transport.receive(deadline.at).clear()
+            transport.receive(deadline).clear()
     except ConnectionLost:
         return True
     return False
@@ -14516,8 +14574,7 @@ _PINNED = (
 )
 def _digest(value):
     """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
-    import hashlib  # lazy: pinning only
-    return hashlib.sha256(_pin_json(value).encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha256()(_pin_json(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _pin_json(value):
@@ -15081,7 +15138,7 @@ class _ToolCache(object):
         """One file per server, named by a hash of its key and of the environment
         and headers it gets (two servers that differ only in those may list
         different tools), made when first needed: most commands never look,
-        and hashlib costs a cold start."""
+        and a hash costs a cold start."""
         if self._path is None:
             name = _digest([self.key, self.options.get("env") or {},
                             self.options.get("headers") or {}])[:32]
@@ -15143,7 +15200,7 @@ class _ToolCache(object):
         now = time.time()
         entry = {"version": version, "tools": result["tools"], "listed": now,
                  "expires": now + min(float(ttl) / 1000, _MAX_SECONDS),
-                 "scope": scope, "context": self.context}
+                 "scope": scope, "context": self.context if scope == "private" else None}
         _write_private(self.path, entry, os.path.dirname(self.eras.path))
 
     def drop(self):
