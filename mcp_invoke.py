@@ -203,6 +203,8 @@ LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0]
 # HeaderMismatch, MissingRequiredClientCapability, UnsupportedProtocolVersion.
 _MODERN_ERRORS = (-32020, -32021, -32022)
 _HEADER_MISMATCH = -32020
+# Errors to initialize that no handshake-era server gives: the server is modern.
+_NO_HANDSHAKE = (-32601,) + _MODERN_ERRORS
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 # Protocol versions are dates (basic/versioning); later ones are modern.
 # Regular expressions here stay strings: re compiles each on first use and
@@ -210,6 +212,7 @@ _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 _VERSION_FORMAT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z"
 _UNSUPPORTED_VERSION = -32022
 _METHOD_NOT_FOUND = -32601
+_INVALID_PARAMS = -32602  # among others, a task the server does not know (tasks/get)
 # Requests that may answer input_required (2026-07-28 basic/patterns/mrtr).
 _MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 # The resultType values of the core protocol; any other is invalid (2026-07-28
@@ -438,7 +441,7 @@ class _Unanswerable(ProtocolError):
     """A server request the client refuses: a JSON-RPC error ``code`` in answer
     to a legacy request, this ProtocolError for a modern input request."""
 
-    code = -32602
+    code = _INVALID_PARAMS
 
 
 class ConnectionLost(MCPError):
@@ -6374,6 +6377,7 @@ class _Engine(object):
         self._batch_members = 0  # members of a traced batch still to come
         self._unresponsive = False  # a request timed out
         self._answered_at = 0.0  # when the server last answered a request of ours
+        self._receive_by = _Deadline.at_time(0.0)  # a wait's, moved as it goes (_wait)
         self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
         self._landed = False  # a task came back to a call in flight since a batch looked
         self.interrupted_tasks = {}  # task id -> None (cancelled) or the MCPError (see Client)
@@ -6867,7 +6871,8 @@ class _Engine(object):
                 if on_wait is not None:
                     on_wait()
                 try:
-                    inbox = self._transport.receive(_Deadline.at_time(deadline))
+                    self._receive_by.at = deadline
+                    inbox = self._transport.receive(self._receive_by)
                 except MCPError as e:
                     if not calls:  # nobody to hand it to
                         raise
@@ -7234,6 +7239,7 @@ class Client(_Engine):
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self._relay = None  # a session's: what else the server notifies goes to it
         self._task_tools = {}  # tool name -> execution.taskSupport, as last listed
+        self._task_calls = (None, False)  # (capabilities, whether they take tool tasks)
         self.era_source = None
         self.protocol_version = None
         self.initialize_result = None
@@ -7392,6 +7398,9 @@ class Client(_Engine):
                 if initialize.done and (initialize.error is None or discover.done):
                     self._racing = False
                     self._abandon(discover)
+                    if isinstance(discover.error, RequestTimeout) and getattr(
+                            initialize.error, "code", None) in _NO_HANDSHAKE:
+                        raise discover.error  # a modern server, too slow for the time given
                     self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
                     return
         finally:
@@ -7599,8 +7608,9 @@ class Client(_Engine):
         "optional" is then asked to, in 2025-11-25).
         """
         params = {"name": name, "arguments": arguments if arguments is not None else {}}
-        _check_request("tools/call", params, timeout, on_progress)  # before anything starts
-        self._ensure_open()
+        if not self._opened:
+            _check_request("tools/call", params, timeout, on_progress)  # before anything starts
+            self.open()
         if self._task_support(name, detach):
             params["task"] = {}
         result = self._complete("tools/call", params, timeout, on_progress, detach=detach)
@@ -7644,8 +7654,12 @@ class Client(_Engine):
         and the tool's execution.taskSupport is "required", or "optional" and
         the caller detaches. The tool's listing is looked up, listing first
         if it is not known. A 2026-07-28 server decides for itself."""
-        if self.era.modern or not _is_declared(_capability(
-                self.capabilities, ("tasks", "requests", "tools", "call"))):
+        if self.era.modern:
+            return False
+        if self._task_calls[0] is not self.capabilities:  # what this handshake declared
+            self._task_calls = (self.capabilities, _is_declared(_capability(
+                self.capabilities, ("tasks", "requests", "tools", "call"))))
+        if not self._task_calls[1]:
             return False
         if name not in self._task_tools:
             try:
@@ -8036,7 +8050,8 @@ class Client(_Engine):
         """The engine's hook (see _Engine): before a ``method`` request goes, the
         session is open, a tool call's headers known, and strict refuses what
         the server did not declare."""
-        self._ensure_open()
+        if not self._opened:
+            self.open()
         if method == "tools/call" and self._transport.needs_tools():
             try:  # the headers a tool's arguments go in come from its listing
                 self.list_all("tools/list")
@@ -10780,6 +10795,8 @@ def _cmd_task(client, args, ctx):
         return _show_call_result(client.wait_task(task_id), None, args, ctx,
                                  "task %s" % task_id)
     except ServerError as e:
+        if e.method == "tasks/get" and e.code == _INVALID_PARAMS and tasks.store is not None:
+            tasks.store.drop(task_id)  # not known to the server: nothing left to wait for
         if entry is not None and isinstance(entry.get("ttl"), (int, float)):
             raise ServerError("%s (kept here since %s ago, with a ttl of %gs)" % (
                 e.message, _age(time.time() - entry["since"]), entry["ttl"]), e.method,

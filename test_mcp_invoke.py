@@ -5884,6 +5884,14 @@ def test_an_error_to_initialize_waits_for_a_late_discover():
         assert (c.era, c.era_source) == ("modern", "discover")
 
 
+def test_a_modern_server_too_slow_for_the_probe_is_a_timeout_not_its_refused_initialize():
+    with pytest.raises(mcp_invoke.RequestTimeout) as caught:
+        with mcp_invoke.Client(era_server("modern", "late-discover", delay=1), timeout=0.3,
+                               probe_timeout=0.1):
+            pass
+    assert caught.value.method == "server/discover"
+
+
 def test_a_header_mismatch_lists_the_tools_again_and_retries_the_call_once(tmp_path):
     """2026-07-28 streamable-http, "Client Behavior": a call refused with
     HeaderMismatch (-32020) because the tool list the client holds is stale
@@ -8533,6 +8541,20 @@ def test_task_wait_in_a_new_process_prints_the_result_and_forgets_the_task(era, 
     proc = _client(["--max-time", "30", "task", "wait", TASK_ID, "--"] + server)
     out, err = finish(proc, 30)
     assert (proc.returncode, out) == (0, b"findings on tides\n"), err
+    assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_task_wait_on_a_task_the_server_forgot_exits_3_and_forgets_it_too(era, capsys,
+                                                                          tmp_path):
+    store = tmp_path / "tasks.json"
+    server = task_server(era, task_store=store)
+    assert cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)[0] == 0
+    assert cli(capsys, "task", "list", "--", *server)[1].split()[:1] == [TASK_ID]
+    store.unlink()  # the server's own store: it knows the task no more
+    code, out, err = cli(capsys, "task", "wait", TASK_ID, "--", *server)
+    assert (code, out) == (3, "") and TASK_ID in err
     assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
 
 
