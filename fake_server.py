@@ -488,8 +488,13 @@ Task modes (see Tasks above; every one switches on tasks):
     task-error-result  a task's result has isError true ("the tool failed:
                        TEXT"): 2026 completed, 2025 failed ("the tool reported
                        an error") with that result from tasks/result
+    task-failed-unmarked  (2025) a task says failed ("the tool reported an
+                       error"), yet tasks/result answers a result without
+                       isError; 2026 as task-error-result without isError
     task-cancelled     the server cancels a task itself: cancelled, "the
                        operator stopped it"
+    task-result-is-task  (2025) tasks/result answers the Task, not the
+                       call's result
     task-input         a task needs the user's name first (2026 inputRequests,
                        2025 an elicitation while tasks/result is open)
     task-forever       a task works for ever ("step N"), until cancelled
@@ -790,10 +795,11 @@ OAUTH_MODES = ("oauth-no-hint", "oauth-root-prm", "oauth-oidc", "oauth-legacy",
 
 # Modes of tools that run as tasks (see Tasks in the docstring); each one
 # switches on "tasks" too.
-TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-cancelled",
+TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-failed-unmarked",
+              "task-cancelled",
               "task-input", "task-forever", "task-vanish", "task-relapse",
               "task-unasked", "task-odd-method", "task-undeclared",
-              "task-odd-polls", "task-uncancellable", "task-held")
+              "task-odd-polls", "task-uncancellable", "task-held", "task-result-is-task")
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
@@ -935,6 +941,7 @@ TASK_INPUT_KEY = "identity"
 TASK_ENDS = {
     "completed": ("completed", "completed", "done"),
     "error-result": ("failed", "completed", "the tool reported an error"),
+    "failed-unmarked": ("failed", "completed", "the tool reported an error"),
     "fail": ("failed", "failed", "Tool execution failed: API rate limit exceeded"),
     "cancelled": ("cancelled", "cancelled", "the operator stopped it"),
 }
@@ -2263,9 +2270,11 @@ class _Server(object):
         if problem:
             return _text("Invalid arguments: %s" % problem, isError=True)
         outcome = "completed"
-        for mode in ("task-fail", "task-error-result", "task-cancelled"):
+        for mode in ("task-fail", "task-error-result", "task-failed-unmarked",
+                     "task-cancelled"):
             if mode in self.modes:
                 outcome = {"task-fail": "fail", "task-error-result": "error-result",
+                           "task-failed-unmarked": "failed-unmarked",
                            "task-cancelled": "cancelled"}[mode]
         now = time.time()
         task = {"taskId": None, "tool": name, "arguments": arguments,
@@ -2442,8 +2451,10 @@ class _Server(object):
         """What 2025 tasks/result answers for an ended task: exactly what the
         call would have (a result, or its JSON-RPC error)."""
         status = task["status"]
+        if "task-result-is-task" in self.modes:
+            return self.task_view(task, detailed=True)
         if status == "completed" or (status == "failed" and
-                                     task["outcome"] == "error-result"):
+                                     task["outcome"] in ("error-result", "failed-unmarked")):
             result = self.task_result(task)
             result["_meta"] = {RELATED_TASK_KEY: {"taskId": task["taskId"]}}
             return result

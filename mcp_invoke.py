@@ -6678,7 +6678,15 @@ class _Engine(object):
         if self.era.kind(result) != "complete":  # tasks/result, as a CallToolResult
             raise ProtocolError("tasks/result answered with another task", done.method,
                                 result=result)
+        if "content" not in result and "taskId" in result and "status" in result:
+            raise ProtocolError("tasks/result answered with the Task, not the call's result",
+                                done.method, result=result)
         self._task_told(request, seen.ending or {"taskId": seen.id, "status": "completed"})
+        if seen.status == "failed" and result.get("isError") is not True:
+            # failed: "the associated request did not complete successfully"
+            # (2025-11-25 basic/utilities/tasks, "Task Status"): a result that
+            # says otherwise is taken as the error the task said it was.
+            result = dict(result, isError=True)
         return result
 
     def _task_seen(self, request, task, first=False):
@@ -6899,6 +6907,7 @@ class _Engine(object):
         wait for the acknowledgements allows."""
         for call in list(self._pending.values()):
             self._expire(call, "interrupted")
+            call.error = _interruption(call.method)
         tasks, self._tasks = list(self._tasks), {}
         calls = []
         for task_id in tasks:
@@ -7849,7 +7858,9 @@ class Client(_Engine):
         generator: nothing is sent until it is iterated, and requests still in
         flight when it is left early are cancelled. Raises only what a
         callback or handler raises beyond MCPError, the ConnectionLost of a
-        server gone while no request was in flight, and KeyboardInterrupt.
+        server gone while no request was in flight, and KeyboardInterrupt:
+        that once every request begun is yielded as far as it came (its
+        result, or for one cut short an MCPError whose exit_code is 130).
         """
         window = collections.deque()
         try:
@@ -7890,6 +7901,9 @@ class Client(_Engine):
                 yield head.outcome if isinstance(head, _Request) else head
         except KeyboardInterrupt:  # every task waited on is cancelled
             self._interrupted()
+            for entry in window:  # nothing is lost: each entry begun, as far as it came
+                yield self._as_far(entry) if isinstance(entry, _Request) else entry
+            window.clear()
             raise
         finally:  # left early (break, an exception): what is still in flight is cancelled
             for request in window:
@@ -7897,6 +7911,20 @@ class Client(_Engine):
                     self.expire(request, "the client stopped waiting")
                     if request.task is not None:
                         self._tasks.pop(request.task.id, None)
+
+    def _as_far(self, request):
+        """After Ctrl-C, the outcome of ``request`` as far as it came: its own;
+        the result or error of a round answered and not yet looked at; or
+        that it was cut short (exit code 130)."""
+        call = request.call
+        if request.finished:
+            return request.outcome
+        if request.task is None and call is not None and call.done:
+            if call.error is not None:
+                return call.error
+            if type(call.result) is dict and self.era.kind(call.result) == "complete":
+                return call.result
+        return _interruption(request.method, request.task and request.task.id)
 
     def waker(self):
         """A function that ends the Client's wait for the server early, for one
@@ -8353,6 +8381,14 @@ class Client(_Engine):
         if not self._utf8_warned:
             self._utf8_warned = True  # first: once, even if the callback fails
             self._warn("utf8", "server sent invalid UTF-8; replaced it with U+FFFD")
+
+def _interruption(method, task_id=None):
+    """The outcome of a request cut short by Ctrl-C (exit code 130)."""
+    error = MCPError("%s interrupted%s" % (method, "" if task_id is None else
+                                           " waiting for task %s" % task_id), method)
+    error.exit_code = _EXIT_INTERRUPTED
+    return error
+
 
 def _is_id(value):
     """A JSON-RPC id we could have sent: an integer or a string (not a bool)."""
@@ -9052,7 +9088,8 @@ class _Diagnostics(object):
         (CLI.md "Tasks"), or an event."""
         if self.events.task(task_id, status, message) or self.quiet:
             return
-        self._write(_terminal_line("[task %s] %s%s" % (str(task_id)[:8], status,
+        short = str(task_id) if self.redact is None else self.redact(str(task_id))
+        self._write(_terminal_line("[task %s] %s%s" % (short[:8], status,  # cut, once hidden
                                                        ": " + message if message else ""))
                     + "\n")
 
@@ -10646,13 +10683,21 @@ class _TaskStore(object):
         self.directory = _state_home(environ)
         self.path = os.path.join(self.directory, "tasks.json")
         self.server = server  # the server's key (_EraCache.key)
-        self.warn = warn
+        self._warn = warn
+        self._said = set()  # each warning once: a run reads the store at every poll
         self.failed = False  # a change could not be written (said once)
+
+    def warn(self, text):
+        if text not in self._said:
+            self._said.add(text)
+            self._warn(text)
 
     def _load(self):
         try:
             data = _json_loads((_read_kept(self.path, self.warn) or b"{}").decode("utf-8"))
         except ValueError:
+            self.warn("%s is not JSON, so the task ids kept in it are lost; it is written "
+                      "anew" % self.path)
             data = {}
         now = time.time()
         return [entry for entry in _list(_dict(data).get("tasks")) if isinstance(entry, dict)

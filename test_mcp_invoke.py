@@ -8395,6 +8395,22 @@ def test_a_task_the_server_cancelled_exits_3_saying_so(era, capsys):
 
 
 @pytest.mark.usefixtures("state_home")
+def test_a_2025_task_that_failed_is_an_error_result_though_tasks_result_is_unmarked(capsys):
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server("legacy", "task-failed-unmarked"))
+    assert (code, out) == (1, "findings on tides\n"), err
+    assert "failed: the tool reported an error" in err
+
+
+@pytest.mark.usefixtures("state_home")
+def test_a_2025_tasks_result_that_is_the_task_again_is_a_violation_shown_whole(capsys):
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--",
+                         *task_server("legacy", "task-result-is-task"))
+    assert code == 4 and json.loads(out)["taskId"] == TASK_ID
+    assert "tasks/result answered with the Task, not the call's result" in err
+
+
+@pytest.mark.usefixtures("state_home")
 @pytest.mark.parametrize("era", ERAS)
 def test_a_task_the_server_no_longer_knows_exits_3_naming_it(era, capsys, tmp_path):
     log = tmp_path / "rec"
@@ -8568,6 +8584,20 @@ def test_task_cancel_cancels_the_task_and_forgets_it(era, capsys, tmp_path):
     assert code == 0
     assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [TASK_ID]
     assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
+
+
+def test_a_task_store_that_is_not_json_is_said_once_and_written_anew(capsys, tmp_path,
+                                                                     state_home):
+    server = task_server("legacy", task_store=tmp_path / "tasks.json")
+    kept = state_home / "mcp_invoke" / "tasks.json"
+    kept.parent.mkdir(mode=0o700, parents=True)
+    kept.write_text("garbage{")
+    kept.chmod(0o600)
+    code, out, err = cli(capsys, "call", "research", "topic=tides", "--detach", "--", *server)
+    assert (code, out) == (0, TASK_ID + "\n")
+    assert err.count("is not JSON, so the task ids kept in it are lost") == 1, err
+    code, out, err = cli(capsys, "task", "list", "--", *server)
+    assert code == 0 and out.split()[:1] == [TASK_ID] and "not JSON" not in err
 
 
 @pytest.mark.usefixtures("state_home")
@@ -8784,6 +8814,42 @@ def test_ctrl_c_in_a_batch_cancels_every_task_it_waits_for(era, tmp_path):
     assert sorted(r["params"]["taskId"] for r in sent(log, "tasks/cancel")) == [
         TASK_ID, TASK_ID + "-2", TASK_ID + "-3"]
     assert sent(log, "notifications/cancelled") == []
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_secret_in_a_task_id_is_hidden_before_the_status_line_cuts_the_id(era, capsys):
+    code, out, err = cli(capsys, "--env", "TOKEN=hunter2xyz", "call", "research",
+                         "topic=tides", "--", *task_server(era, task_id="hunter2xyz-1"))
+    assert (code, out) == (0, "findings on tides\n")
+    assert "[task ***" in err and "hunt" not in err
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_ctrl_c_in_a_batch_still_prints_a_line_for_each_line_begun(era, tmp_path):
+    """The answer to a line behind one still waited for is not lost: each line
+    begun gets its line, a cut one an error whose exit_code is 130."""
+    log = tmp_path / "rec"
+    params = {"name": "research", "arguments": {"topic": "tides"}}
+    if era == "legacy":
+        params["task"] = {}
+    task = json.dumps({"method": "tools/call", "params": params}) + "\n"
+    echo = json.dumps({"method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "kept"}}}) + "\n"
+    lines = tmp_path / "lines"
+    lines.write_text(task + echo + task)
+    with open(str(lines), "rb") as stdin:
+        proc = _client(["--max-time", "30", "batch", "--"]
+                       + task_server(era, "task-forever", record=log), stdin=stdin)
+    out, err = finish(proc, ready=lambda: len(set(r["params"]["taskId"]
+                                                  for r in sent(log, "tasks/get"))) == 2)
+    assert proc.returncode == 130, err
+    first, second, third = [json.loads(line) for line in out.decode().splitlines()]
+    assert (first["id"], first["error"]["exit_code"]) == (1, 130)
+    assert "interrupted waiting for task %s" % TASK_ID in first["error"]["message"]
+    assert (second["id"], second["result"]["content"][0]["text"]) == (2, "kept")
+    assert (third["id"], third["error"]["exit_code"]) == (3, 130)
 
 
 @pytest.mark.usefixtures("state_home")
@@ -12253,7 +12319,10 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    assert (proc.returncode, out, err) == (130, b"", b"mcp_invoke: interrupted\n")
+    assert (proc.returncode, err) == (130, b"mcp_invoke: interrupted\n")
+    assert [json.loads(line) for line in out.splitlines()] == [  # each line sent, told
+        {"id": i, "error": {"message": "tools/call interrupted", "exit_code": 130}}
+        for i in (1, 2, 3)]
     calls = [r["id"] for r in records(log) if r.get("method") == "tools/call"]
     cancelled = [r["params"]["requestId"] for r in records(log)
                  if r.get("method") == "notifications/cancelled"]
