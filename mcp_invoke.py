@@ -721,7 +721,8 @@ class _Deadline(object):
         return deadline
 
     def left(self):
-        return max(0.0, self.at - time.monotonic())
+        left = self.at - time.monotonic()
+        return left if left > 0 else 0.0
 
     def passed(self):
         return time.monotonic() >= self.at
@@ -6169,7 +6170,7 @@ class _Call(object):
     """One request in flight."""
 
     __slots__ = ("id", "method", "timeout", "cap", "deadline", "limit", "progress",
-                 "on_progress", "result", "error", "done")
+                 "on_progress", "result", "kind", "error", "done")
 
     def __init__(self, ident, method, timeout, max_time, progress, on_progress, limit=None):
         now = time.monotonic()
@@ -6185,6 +6186,7 @@ class _Call(object):
         self.progress = progress  # sent a progressToken (its id)
         self.on_progress = on_progress
         self.result = None
+        self.kind = None  # the result's (the era's kind), once it is an object
         self.error = None
         self.done = False
 
@@ -6369,6 +6371,7 @@ class _Engine(object):
         self.trace = trace
         self.on_task = on_task
         self.era = None
+        self._era_meta = None  # what the era puts in every request's _meta (Client._speak)
         self._next_id = 0
         self._pending = {}  # calls in flight, by id
         self._abandoned = set()  # ids given up on: a late answer is not a stray
@@ -6485,10 +6488,8 @@ class _Engine(object):
                 call = self._start(method, params, timeout, on_progress, limit)
             if not call.done:
                 self._wait([call])
-            result = call.result
-            if call.error is None and type(result) is dict and self.era.kind(result) == (
-                    "complete"):
-                return result  # as _next_round would, at once: most requests have one round
+            if call.error is None and call.kind == "complete":
+                return call.result  # as _next_round would, at once: most have one round
         except KeyboardInterrupt:  # outside a wait too: the frame may be out already
             self._interrupted()
             raise
@@ -6787,7 +6788,7 @@ class _Engine(object):
         call = _Call(self._next_id, method, self.timeout if timeout is None else timeout,
                      self.max_time, progress, on_progress, limit)
         message = {"jsonrpc": "2.0", "id": call.id, "method": method}
-        era_meta = self.era.meta(self)
+        era_meta = self._era_meta
         if progress or era_meta is not None:
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
@@ -7063,8 +7064,8 @@ class _Engine(object):
             self._answered_at = time.monotonic()
         if "result" in message and "error" not in message:
             call.result = result = message["result"]
-            if call.method == "tools/call" and type(result) is dict and self.era.kind(
-                    result) == "task":
+            call.kind = self.era.kind(result) if type(result) is dict else None
+            if call.kind == "task" and call.method == "tools/call":
                 self._landed = True  # a batch starts waiting on it (_move_window)
         elif "error" in message and "result" not in message:
             call.error = _server_error(message["error"], call.method)
@@ -7248,7 +7249,6 @@ class Client(_Engine):
         self.list_changed = set()  # lists ("tools", ...) changed since last listed
         self._relay = None  # a session's: what else the server notifies goes to it
         self._task_tools = {}  # tool name -> execution.taskSupport, as last listed
-        self._task_calls = (None, False)  # (capabilities, whether they take tool tasks)
         self.era_source = None
         self.protocol_version = None
         self.initialize_result = None
@@ -7256,6 +7256,16 @@ class Client(_Engine):
         self.server_info = {}
         self.capabilities = {}
         self.instructions = None
+
+    @property
+    def capabilities(self):
+        return self._capabilities
+
+    @capabilities.setter
+    def capabilities(self, value):  # and what a call reads of them each time
+        self._capabilities = value
+        self._tool_tasks = _is_declared(_capability(value, ("tasks", "requests", "tools",
+                                                            "call")))
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -7469,6 +7479,7 @@ class Client(_Engine):
         (era_source). What the server asked meanwhile is handled as the era
         now stands."""
         self.era, self.protocol_version = _ERAS[era], version
+        self._era_meta = self.era.meta(self)
         if how is not None:
             self.era_source = how
             self._transport.settled(self.era, version)
@@ -7620,7 +7631,7 @@ class Client(_Engine):
         if not self._opened:
             _check_request("tools/call", params, timeout, on_progress)  # before anything starts
             self.open()
-        if self._task_support(name, detach):
+        if self._tool_tasks and self._task_support(name, detach):
             params["task"] = {}
         result = self._complete("tools/call", params, timeout, on_progress, detach=detach)
         return self.era.task_of(result) if detach and self.era.kind(result) == "task" else result
@@ -7663,12 +7674,7 @@ class Client(_Engine):
         and the tool's execution.taskSupport is "required", or "optional" and
         the caller detaches. The tool's listing is looked up, listing first
         if it is not known. A 2026-07-28 server decides for itself."""
-        if self.era.modern:
-            return False
-        if self._task_calls[0] is not self.capabilities:  # what this handshake declared
-            self._task_calls = (self.capabilities, _is_declared(_capability(
-                self.capabilities, ("tasks", "requests", "tools", "call"))))
-        if not self._task_calls[1]:
+        if self.era.modern or not self._tool_tasks:
             return False
         if name not in self._task_tools:
             try:
