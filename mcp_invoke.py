@@ -2531,11 +2531,19 @@ class _StdioTransport(_Transport):
     the other. stderr is drained into a bounded ring buffer all the while.
     """
 
+    @property
+    def env(self):
+        """What the server gets, made when first needed: a search that finds its
+        tool lists kept starts no server."""
+        if self._env is None:
+            self._env = _child_env(*self._env_given)
+        return self._env
+
     def __init__(self, command, env=None, inherit_env=False, cwd=None,
                  max_bytes=DEFAULT_MAX_BYTES, on_stderr=None, shutdown_grace=SHUTDOWN_GRACE):
         _check_stdio(command, env, inherit_env, cwd)
         self.command = list(command)
-        self.env = _child_env(env, inherit_env)  # what the server gets
+        self._env, self._env_given = None, (env, inherit_env)
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
