@@ -191,6 +191,9 @@ __all__ = [
 # Constants
 # ---------------------------------------------------------------------------
 
+# Windows (CPython 3.8+ on Windows 10+): where a concern differs, one
+# ``if _WINDOWS:`` holds both halves, chosen once, as subprocess.py does.
+_WINDOWS = os.name == "nt"
 # Revisions with per-request metadata and no handshake (2026-07-28 basic/versioning).
 MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
 # Handshake-era revisions whose answer to `initialize` we accept (2025-11-25
@@ -282,7 +285,8 @@ _QUIET_CHECK = 1.0
 # One os.read; large enough for big results, small enough not to waste memory.
 _READ_SIZE = 64 * 1024
 # Frames given to one os.writev: POSIX allows at least 16, Linux and the BSDs 1024.
-_IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
+_IOV_MAX = (os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in getattr(os, "sysconf_names", ())
+            else 16)
 # Warnings of one kind (non-JSON lines, invalid ids, ...) reported before the rest are not.
 _NOISE_WARNINGS = 10
 _ENOUGH = {"noise": "server wrote more non-JSON lines to stdout; no longer reporting them"}
@@ -2424,7 +2428,7 @@ def _child_env(env=None, inherit_env=False, base=None):
         result = dict(base)
     else:
         result = dict((k, v) for k, v in base.items()
-                      if (k.upper() if os.name == "nt" else k) in ENV_ALLOWLIST
+                      if (k.upper() if _WINDOWS else k) in ENV_ALLOWLIST
                       or k.startswith("LC_"))
     result.update(env or {})
     return result
@@ -15922,8 +15926,15 @@ class _Signalled(KeyboardInterrupt):
         self.signum = signum
 
 
-# Signals that stop a run: Ctrl-C, and the others handled like it (see _Signalled).
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+# Signals that stop a run: Ctrl-C, and the others handled like it (see
+# _Signalled); those that are Ctrl-C to a person (exit 130). Windows has no
+# hangup or quit: its console sends Ctrl-C and Ctrl-Break.
+if _WINDOWS:
+    _STOP_SIGNALS = (signal.SIGINT, signal.SIGBREAK, signal.SIGTERM)
+    _INTERRUPTS = (signal.SIGINT, signal.SIGBREAK)
+else:
+    _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+    _INTERRUPTS = (signal.SIGINT,)
 
 
 def _taught(error):
@@ -15976,7 +15987,7 @@ def main(argv=None):
                 client.abort()
             return
         stopping.append(signum)
-        _Unsplit.deliver(KeyboardInterrupt() if signum == signal.SIGINT else _Signalled(signum),
+        _Unsplit.deliver(KeyboardInterrupt() if signum in _INTERRUPTS else _Signalled(signum),
                          frame)
 
     previous = {}
@@ -16031,7 +16042,11 @@ def main(argv=None):
         # (ignoring them instead would race with one already on its way).
         # Called as a function, main leaves signals as it found them.
         if program and previous:
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+            if _WINDOWS:  # no signal masks: ignored, which races with nothing there
+                for signum in previous:
+                    signal.signal(signum, signal.SIG_IGN)
+            else:
+                signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         elif not program:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
