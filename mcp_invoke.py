@@ -2348,17 +2348,51 @@ class _Failed(object):
         self.error = error
 
 
+# The ends a selectors loop waits on and moves bytes through: POSIX, pipes
+# and their descriptors, read and written with os.read, os.write and
+# os.writev; Windows, whose select() takes sockets only, the two ends of a
+# socketpair. _channel() makes a (read end, write end); _close_end ends one.
+if _WINDOWS:
+    def _channel():
+        import socket  # lazy: what the loop waits on, on Windows
+        ends = socket.socketpair()
+        for end in ends:
+            end.setblocking(False)
+        return ends
+
+    def _read_end(end, size):
+        try:
+            return end.recv(size)
+        except ConnectionError:  # the far end gone: its end of file
+            return b""
+
+    def _write_end(end, data):
+        return end.send(data)
+
+    def _writev_end(end, frames):
+        return end.send(b"".join(frames))
+
+    def _close_end(end):
+        end.close()
+else:
+    def _channel():
+        ends = os.pipe()
+        for end in ends:
+            os.set_blocking(end, False)
+        return ends
+
+    _read_end, _write_end, _writev_end, _close_end = os.read, os.write, os.writev, os.close
+
+
 class _WakePipe(object):
-    """A pipe whose read end sits in a transport's poll: a byte written to it,
-    from any thread, ends the wait. No wake is lost, whenever it comes; a full
-    pipe already holds one. ``close`` first stops further writes, so a late
-    wake never reaches a descriptor number the process has reused."""
+    """A channel whose read end sits in a transport's poll: a byte written to
+    it, from any thread, ends the wait. No wake is lost, whenever it comes; a
+    full channel already holds one. ``close`` first stops further writes, so a
+    late wake never reaches a descriptor number the process has reused."""
 
     def __init__(self):
         import _thread  # lazy: the C module, all a lock needs
-        self.fds = os.pipe()
-        for fd in self.fds:
-            os.set_blocking(fd, False)
+        self.fds = _channel()
         self._open = True
         self._lock = _thread.allocate_lock()
 
@@ -2366,13 +2400,13 @@ class _WakePipe(object):
         with self._lock:
             if self._open:
                 try:
-                    os.write(self.fds[1], b"w")
+                    _write_end(self.fds[1], b"w")
                 except OSError:
                     pass  # full: a wake is pending
 
     def drain(self):
         try:
-            os.read(self.fds[0], _READ_SIZE)
+            _read_end(self.fds[0], _READ_SIZE)
         except OSError:
             pass
 
@@ -2381,7 +2415,94 @@ class _WakePipe(object):
             if self._open:
                 self._open = False
                 for fd in self.fds:
-                    os.close(fd)
+                    _close_end(fd)
+
+
+# The server's stdin, stdout and stderr as ends the stdio transport's loop
+# waits on. POSIX: the pipes themselves. Windows: a thread per pipe copies
+# between it and one end of a socketpair (blocking on the pipe, which the
+# loop cannot), so the loop, its caps, its deadlines and the take-back of
+# unsent frames are the same on both; the threads end with the pipes.
+if _WINDOWS:
+    class _ServerPipes(object):
+
+        def __init__(self, proc):
+            import threading  # lazy: Windows stdio only
+            self.input, far_in = _channel()
+            self.output, far_out = _channel()
+            self.errors, far_err = _channel()
+            for end in (far_in, far_out, far_err):
+                end.setblocking(True)  # the threads' ends block; the loop's do not
+            self.input_closed = False
+            self._threads = [threading.Thread(target=target, args=args, daemon=True)
+                             for target, args in ((self._to_pipe, (far_in, proc.stdin)),
+                                                  (self._from_pipe, (proc.stdout, far_out)),
+                                                  (self._from_pipe, (proc.stderr, far_err)))]
+            for thread in self._threads:
+                thread.start()
+
+        @staticmethod
+        def _to_pipe(end, pipe):
+            try:
+                while True:
+                    data = end.recv(_READ_SIZE)
+                    if not data:
+                        break
+                    view = memoryview(data)
+                    while view:
+                        view = view[pipe.write(view):]
+            except (OSError, ValueError):
+                pass  # the server stopped reading: the loop's writes fill up and stop
+            finally:
+                end.close()
+                try:
+                    pipe.close()  # the server's end of file
+                except OSError:
+                    pass
+
+        @staticmethod
+        def _from_pipe(pipe, end):
+            try:
+                while True:
+                    data = os.read(pipe.fileno(), _READ_SIZE)
+                    if not data:
+                        break
+                    end.sendall(data)
+            except (OSError, ValueError):
+                pass
+            finally:
+                end.close()  # the loop's end of file
+
+        def close_input(self):
+            if not self.input_closed:
+                self.input_closed = True
+                self.input.close()
+
+        def close(self):
+            self.close_input()
+            for end in (self.output, self.errors):
+                end.close()
+            for thread in self._threads:  # the server is gone: its pipes are closed
+                thread.join(_LINGER)
+else:
+    class _ServerPipes(object):
+
+        def __init__(self, proc):
+            self._proc = proc
+            self.input = proc.stdin.fileno()
+            os.set_blocking(self.input, False)
+            self.output, self.errors = proc.stdout.fileno(), proc.stderr.fileno()
+
+        @property
+        def input_closed(self):
+            return self._proc.stdin.closed
+
+        def close_input(self):
+            self._proc.stdin.close()
+
+        def close(self):
+            for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+                stream.close()
 
 
 # The stdio transport: the server process, and one selectors loop over its pipes.
@@ -2434,25 +2555,63 @@ def _child_env(env=None, inherit_env=False, base=None):
     return result
 
 
-def _spawn(argv, **options):
-    """subprocess.Popen in a session (and process group) of its own.
-
-    Made in two steps: a signal while Popen waits for the exec (the child
-    forked, the object not yet returned) must not leave the child running.
-    """
-    import subprocess  # lazy: stdio servers and --sampling-command
-    proc = subprocess.Popen.__new__(subprocess.Popen)
-    try:
-        proc.__init__(argv, close_fds=True, start_new_session=True, **options)
-    except OSError:
-        raise
-    except BaseException:
-        if getattr(proc, "pid", None) is not None:
-            os.kill(proc.pid, signal.SIGKILL)  # it may not lead its group yet
-            _killpg(proc.pid, signal.SIGKILL)
+# A server and what it starts, as one group: _spawn starts it so, _end_group
+# ends the group (``hard``: at once; else asked to, where the system can ask),
+# _group_alive says whether any of it runs. POSIX: a session and process group
+# of its own, signalled. Windows: a new process group inside a Job object that
+# kills what is in it when it is closed, whether by the client or by the
+# client's end: no signal reaches a console-less server there.
+if _WINDOWS:
+    def _spawn(argv, **options):
+        """subprocess.Popen in a process group and a Job object of its own
+        (``proc.job``); a process it started before it joined may escape."""
+        import subprocess  # lazy: stdio servers and --sampling-command
+        proc = subprocess.Popen(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
+                                **options)
+        try:
+            proc.job = _JobObject(proc)
+        except BaseException:
+            proc.kill()
             proc.wait()
-        raise
-    return proc
+            raise
+        return proc
+
+    def _end_group(proc, hard=True):
+        job = getattr(proc, "job", None)
+        if job is not None:
+            job.terminate()
+        elif proc.poll() is None:
+            proc.kill()
+
+    def _group_alive(proc):
+        job = getattr(proc, "job", None)
+        return job.active() if job is not None else proc.poll() is None
+else:
+    def _spawn(argv, **options):
+        """subprocess.Popen in a session (and process group) of its own.
+
+        Made in two steps: a signal while Popen waits for the exec (the child
+        forked, the object not yet returned) must not leave the child running.
+        """
+        import subprocess  # lazy: stdio servers and --sampling-command
+        proc = subprocess.Popen.__new__(subprocess.Popen)
+        try:
+            proc.__init__(argv, close_fds=True, start_new_session=True, **options)
+        except OSError:
+            raise
+        except BaseException:
+            if getattr(proc, "pid", None) is not None:
+                os.kill(proc.pid, signal.SIGKILL)  # it may not lead its group yet
+                _killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            raise
+        return proc
+
+    def _end_group(proc, hard=True):
+        _killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
+
+    def _group_alive(proc):
+        return _pgid_alive(proc.pid)  # start_new_session: the pid is the group's id
 
 
 def _killpg(pgid, sig):
@@ -2462,7 +2621,67 @@ def _killpg(pgid, sig):
         pass
 
 
-def _group_alive(pgid):
+class _JobObject(object):
+    """A Windows Job object holding a server and what it starts (ctypes,
+    kernel32): closing its handle, or the client's end, kills them all."""
+
+    _KILL_ON_CLOSE = 0x2000  # JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+
+    def __init__(self, proc):
+        import ctypes  # lazy: Windows only
+        from ctypes import wintypes
+        self._ctypes = ctypes
+        kernel = self._kernel = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel.CreateJobObjectW.restype = wintypes.HANDLE
+        kernel.CreateJobObjectW.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
+        for name in ("SetInformationJobObject", "QueryInformationJobObject"):
+            getattr(kernel, name).argtypes = (wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p,
+                                              wintypes.DWORD) + (
+                (ctypes.c_void_p,) if name.startswith("Query") else ())
+        kernel.AssignProcessToJobObject.argtypes = (wintypes.HANDLE, wintypes.HANDLE)
+        kernel.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
+        kernel.CloseHandle.argtypes = (wintypes.HANDLE,)
+        self.handle = kernel.CreateJobObjectW(None, None)
+        if not self.handle:
+            raise ctypes.WinError(ctypes.get_last_error())
+        size = ctypes.c_size_t
+
+        class Limits(ctypes.Structure):  # JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+            _fields_ = [("user_time", ctypes.c_int64 * 2), ("flags", wintypes.DWORD),
+                        ("working_set", size * 2), ("processes", wintypes.DWORD),
+                        ("affinity", size), ("classes", wintypes.DWORD * 2),
+                        ("io", ctypes.c_uint64 * 6), ("memory", size * 4)]
+        limits = Limits()
+        limits.flags = self._KILL_ON_CLOSE
+        if not (kernel.SetInformationJobObject(self.handle, 9, ctypes.byref(limits),
+                                               ctypes.sizeof(limits))
+                and kernel.AssignProcessToJobObject(self.handle, int(proc._handle))):
+            error = ctypes.WinError(ctypes.get_last_error())
+            self.close()
+            raise error
+
+    def terminate(self):
+        if self.handle:
+            self._kernel.TerminateJobObject(self.handle, 1)
+
+    def active(self):
+        """Whether any process of the job still runs (its basic accounting)."""
+        if not self.handle:
+            return False
+        ctypes = self._ctypes
+        info = (ctypes.c_uint32 * 12)()  # JOBOBJECT_BASIC_ACCOUNTING_INFORMATION
+        if not self._kernel.QueryInformationJobObject(self.handle, 1, ctypes.byref(info),
+                                                      ctypes.sizeof(info), None):
+            return False
+        return info[10] > 0  # ActiveProcesses, after four 64-bit times and two counts
+
+    def close(self):
+        handle, self.handle = self.handle, None
+        if handle:
+            self._kernel.CloseHandle(handle)
+
+
+def _pgid_alive(pgid):
     """True while any process of the group is still running (zombies do not count).
 
     Orphaned grandchildren become zombies of PID 1; where PID 1 does not reap
@@ -2571,6 +2790,7 @@ class _StdioTransport(_Transport):
         self._wake = None  # a _WakePipe: see waker
         self._woken = False
         self._aborted = False  # abort() came: nothing more is started
+        self._pipes = None  # the server's stdin, stdout and stderr, as the loop has them
 
     # -- start ----------------------------------------------------------------
 
@@ -2586,20 +2806,20 @@ class _StdioTransport(_Transport):
             self._proc = _spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, bufsize=0, env=self.env, cwd=self.cwd)
             if self._aborted:  # while it was being started: it ends at once
-                _killpg(self._proc.pid, signal.SIGKILL)
+                _end_group(self._proc)
         except FileNotFoundError:
             raise _not_found(name, self.cwd, self.env)
         except PermissionError:
             raise LaunchError("server command is not executable: %s" % name)
         except OSError as e:
             raise LaunchError("cannot start server command %s: %s" % (name, e.strerror or e))
-        self._stdin_fd = self._proc.stdin.fileno()
-        os.set_blocking(self._stdin_fd, False)
+        self._pipes = _ServerPipes(self._proc)
+        self._stdin_fd = self._pipes.input
         self._sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
                      else selectors.SelectSelector())
         self._sel_write = selectors.EVENT_WRITE
-        self._sel.register(self._proc.stdout.fileno(), selectors.EVENT_READ, "out")
-        self._sel.register(self._proc.stderr.fileno(), selectors.EVENT_READ, "err")
+        self._sel.register(self._pipes.output, selectors.EVENT_READ, "out")
+        self._sel.register(self._pipes.errors, selectors.EVENT_READ, "err")
 
     @property
     def pid(self):
@@ -2706,12 +2926,12 @@ class _StdioTransport(_Transport):
             if key.data == "in":
                 self._flush()
             elif key.data == "out":
-                self._read_stdout(key.fd)
+                self._read_stdout(key.fileobj)
             elif key.data == "wake":
                 self._wake.drain()
                 self._woken = True
             else:
-                self._read_stderr(key.fd)
+                self._read_stderr(key.fileobj)
 
     def waker(self):
         """A _WakePipe in the loop."""
@@ -2769,11 +2989,11 @@ class _StdioTransport(_Transport):
     def _write_front(self, frame):
         """One system call for what is queued, ``frame`` first: the bytes taken."""
         if self._out_pos:
-            return os.write(self._stdin_fd, memoryview(frame)[self._out_pos:])
+            return _write_end(self._stdin_fd, memoryview(frame)[self._out_pos:])
         if len(self._outq) == 1:
-            return os.write(self._stdin_fd, frame)
-        return os.writev(self._stdin_fd, [frame for frame, _, _ in
-                                          itertools.islice(self._outq, _IOV_MAX)])
+            return _write_end(self._stdin_fd, frame)
+        return _writev_end(self._stdin_fd, [frame for frame, _, _ in
+                                            itertools.islice(self._outq, _IOV_MAX)])
 
     def _stop_writing(self, reason):
         """Nothing more goes to the server: what is queued is dropped, its input ends."""
@@ -2784,13 +3004,13 @@ class _StdioTransport(_Transport):
 
     def _end_input(self):
         """Close the server's input (its EOF), out of the loop first."""
-        if not self._proc.stdin.closed:
+        if not self._pipes.input_closed:
             try:
                 self._sel.unregister(self._stdin_fd)
             except KeyError:  # not in the loop; or an interrupt split a change (see _flush)
                 pass
             self._writing = self._unsure = False
-            self._proc.stdin.close()
+            self._pipes.close_input()
 
     def _written(self, n):
         """Drop the ``n`` bytes just written from the front of the queue."""
@@ -2807,7 +3027,7 @@ class _StdioTransport(_Transport):
                 self.unsent_answers -= len(frame)
 
     def _set_writing(self, want):
-        if want != self._writing and not self._proc.stdin.closed:
+        if want != self._writing and not self._pipes.input_closed:
             if want:
                 self._sel.register(self._stdin_fd, self._sel_write, "in")
             else:
@@ -2815,7 +3035,7 @@ class _StdioTransport(_Transport):
             self._writing = want
 
     def _read_stdout(self, fd):
-        data = os.read(fd, _READ_SIZE)
+        data = _read_end(fd, _READ_SIZE)
         self.received += len(data)
         if not data:
             self._sel.unregister(fd)
@@ -2830,7 +3050,7 @@ class _StdioTransport(_Transport):
             self._failure = e
 
     def _read_stderr(self, fd):
-        data = os.read(fd, _READ_SIZE)
+        data = _read_end(fd, _READ_SIZE)
         if not data:
             self._sel.unregister(fd)
             return
@@ -2879,12 +3099,11 @@ class _StdioTransport(_Transport):
                    and not deadline.passed()):
                 self._select(deadline.left())
             self._end_input()
-            pgid = self._proc.pid  # start_new_session: the pid is the process group id
-            if not self._gone(pgid, grace, leader_only=True) or _group_alive(pgid):
-                _killpg(pgid, signal.SIGTERM)
-                if not self._gone(pgid, grace):
-                    _killpg(pgid, signal.SIGKILL)
-                    self._gone(pgid, grace)
+            if not self._gone(grace, leader_only=True) or _group_alive(self._proc):
+                _end_group(self._proc, hard=False)
+                if not self._gone(grace):
+                    _end_group(self._proc)
+                    self._gone(grace)
         except BaseException:
             self._kill()
             raise
@@ -2895,21 +3114,26 @@ class _StdioTransport(_Transport):
         call from a signal handler (``close`` then reaps it)."""
         self._aborted = True
         if self._proc is not None and not self._reaped:
-            _killpg(self._proc.pid, signal.SIGKILL)
+            _end_group(self._proc)
 
     def _kill(self):
         """SIGKILL what is left of the group, reap the server, release the pipes."""
-        _killpg(self._proc.pid, signal.SIGKILL)
+        _end_group(self._proc)
         self._proc.wait()
         self._reaped = True
         if self._sel is not None:  # None: interrupted while starting
             self._sel.close()
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            stream.close()
+        if self._pipes is not None:
+            self._pipes.close()
+        else:
+            for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+                stream.close()
+        if getattr(self._proc, "job", None) is not None:
+            self._proc.job.close()
         if self._wake is not None:
             self._wake.close()
 
-    def _gone(self, pgid, grace, leader_only=False):
+    def _gone(self, grace, leader_only=False):
         """Wait up to ``grace`` seconds for the server (and its group) to end.
 
         Keeps draining its output meanwhile, so a server that logs while it
@@ -2922,7 +3146,8 @@ class _StdioTransport(_Transport):
         exited = self._exit_fd() if leader_only else None
         try:
             while True:
-                if self._proc.poll() is not None and (leader_only or not _group_alive(pgid)):
+                if self._proc.poll() is not None and (leader_only or not _group_alive(
+                        self._proc)):
                     return True
                 remaining = deadline.left()
                 if remaining <= 0:
@@ -2955,8 +3180,8 @@ class _StdioTransport(_Transport):
                 self._read_stderr(key.fd)
             elif key.data == "exit":  # it exited: nothing to read
                 self._sel.unregister(key.fd)
-            elif not os.read(key.fd, _READ_SIZE):  # stdout, or a wake
-                self._sel.unregister(key.fd)
+            elif not _read_end(key.fileobj, _READ_SIZE):  # stdout, or a wake
+                self._sel.unregister(key.fileobj)
 
 
 # ---------------------------------------------------------------------------
@@ -10670,7 +10895,7 @@ def _run_json_command(argv, payload, timeout, what):
             raise RequestTimeout("%s timed out after %gs" % (what, timeout), timeout=timeout)
         finally:
             if proc is not None:  # its group: the command and what it started
-                _killpg(proc.pid, signal.SIGKILL)
+                _end_group(proc)
                 proc.wait()
         out.seek(0)
         data = out.read(DEFAULT_MAX_BYTES)

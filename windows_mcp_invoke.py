@@ -10,11 +10,14 @@ it is fetched once with pip and unpacked under ``.cache/windows/``, its
 does. Wine's prefix is ``.cache/windows/prefix`` (made on the first run,
 which takes a while). Every check runs a Windows process, bounded in time.
 
-What runs today: the module imports, and the commands that need no server
-(``--version``, ``--help``, ``COMMAND --help``). The stdio transport, the
-server's process tree, sessions, file places and the launcher on Windows
-are not built yet: they are listed at the end of every run as such, and
-none of them is run.
+What runs today: the module imports; the commands that need no server
+(``--version``, ``--help``, ``COMMAND --help``); and over stdio, with the
+tool-list and era caches off (``--no-cache``): a call, a time-out, a byte
+cap, a server that leaves a grandchild behind and ignores its end of input
+(nothing of it may be left: under Wine a Windows process is a Linux one
+too, which ``ps`` shows), a stderr flood, and ``batch``. Sessions, file
+places and the launcher on Windows are not built yet: they are listed at
+the end of every run as such, and none of them is run.
 
 Standard library only; needs ``wine`` on PATH (Debian's package).
 """
@@ -35,9 +38,7 @@ WINDOWS_PYTHONS = ("3.8.0", "3.13.0")
 FIRST_START = 300
 RUN_LIMIT = 60
 
-NOT_YET = ("the stdio transport (pipes through socketpair pump threads)",
-           "the server's process tree in a Job object",
-           "sessions without Unix sockets",
+NOT_YET = ("sessions without Unix sockets",
            "state, cache and config files at their Windows places",
            "the launcher (mcp-invoke.cmd)",
            "servers found with PATHEXT (.cmd, .exe)")
@@ -78,21 +79,55 @@ def _python(version):
     return exe
 
 
-def _run(exe, argv, limit=RUN_LIMIT):
+def _run(exe, argv, limit=RUN_LIMIT, stdin=None):
+    """(exit code, stdout, stderr) of ``exe`` under Wine; its output through
+    pipes (a Windows process whose stdout is a Linux file dies at start)."""
     env = dict(os.environ, WINEPREFIX=PREFIX, WINEDEBUG="-all")
-    proc = subprocess.run(["wine", exe] + argv, cwd=HERE, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.run(["wine", exe] + argv, cwd=HERE, env=env, input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit)
     return proc.returncode, proc.stdout.decode("utf-8", "replace").replace("\r\n", "\n"), \
         proc.stderr.decode("utf-8", "replace")
 
 
-def _checks():
-    """(name, argv, what the run must show): each a (code, stdout) test."""
+def _windows_path(path):
+    return "Z:" + path.replace("/", "\\")
+
+
+def _left_behind():
+    """The processes of a grandchild that fake_server.py starts, still running."""
+    out = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE).stdout
+    return [line for line in out.decode("utf-8", "replace").splitlines()
+            if "time.sleep(300)" in line]
+
+
+def _checks(exe):
+    """(name, argv, stdin, what the run must show): each a (code, stdout) test."""
+    server = ["--", _windows_path(exe), "fake_server.py"]
+    client = ["mcp_invoke.py", "--no-cache"]
+    batch = (b'{"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}\n'
+             b'{"method":"ping"}\n')
     return [
         ("the module imports", ["-c", "import mcp_invoke; print(mcp_invoke._WINDOWS)"],
          lambda code, out: code == 0 and out == "True\n"),
         ("--version", ["mcp_invoke.py", "--version"],
          lambda code, out: code == 0 and out.startswith("mcp_invoke ")),
+        ("call over stdio", client + ["call", "echo", "text=hello"] + server,
+         lambda code, out: (code, out) == (0, "hello\n")),
+        ("a time-out is exit 124", client + ["--timeout", "1", "call", "echo", "text=x"]
+         + server + ["--mode", "hang-call"], lambda code, out: (code, out) == (124, "")),
+        ("a byte cap is exit 4", client + ["--max-bytes", "3000", "call", "echo",
+                                            "text=" + "x" * 4000] + server,
+         lambda code, out: (code, out) == (4, "")),
+        ("a grandchild and a server deaf to its end of input leave nothing",
+         client + ["tools"] + server + ["--mode", "grandchild", "--mode", "no-exit-on-eof"],
+         lambda code, out: code == 0 and "echo(" in out and not _left_behind()),
+        ("a stderr flood", client + ["call", "echo", "text=x"] + server
+         + ["--mode", "flood-stderr", "--size", "4000000"],
+         lambda code, out: (code, out) == (0, "x\n")),
+        ("batch", client + ["batch"] + server, batch,
+         lambda code, out: code == 0 and out == '{"id":1,"result":{"content":[{"type":'
+         '"text","text":"a"}]}}\n{"id":2,"result":{}}\n'),
         ("--help", ["mcp_invoke.py", "--help"],
          lambda code, out: code == 0 and out.startswith("usage: mcp_invoke")),
         ("call --help", ["mcp_invoke.py", "call", "--help"],
@@ -110,9 +145,11 @@ def main():
     for version in WINDOWS_PYTHONS:
         exe = _python(version)
         _run(exe, ["-c", "pass"], FIRST_START)  # the prefix, made once
-        for name, argv, holds in _checks():
+        for check in _checks(exe):
+            name, argv, holds = check[0], check[1], check[-1]
+            stdin = check[2] if len(check) == 4 else None
             try:
-                code, out, err = _run(exe, argv)
+                code, out, err = _run(exe, argv, stdin=stdin)
                 ok = holds(code, out)
             except subprocess.TimeoutExpired:
                 code, out, err, ok = None, "", "timed out", False
