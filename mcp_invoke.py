@@ -2766,7 +2766,7 @@ class _StdioTransport(_Transport):
                  max_bytes=DEFAULT_MAX_BYTES, on_stderr=None, shutdown_grace=SHUTDOWN_GRACE):
         _check_stdio(command, env, inherit_env, cwd)
         self.command = list(command)
-        self._env, self._env_given = None, (env, inherit_env)
+        self._env, self._env_given = None, (None if env is None else dict(env), inherit_env)
         self.cwd = cwd
         self.grace = shutdown_grace
         self._on_stderr = on_stderr
@@ -6619,8 +6619,10 @@ class _Engine(object):
         self._answered_at = 0.0  # when the server last answered a request of ours
         self._receive_by = _Deadline.at_time(0.0)  # a wait's, moved as it goes (_wait)
         self._tasks = {}  # the tasks waited on, by id: Ctrl-C cancels them
+        self._unclaimed = {}  # calls answered with a task, not yet looked at: by call id
         self._landed = False  # a task came back to a call in flight since a batch looked
         self.interrupted_tasks = {}  # task id -> None (cancelled) or the MCPError (see Client)
+        self.interrupted_batch = []  # outcomes a batch had not handed out (see Client.batch)
 
     # -- its names for drivers ------------------------------------------------
     #
@@ -6816,6 +6818,7 @@ class _Engine(object):
         failure. A session's server (see Sessions) runs many at once."""
         method = request.method
         request.limit = done.limit  # every round, and answering between them, within one limit
+        self._unclaimed.pop(done.id, None)
         if request.task is not None:
             return self._task_round(request, done)
         try:
@@ -6920,11 +6923,6 @@ class _Engine(object):
             raise ProtocolError("tasks/result answered with the Task, not the call's result",
                                 done.method, result=result)
         self._task_told(request, seen.ending or {"taskId": seen.id, "status": "completed"})
-        if seen.status == "failed" and result.get("isError") is not True:
-            # failed: "the associated request did not complete successfully"
-            # (2025-11-25 basic/utilities/tasks, "Task Status"): a result that
-            # says otherwise is taken as the error the task said it was.
-            result = dict(result, isError=True)
         return result
 
     def _task_seen(self, request, task, first=False):
@@ -7142,11 +7140,23 @@ class _Engine(object):
     def _interrupted(self):
         """Ctrl-C: every request in flight is given up, and the server told;
         every task waited on is cancelled (tasks/cancel), as far as a short
-        wait for the acknowledgements allows."""
+        wait for the acknowledgements allows. Answers that came and were not
+        looked at yet are taken first: a task among them is cancelled too."""
+        kept = collections.deque()
+        for item in self._held_over:  # answers only: the server's questions stay unasked
+            if type(item) is dict and "method" not in item and item.get("id") in self._pending:
+                self._response(item)
+            else:
+                kept.append(item)
+        self._held_over = kept
         for call in list(self._pending.values()):
             self._expire(call, "interrupted")
             call.error = _interruption(call.method)
-        tasks, self._tasks = list(self._tasks), {}
+        landed, self._unclaimed = self._unclaimed, {}
+        tasks = list(self._tasks) + [task_id for task_id in (
+            _dict(self.era.task_of(call.result)).get("taskId") for call in landed.values())
+            if isinstance(task_id, str) and task_id not in self._tasks]
+        self._tasks = {}
         calls = []
         for task_id in tasks:
             try:
@@ -7304,6 +7314,7 @@ class _Engine(object):
             call.kind = self.era.kind(result) if type(result) is dict else None
             if call.kind == "task" and call.method == "tools/call":
                 self._landed = True  # a batch starts waiting on it (_move_window)
+                self._unclaimed[call.id] = call  # Ctrl-C before it is: cancelled too
         elif "error" in message and "result" not in message:
             call.error = _server_error(message["error"], call.method)
         else:  # basic, "Responses": exactly one of the two
@@ -8101,9 +8112,12 @@ class Client(_Engine):
         generator: nothing is sent until it is iterated, and requests still in
         flight when it is left early are cancelled. Raises only what a
         callback or handler raises beyond MCPError, the ConnectionLost of a
-        server gone while no request was in flight, and KeyboardInterrupt:
-        that once every request begun is yielded as far as it came (its
-        result, or for one cut short an MCPError whose exit_code is 130).
+        server gone while no request was in flight, and KeyboardInterrupt
+        (also thrown in by a caller interrupted between two outcomes): then
+        ``interrupted_batch`` holds the outcome of every request begun and
+        not yet taken, in order, as far as it came (its result, or for one
+        cut short an MCPError whose exit_code is 130); the outcome yielded
+        last is its first again, as its caller may not have dealt with it.
         """
         window = collections.deque()
         try:
@@ -8112,6 +8126,7 @@ class Client(_Engine):
             raise UsageError("requests is an iterable of (method, params), not %s"
                              % _arg(requests))
         exhausted, ready, wakes = False, True, self._wakes
+        self.interrupted_batch = []
 
         def woken():
             return self._wakes != wakes
@@ -8140,12 +8155,12 @@ class Client(_Engine):
                     self._wait(calls, until, first=True, on_wait=on_wait,
                                stop=landed if ready or exhausted else woken_or_landed)
                     continue  # the head, or a task's round, is done; a task came; or woken
-                window.popleft()
                 yield head.outcome if isinstance(head, _Request) else head
-        except KeyboardInterrupt:  # every task waited on is cancelled
+                window.popleft()  # taken: one interrupted while it handled it finds it kept
+        except KeyboardInterrupt:  # every task waited on is cancelled; nothing is lost
             self._interrupted()
-            for entry in window:  # nothing is lost: each entry begun, as far as it came
-                yield self._as_far(entry) if isinstance(entry, _Request) else entry
+            self.interrupted_batch = [self._as_far(entry) if isinstance(entry, _Request)
+                                      else entry for entry in window]
             window.clear()
             raise
         finally:  # left early (break, an exception): what is still in flight is cancelled
@@ -8162,12 +8177,15 @@ class Client(_Engine):
         call = request.call
         if request.finished:
             return request.outcome
+        task_id = request.task and request.task.id
         if request.task is None and call is not None and call.done:
             if call.error is not None:
                 return call.error
-            if type(call.result) is dict and self.era.kind(call.result) == "complete":
+            if call.kind == "complete":
                 return call.result
-        return _interruption(request.method, request.task and request.task.id)
+            if call.kind == "task":  # come, not yet looked at: cancelled with the others
+                task_id = _dict(self.era.task_of(call.result)).get("taskId")
+        return _interruption(request.method, task_id)
 
     def waker(self):
         """A function that ends the Client's wait for the server early, for one
@@ -9388,6 +9406,7 @@ class _Events(object):
         self.out = out
         self.diag = diag  # its _Redactor, once the run's secrets are known, applies here too
         self.held = None  # the result event, written at the end
+        self.lines = False  # a batch: its lines' events are the end (nothing follows them)
 
     def emit(self, event, **fields):
         line = collections.OrderedDict([("event", event)])
@@ -9440,7 +9459,10 @@ class _Events(object):
 
     def error(self, code, message, error=None, ident=None):
         """The run's end (or a batch line's, with its id): exit status, the one-line
-        message, the server's stderr tail, and what else the error carries."""
+        message, the server's stderr tail, and what else the error carries. A
+        batch's own end is said on stderr only: nothing follows its lines."""
+        if ident is None and self.lines:
+            return
         fields = collections.OrderedDict() if ident is None else collections.OrderedDict(
             [("id", ident[0])])
         fields.update([("exit", code), ("message", self.text(message)),
@@ -10993,12 +11015,14 @@ class _Tasks(object):
         self.diag = diag
         self.store = store  # a _TaskStore; None where the server has no key (a session)
         self.tool = None  # the tool being called, for the store
+        self.failed = False  # a task said failed: its result is an error (_show_call_result)
 
     def seen(self, task):
         task_id, status = task.get("taskId"), task.get("status")
         message = task.get("statusMessage")
         message = message if isinstance(message, str) else None
         self.diag.task(task_id, status, message)
+        self.failed = self.failed or status == "failed"
         if self.store is None:
             return
         if status in _TASK_ENDS:
@@ -11079,7 +11103,7 @@ def _cmd_task(client, args, ctx):
             if tasks.store is not None:
                 tasks.store.drop(task_id)
             return ctx.mode.answer(ack, [_task_line(ack)] if "status" in ack else [])
-        tasks.tool = entry.get("tool") if entry else None
+        tasks.tool, tasks.failed = (entry.get("tool") if entry else None), False
         return _show_call_result(client.wait_task(task_id), None, args, ctx,
                                  "task %s" % task_id)
     except ServerError as e:
@@ -13166,7 +13190,7 @@ def _cmd_call(client, args, ctx):
         ctx.tool_cache.drop()  # the schema may have changed since it was listed
         tool = _find_tool(client, name, ctx, cached=False)
         arguments = _call_checked(tool, args, ctx)
-    ctx.tasks.tool = name
+    ctx.tasks.tool, ctx.tasks.failed = name, False
     result = client.call_tool(name, arguments, on_progress=ctx.diag.progress,
                               detach=args.detach)
     if args.detach and "taskId" in result and "content" not in result:  # a Task
@@ -13185,7 +13209,11 @@ def _show_call_result(result, tool, args, ctx, what):
     if problem:
         ctx.mode.malformed(result, problem)
     ctx.mode.result(result)
-    if result.get("isError"):
+    failed, ctx.tasks.failed = ctx.tasks.failed, False
+    if result.get("isError") or failed:
+        # failed: "the associated request did not complete successfully"
+        # (2025-11-25 basic/utilities/tasks, "Task Status"), whatever the
+        # result, which is printed as it came, says.
         ctx.diag.error("%s returned an error" % what)
         return _EXIT_TOOL_ERROR
     problem = _output_problem(tool, result) if tool is not None else None
@@ -13705,6 +13733,7 @@ def _cmd_batch(client, args, ctx):
     """
     if args.args:
         raise UsageError("batch takes no arguments; it reads JSON Lines on stdin")
+    ctx.diag.events.lines = True
     waiting = collections.deque()  # entries read whose line is not printed yet
     status = 0
 
@@ -13745,17 +13774,42 @@ def _cmd_batch(client, args, ctx):
             if problem is None:
                 yield method, params, _line_progress(ctx, ident)
 
+    written = []  # the outcome whose line went out last
+
+    @_Unsplit.marked  # Ctrl-C meets a line written and noted, or neither
+    def write(outcome):
+        try:
+            ident, _, method = waiting.popleft()
+            emit(ident, outcome, method)
+            written[:] = [outcome]
+            while waiting and waiting[0][1] is not None:  # bad lines up to the next request
+                emit(*waiting.popleft()[:2])
+        finally:
+            if _Unsplit.later:
+                _Unsplit.release()
+
     # Lines go out when the next one is not ready yet: a reader sees each
     # result as soon as the server gives it, without a flush per line.
     feed.follow(client.waker())
+    outcomes = client.batch(requests(), on_wait=ctx.out.flush)
     try:
-        for outcome in client.batch(requests(), on_wait=ctx.out.flush):
-            ident, _, method = waiting.popleft()
-            emit(ident, outcome, method)
-            while waiting and waiting[0][1] is not None:  # bad lines up to the next request
-                emit(*waiting.popleft()[:2])
+        for outcome in outcomes:
+            write(outcome)
             if ctx.out.closed:  # `batch | head -1`: nobody reads on; what is in flight
                 break  # is cancelled, and no more is read
+    except KeyboardInterrupt as stop:  # every line sent still gets its line
+        if outcomes.gi_frame is not None:  # it came here: the batch is stopped by it too
+            try:
+                outcomes.throw(stop)
+            except KeyboardInterrupt:
+                pass
+        left = client.interrupted_batch
+        if left and written and left[0] is written[0]:
+            left = left[1:]  # its line is out
+        for outcome in left:
+            if not ctx.out.closed:
+                write(outcome)
+        raise
     finally:
         feed.follow(None)
     if guard.finish():  # a change no later line was checked against
@@ -15266,7 +15320,7 @@ def _listed_at_once(args, ctx, found, names, cached=False):
             caches[i] = _ToolCache(eras, eras.key(options, ctx.diag.redact), args.cache_ttl,
                                    options)
             # found: the server is not started
-            outcomes[i] = caches[i].peek(None if args.refresh else _SEARCH_LIST_AGE)
+            outcomes[i] = None if args.refresh else caches[i].peek(_SEARCH_LIST_AGE)
     listed = [None] * len(names)  # (era, version, the whole tools/list result)
 
     def list_one(i, client):

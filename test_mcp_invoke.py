@@ -215,6 +215,8 @@ def ctrl_c_after_writing(monkeypatch):
 
 
 def _ctrl_c_after_writing(monkeypatch, needle, signum=signal.SIGINT):
+    """Ctrl-C just after the stdio transport's write (os.write or os.writev:
+    its _write_end and _writev_end) that carries ``needle``."""
     real_write, real_writev, fired = os.write, os.writev, []
 
     def after(n, data):
@@ -222,8 +224,9 @@ def _ctrl_c_after_writing(monkeypatch, needle, signum=signal.SIGINT):
             fired.append(True)
             _ctrl_c_here(signum)
         return n
-    monkeypatch.setattr(os, "write", lambda fd, data: after(real_write(fd, data), bytes(data)))
-    monkeypatch.setattr(os, "writev", lambda fd, buffers: after(
+    monkeypatch.setattr(mcp_invoke, "_write_end", lambda fd, data: after(
+        real_write(fd, data), bytes(data)))
+    monkeypatch.setattr(mcp_invoke, "_writev_end", lambda fd, buffers: after(
         real_writev(fd, buffers), b"".join(bytes(b) for b in buffers)))
     return fired
 
@@ -4976,6 +4979,20 @@ def test_batch_pipelines_and_keeps_input_order():
     assert texts == [str(i + 1) for i in range(150)]
 
 
+def test_a_batch_interrupted_keeps_every_outcome_it_had_not_handed_out():
+    requests = [("tools/call", {"name": "echo", "arguments": {"text": "a"}}),
+                ("tools/call", {"name": "slow", "arguments": {"steps": 5, "delay": 0.1}}),
+                ("ping", None)]
+    with mcp_invoke.Client(fake(), timeout=10) as c:
+        outcomes = c.batch(requests)
+        first = next(outcomes)
+        with pytest.raises(KeyboardInterrupt):  # as a caller interrupted while it handled it
+            outcomes.throw(KeyboardInterrupt())
+        left = c.interrupted_batch
+    assert left[0] is first and first["content"][0]["text"] == "a"  # it may not have been
+    assert [(e.method, e.exit_code) for e in left[1:]] == [("tools/call", 130), ("ping", 130)]
+
+
 def test_batch_pipelines_and_matches_answers_sent_out_of_order(capsys, monkeypatch):
     lines = "".join(json.dumps({"method": "tools/call", "params": {
         "name": "echo", "arguments": {"text": str(i)}}}) + "\n" for i in range(6))
@@ -8400,6 +8417,9 @@ def test_a_2025_task_that_failed_is_an_error_result_though_tasks_result_is_unmar
                          *task_server("legacy", "task-failed-unmarked"))
     assert (code, out) == (1, "findings on tides\n"), err
     assert "failed: the tool reported an error" in err
+    code, out, err = cli(capsys, "--json", "call", "research", "topic=tides", "--",
+                         *task_server("legacy", "task-failed-unmarked"))
+    assert code == 1 and "isError" not in json.loads(out)  # printed as it came
 
 
 @pytest.mark.usefixtures("state_home")
@@ -8850,6 +8870,26 @@ def test_ctrl_c_in_a_batch_still_prints_a_line_for_each_line_begun(era, tmp_path
     assert "interrupted waiting for task %s" % TASK_ID in first["error"]["message"]
     assert (second["id"], second["result"]["content"][0]["text"]) == (2, "kept")
     assert (third["id"], third["error"]["exit_code"]) == (3, 130)
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
+def test_ctrl_c_cancels_a_task_whose_answer_came_and_was_not_yet_looked_at(era, tmp_path):
+    log = tmp_path / "rec"
+    params = {"name": "research", "arguments": {"topic": "tides"}}
+    if era == "legacy":
+        params["task"] = {}
+
+    def interrupt():
+        raise KeyboardInterrupt()
+    with client(task_server(era, "task-forever", record=log)) as c:
+        request = c.start("tools/call", params)
+        c.wait([request])
+        assert request.done  # its CreateTaskResult came; nothing advanced it
+        with pytest.raises(KeyboardInterrupt):
+            c.wait([], until=time.monotonic() + 5, stop=interrupt)
+        assert c.interrupted_tasks == {TASK_ID: None}
+    assert [r["params"]["taskId"] for r in sent(log, "tasks/cancel")] == [TASK_ID]
 
 
 @pytest.mark.usefixtures("state_home")
@@ -9967,6 +10007,15 @@ def test_search_takes_tool_lists_the_cache_holds_without_starting_those_servers(
     code, out, err = run(capsys, "search", "echo", "--refresh")  # listed afresh
     assert code == 0 and [r.get("method") for r in records(log)].count("tools/list") == 2
     assert "tool lists from" not in err
+    modern = tmp_path / "modern-rec"  # a 2026 list whose ttlMs still holds, afresh too
+    _config(tmp_path, {"m": {"command": sys.executable, "args": FAKE_ARGS + [
+        "--era", "modern", "--record", str(modern)]}})
+    for _ in range(2):
+        assert run(capsys, "search", "echo")[0] == 0
+    assert run(capsys, "search", "echo", "--refresh")[0] == 0
+    assert [r.get("method") for r in records(modern)].count("tools/list") == 2
+    _config(tmp_path, {"a": {"command": sys.executable, "args": FAKE_ARGS + [
+        "--record", str(log)]}, "b": {"command": sys.executable, "args": FAKE_ARGS}})
     code, out, err = run(capsys, "tools", "--server", "a")  # any listing is remembered
     code, out, err = run(capsys, "search", "echo")
     assert [r.get("method") for r in records(log)].count("tools/list") == 3
@@ -12300,6 +12349,43 @@ def test_a_second_ctrl_c_during_shutdown_still_exits_130_and_stops_the_server(tm
         assert _group_gone(server)
 
 
+@pytest.mark.parametrize("when", ["before", "after", "events"])
+def test_ctrl_c_as_a_batch_writes_a_line_loses_none_and_repeats_none(capsys, monkeypatch,
+                                                                     when):
+    """A signal that lands while a line goes out, before or after it is
+    written: every line sent still gets exactly one line."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    real_json, fired = mcp_invoke._Output.json, []
+
+    def json_line(out, value, *args, **kw):
+        if when != "before":
+            real_json(out, value, *args, **kw)
+        if not fired:
+            fired.append(True)
+            _ctrl_c_here()
+        if when == "before":
+            real_json(out, value, *args, **kw)
+    monkeypatch.setattr(mcp_invoke._Output, "json", json_line)
+    lines = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"text": "a"}}},
+             {"method": "tools/call", "params": {
+                 "name": "slow", "arguments": {"steps": 5, "delay": 0.1}}},
+             {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": "c"}}}]
+    try:
+        code, out, err = run(capsys, *(["--events"] if when == "events" else []) + [
+            "batch", "--"] + fake(), stdin="".join(json.dumps(line) + "\n" for line in lines))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert fired and code == 130 and err.endswith("mcp_invoke: interrupted\n")
+    got = [json.loads(line) for line in out.splitlines()]
+    assert [line["id"] for line in got] == [1, 2, 3]  # nothing follows the last line's
+    if when == "events":
+        assert [line["event"] for line in got] == ["result", "error", "error"]
+        assert [line["exit"] for line in got[1:]] == [130, 130]
+        return
+    assert got[0]["result"]["content"][0]["text"] == "a"
+    assert [line["error"]["exit_code"] for line in got[1:]] == [130, 130]
+
+
 def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     # A terminal sends Ctrl-C to its whole foreground process group: here the
     # client leads one, as a shell's job would.
@@ -12360,7 +12446,7 @@ def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
                 fired.append(True)
                 _ctrl_c_here()
             raise
-    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(mcp_invoke, "_write_end", write)  # the transport's os.write
     log = tmp_path / "rec"
     lines = [{"method": "tools/call", "params": {
         "name": "slow", "arguments": {"steps": 3, "delay": 0.1}}}]
