@@ -3177,9 +3177,9 @@ class _StdioTransport(_Transport):
         """Read and drop the server's stdout, keep its stderr; nobody waits any more."""
         for key, _ in self._sel.select(timeout):
             if key.data == "err":
-                self._read_stderr(key.fd)
+                self._read_stderr(key.fileobj)
             elif key.data == "exit":  # it exited: nothing to read
-                self._sel.unregister(key.fd)
+                self._sel.unregister(key.fileobj)
             elif not _read_end(key.fileobj, _READ_SIZE):  # stdout, or a wake
                 self._sel.unregister(key.fileobj)
 
