@@ -2492,13 +2492,11 @@ else:
             self.input = proc.stdin.fileno()
             os.set_blocking(self.input, False)
             self.output, self.errors = proc.stdout.fileno(), proc.stderr.fileno()
-
-        @property
-        def input_closed(self):
-            return self._proc.stdin.closed
+            self.input_closed = False
 
         def close_input(self):
             self._proc.stdin.close()
+            self.input_closed = True
 
         def close(self):
             for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
