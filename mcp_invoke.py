@@ -13746,6 +13746,8 @@ def _cmd_batch(client, args, ctx):
         if method == "tools/call" and isinstance(outcome, dict) and _call_result_problem(
                 outcome):  # judged as call judges it; the result goes with the error
             outcome = ProtocolError(_call_result_problem(outcome), method, result=outcome)
+        if isinstance(outcome, RequestTimeout) and outcome.task_id is not None:
+            outcome = ctx.tasks.timed_out(outcome)  # said as call says it: how to go on
         if isinstance(outcome, MCPError):
             line["error"] = _error_object(outcome, ctx.diag.redact)
             code = outcome.exit_code

@@ -8722,6 +8722,23 @@ def test_events_end_a_failed_task_with_its_end_state_then_the_error(era, capsys)
 
 @pytest.mark.usefixtures("state_home")
 @pytest.mark.parametrize("era", ERAS)
+def test_a_batch_line_whose_task_outlasts_max_time_says_how_to_go_on_as_call_does(era,
+                                                                                 capsys):
+    params = {"name": "research", "arguments": {"topic": "tides"}}
+    if era == "legacy":
+        params["task"] = {}
+    code, out, err = run(capsys, "--max-time", "1", "batch", "--",
+                         *task_server(era, "task-forever"),
+                         stdin=json.dumps({"method": "tools/call", "params": params}) + "\n")
+    [line] = [json.loads(text) for text in out.splitlines()]
+    assert code == 124 and line["error"]["exit_code"] == 124
+    assert re.search(r"^timed out after [0-9.]+s \(--max-time\) waiting for task {0}, which "
+                     r"goes on: task wait {0} waits again, task cancel {0} stops it$".format(
+                         TASK_ID), line["error"]["message"]), line
+
+
+@pytest.mark.usefixtures("state_home")
+@pytest.mark.parametrize("era", ERAS)
 def test_a_batch_line_that_becomes_a_task_waits_while_the_other_lines_go_on(era, capsys,
                                                                             tmp_path):
     log = tmp_path / "rec"
