@@ -861,18 +861,170 @@ def _xdg(environ, name, default):
     return value if value and os.path.isabs(value) else default
 
 
-def _state_home(environ):
-    """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
-    sessions' logs, the shell's history."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(_xdg(environ, "XDG_STATE_HOME", os.path.join(home, ".local", "state")),
-                        "mcp_invoke")
+def _is_link(info):
+    """Whether ``info`` (an lstat result) is a link: a symlink, or on Windows
+    any reparse point (a junction too)."""
+    return (info.st_mode & 0o170000 == 0o120000
+            or getattr(info, "st_file_attributes", 0) & 0x400)  # FILE_ATTRIBUTE_REPARSE_POINT
+
+
+def _refused_link(path):
+    return OSError(errno.ELOOP, "%s is a symlink, which is not followed" % path, path)
+
+
+# Where this program keeps its files, and how it opens them without following
+# a link (CLI.md "Windows"). POSIX: the XDG places; O_NOFOLLOW and a
+# directory's descriptor (dir_fd) make each step about the file looked at, and
+# ownership is stat's. Windows: %LOCALAPPDATA%\mcp_invoke; there is neither
+# O_NOFOLLOW nor dir_fd, so a link or junction is refused by a look before
+# opening; a profile's AppData is its user's alone by its ACL, and stat has
+# no owner there, so ownership is not judged.
+if _WINDOWS:
+    def _home(environ):
+        return environ.get("USERPROFILE") or os.path.expanduser("~")
+
+    def _state_home(environ):
+        """%LOCALAPPDATA%\\mcp_invoke: tokens, sessions, records, the history."""
+        local = environ.get("LOCALAPPDATA")
+        return os.path.join(local if local and os.path.isabs(local) else
+                            os.path.join(_home(environ), "AppData", "Local"), "mcp_invoke")
+
+    def _cache_home(environ):
+        return os.path.join(_state_home(environ), "cache")
+
+    def _config_home(environ):
+        """%APPDATA%: where other clients keep their settings."""
+        roaming = environ.get("APPDATA")
+        return (roaming if roaming and os.path.isabs(roaming) else
+                os.path.join(_home(environ), "AppData", "Roaming"))
+
+    def _owned(info):
+        return True
+
+    def _others_may(info, bits):
+        return 0  # stat's bits are not the ACL that says who may
+
+    _O_NONBLOCK = 0  # no FIFOs among files: nothing to open without waiting
+
+    def _open_unlinked(path, flags, mode=0o777):
+        """os.open of ``path`` refused (ELOOP) where it is a link."""
+        try:
+            if _is_link(os.lstat(path)):
+                raise _refused_link(path)
+        except FileNotFoundError:
+            pass
+        return os.open(path, flags | os.O_BINARY | os.O_NOINHERIT, mode)
+
+    def _open_nowait(path, flags, mode=0o777):
+        """os.open where a pipe put there must not hang the run (none can, here)."""
+        return os.open(path, flags | os.O_BINARY | os.O_NOINHERIT, mode)
+
+    def _open_folder(directory):
+        """A handle on ``directory`` for the *_at calls (its path, here),
+        refused (ELOOP) when it is a link."""
+        if _is_link(os.lstat(directory)):
+            raise _refused_link(directory)
+        return directory
+
+    def _close_folder(folder):
+        pass
+
+    def _lstat_at(name, folder):
+        return os.lstat(os.path.join(folder, name))
+
+    def _create_at(name, mode, folder):
+        return os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                       | os.O_BINARY | os.O_NOINHERIT, mode)
+
+    def _set_mode(fd, mode):
+        pass  # permissions are the directory's ACL
+
+    def _replace_at(name, new_name, folder):
+        os.replace(os.path.join(folder, name), os.path.join(folder, new_name))
+
+    def _unlink_at(name, folder):
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+    def _try_lock(fd):
+        """Take the lock of ``fd``'s file, or raise OSError if another holds it;
+        it ends when ``fd`` closes."""
+        import msvcrt  # lazy: Windows only
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+else:
+    def _home(environ):
+        return environ.get("HOME") or os.path.expanduser("~")
+
+    def _state_home(environ):
+        """$XDG_STATE_HOME/mcp_invoke (default ~/.local/state/mcp_invoke): tokens,
+        sessions' logs, records, the shell's history."""
+        return os.path.join(_xdg(environ, "XDG_STATE_HOME",
+                                 os.path.join(_home(environ), ".local", "state")), "mcp_invoke")
+
+    def _cache_home(environ):
+        """$XDG_CACHE_HOME/mcp_invoke (default ~/.cache/mcp_invoke)."""
+        return os.path.join(_xdg(environ, "XDG_CACHE_HOME",
+                                 os.path.join(_home(environ), ".cache")), "mcp_invoke")
+
+    def _config_home(environ):
+        return _xdg(environ, "XDG_CONFIG_HOME", os.path.join(_home(environ), ".config"))
+
+    def _owned(info):
+        return info.st_uid == os.getuid()
+
+    def _others_may(info, bits):
+        """The permission ``bits`` (of group and others) that ``info`` grants."""
+        return info.st_mode & bits
+
+    _O_NONBLOCK = os.O_NONBLOCK
+
+    def _open_unlinked(path, flags, mode=0o777):
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+
+    def _open_nowait(path, flags, mode=0o777):
+        # Non-blocking open: a FIFO nobody reads (or writes) fails at once, or
+        # reads as empty, instead of hanging the run; blocking again once open.
+        fd = os.open(path, flags | _O_NONBLOCK, mode)
+        os.set_blocking(fd, True)
+        return fd
+
+    def _open_folder(directory):
+        try:
+            return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(directory):
+                raise _refused_link(directory)
+            raise
+
+    _close_folder, _set_mode = os.close, os.fchmod
+
+    def _lstat_at(name, folder):
+        return os.stat(name, dir_fd=folder, follow_symlinks=False)
+
+    def _create_at(name, mode, folder):
+        return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode,
+                       dir_fd=folder)
+
+    def _replace_at(name, new_name, folder):
+        os.replace(name, new_name, src_dir_fd=folder, dst_dir_fd=folder)
+
+    def _unlink_at(name, folder):
+        try:
+            os.unlink(name, dir_fd=folder)
+        except OSError:
+            pass
+
+    def _try_lock(fd):
+        import fcntl  # lazy: POSIX only
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _private_dir(path, narrow=True):
     """``path``, a directory made (with its parents) that only its user may
     enter; an existing one is narrowed to that too, unless ``narrow`` is False
-    (a directory the user named), and refused (OSError) when it is a symlink
+    (a directory the user named), and refused (OSError) when it is a link
     or another user's: this program's own are never reached through a link.
     Raises OSError."""
     try:
@@ -880,13 +1032,12 @@ def _private_dir(path, narrow=True):
     except FileExistsError:
         if not narrow:
             return path
-        import stat  # lazy: only where a directory is made
         info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % path, path)
-        if info.st_uid != os.getuid():
+        if _is_link(info):
+            raise _refused_link(path)
+        if not _owned(info):
             raise OSError(errno.EPERM, "%s is not this user's" % path, path)
-        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o077:
+        if info.st_mode & 0o170000 == 0o040000 and _others_may(info, 0o077):
             os.chmod(path, 0o700)
     return path
 
@@ -908,7 +1059,6 @@ def _write_whole(path, data, private=True, narrow=True, durable=True, mode=None)
     ``durable``: on disk before the rename (a token or a pin; a cache may be
     lost). Raises OSError (ELOOP for a link); nothing is left behind.
     """
-    import stat  # lazy: only where a file is written
     directory, name = os.path.split(path)
     if private:
         _private_dir(directory or ".", narrow)
@@ -916,21 +1066,20 @@ def _write_whole(path, data, private=True, narrow=True, durable=True, mode=None)
     temporary = "%s.%d.tmp" % (name, os.getpid())
     try:
         try:
-            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            info = _lstat_at(name, folder)
         except FileNotFoundError:
             info = None
-        if info is not None and stat.S_ISLNK(info.st_mode):
-            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % path, path)
-        if info is not None and not stat.S_ISREG(info.st_mode):
+        if info is not None and _is_link(info):
+            raise _refused_link(path)
+        if info is not None and info.st_mode & 0o170000 != 0o100000:
             raise OSError(errno.EINVAL, "not a regular file", path)
         if mode is None and info is not None:  # the new file keeps the old one's
-            mode = stat.S_IMODE(info.st_mode) & (0o600 if private else 0o777)
+            mode = info.st_mode & (0o600 if private else 0o777)
         _unlink_at(temporary, folder)  # left by a run that died
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                     0o600 if private else 0o666, dir_fd=folder)
+        fd = _create_at(temporary, 0o600 if private else 0o666, folder)
         try:
             if mode is not None:
-                os.fchmod(fd, mode)
+                _set_mode(fd, mode)
             view = memoryview(data if isinstance(data, bytes) else data.encode("utf-8"))
             while view:
                 view = view[os.write(fd, view):]
@@ -938,23 +1087,12 @@ def _write_whole(path, data, private=True, narrow=True, durable=True, mode=None)
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        _replace_at(temporary, name, folder)
     except BaseException:
         _unlink_at(temporary, folder)
         raise
     finally:
-        os.close(folder)
-
-
-def _open_folder(directory):
-    """An fd of ``directory``, refused (ELOOP) when it is a symlink."""
-    try:
-        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError as e:
-        if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(directory):
-            raise OSError(errno.ELOOP, "%s is a symlink, which is not followed" % directory,
-                          directory)
-        raise
+        _close_folder(folder)
 
 
 def _named(path):
@@ -963,13 +1101,6 @@ def _named(path):
     (see _write_whole)."""
     directory, name = os.path.split(path)
     return os.path.join(os.path.realpath(directory or "."), name)
-
-
-def _unlink_at(name, folder):
-    try:
-        os.unlink(name, dir_fd=folder)
-    except OSError:
-        pass
 
 
 def _read_file(path, what, encoding="utf-8", wait=DEFAULT_TIMEOUT):
@@ -991,14 +1122,13 @@ def _read_kept(path, warn=None, owned=True):
     a regular file (a FIFO put there, a device) is never waited on, and, where
     ``owned``, one another user could have written (see _yours) is not
     trusted: skipped, with ``warn`` told why."""
-    import stat  # lazy: only where a file is read
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        fd = _open_unlinked(path, os.O_RDONLY | _O_NONBLOCK)
     except OSError:
         return None
     try:
         info = os.fstat(fd)
-        why = ("is not a regular file" if not stat.S_ISREG(info.st_mode) else
+        why = ("is not a regular file" if info.st_mode & 0o170000 != 0o100000 else
                None if not owned or _yours(info) and _yours(os.stat(os.path.dirname(path)
                                                                      or "."))
                else "or its directory is not this user's alone to write")
@@ -1017,28 +1147,53 @@ def _read_kept(path, warn=None, owned=True):
 def _yours(info):
     """Whether what ``info`` (a stat result) describes could have been written
     by this user alone: owned by it, and not writable by group or others."""
-    return info.st_uid == os.getuid() and not info.st_mode & 0o022
+    return _owned(info) and not _others_may(info, 0o022)
 
 
-def _read_waiting(path, wait):
-    import select  # lazy: only for files read this way
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        deadline, parts, size = _Deadline(wait, "nothing came from it within %gs" % wait), [], 0
-        while size <= _INPUT_LIMIT:
-            if not select.select([fd], [], [], deadline.left())[0]:
-                raise OSError(errno.ETIMEDOUT, deadline.why)
+# Reading a file the user named, where it may be a pipe whose writer is slow
+# or silent: POSIX waits in select() on the FIFO; Windows, whose select()
+# takes sockets only, reads in a thread that is given up at the deadline.
+if _WINDOWS:
+    def _read_waiting(path, wait):
+        import threading  # lazy: only for files read this way
+        parts = []
+
+        def read():
             try:
-                part = os.read(fd, _READ_SIZE)
-            except BlockingIOError:
-                continue
-            if not part:
-                break
-            parts.append(part)
-            size += len(part)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
+                with open(path, "rb") as f:
+                    parts.append(f.read(_INPUT_LIMIT + 1))
+            except (IOError, OSError) as e:
+                parts.append(e)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(wait)
+        if not parts:
+            raise OSError(errno.ETIMEDOUT, "nothing came from it within %gs" % wait)
+        if isinstance(parts[0], Exception):
+            raise parts[0]
+        return parts[0]
+else:
+    def _read_waiting(path, wait):
+        import select  # lazy: only for files read this way
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            deadline = _Deadline(wait, "nothing came from it within %gs" % wait)
+            parts, size = [], 0
+            while size <= _INPUT_LIMIT:
+                if not select.select([fd], [], [], deadline.left())[0]:
+                    raise OSError(errno.ETIMEDOUT, deadline.why)
+                try:
+                    part = os.read(fd, _READ_SIZE)
+                except BlockingIOError:
+                    continue
+                if not part:
+                    break
+                parts.append(part)
+                size += len(part)
+            return b"".join(parts)
+        finally:
+            os.close(fd)
 
 
 def _within_limit(data, what):
@@ -4694,15 +4849,13 @@ class _TokenCache(object):
         return os.path.join(_state_home(environ), "oauth.json")
 
     def load(self):
-        import stat  # lazy: OAuth only
         try:
-            # Non-blocking: a FIFO put there must not hang the run.
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            fd = _open_nowait(self.path, os.O_RDONLY)  # a FIFO there: no hang
         except OSError:
             return {"servers": {}}
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
+            if info.st_mode & 0o170000 != 0o100000:
                 raise UsageError("the token file %s is not a regular file" % self.path)
             if not _yours(info):  # another's tokens would make us act as another
                 raise UsageError("the token file %s is not this user's alone to write (it "
@@ -4753,18 +4906,17 @@ class _TokenCache(object):
 
     def _lock(self):
         """An exclusive lock on PATH.lock, held until its fd closes; None where
-        there is no fcntl, or the lock file cannot be made."""
+        the lock file cannot be made."""
         try:
-            import fcntl  # lazy: POSIX only
             _private_dir(os.path.dirname(os.path.realpath(self.path)), self.private_directory)
-            fd = os.open(os.path.realpath(self.path) + ".lock",
-                         os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        except (ImportError, OSError):
+            fd = _open_unlinked(os.path.realpath(self.path) + ".lock",
+                                os.O_WRONLY | os.O_CREAT, 0o600)
+        except OSError:
             return None
         deadline = _Deadline(_LOCK_WAIT)
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _try_lock(fd)
                 return fd
             except OSError:
                 if deadline.passed():
@@ -9689,9 +9841,9 @@ def _default_config(cwd):
 
 def _known_configs(cwd, environ):
     """The files where other clients keep their MCP servers, the project's first
-    (in ``cwd``), then the user's (under HOME and XDG_CONFIG_HOME): (path, reader)."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    config = _xdg(environ, "XDG_CONFIG_HOME", os.path.join(home, ".config"))
+    (in ``cwd``), then the user's (under the home directory and _config_home:
+    XDG_CONFIG_HOME, or %APPDATA% on Windows): (path, reader)."""
+    home, config = _home(environ), _config_home(environ)
     return [
         (os.path.join(cwd, ".mcp.json"), "json"),  # Claude Code, project
         (os.path.join(cwd, ".cursor", "mcp.json"), "json"),
@@ -9699,6 +9851,7 @@ def _known_configs(cwd, environ):
         (os.path.join(cwd, ".gemini", "settings.json"), "json"),
         (os.path.join(home, ".claude.json"), "claude"),  # Claude Code, user and local
         (os.path.join(config, "Claude", "claude_desktop_config.json"), "json"),
+        (os.path.join(config, "Code", "User", "mcp.json"), "json"),  # VS Code, user
         (os.path.join(home, "Library", "Application Support", "Claude",
                       "claude_desktop_config.json"), "json"),  # Claude Desktop on macOS
         (os.path.join(home, ".cursor", "mcp.json"), "json"),
@@ -9962,7 +10115,7 @@ def _codex_entry(table):
 
 def _describe_found(found, cwd, environ):
     """servers' lines (CLI.md): NAME  transport  command or URL  (FILE) [(disabled)]."""
-    home = environ.get("HOME") or os.path.expanduser("~")
+    home = _home(environ)
     lines = _describe_servers([(server["name"], server["entry"]) for server in found])
     return ["%s  (%s)%s" % (line, _home_relative(server["file"], home, cwd),
                             " (disabled)" if server["disabled"] else "")
@@ -15428,14 +15581,12 @@ def _stop_threads(threads, clients, done):
 class _EraCache(object):
     """Each server's era and version, remembered (CLI.md "The era cache"), so a
     legacy server that ignores the server/discover probe costs its wait once:
-    $XDG_CACHE_HOME/mcp_invoke/eras.json, 0600 in a 0700 directory, keyed by the
+    eras.json in the cache's place (_cache_home), 0600 in a 0700 directory, keyed by the
     command line and working directory, or the URL. A cache: what cannot be
     read is empty, what cannot be written is dropped."""
 
     def __init__(self, environ, warn=None):
-        home = environ.get("HOME") or os.path.expanduser("~")
-        directory = _xdg(environ, "XDG_CACHE_HOME", os.path.join(home, ".cache"))
-        self.path = os.path.join(directory, "mcp_invoke", "eras.json")
+        self.path = os.path.join(_cache_home(environ), "eras.json")
         self.warn = warn  # told of a cache file that is not a regular file
         self._data = None  # read once a run
 
@@ -15866,10 +16017,8 @@ def _open_trace(path, diag):
     if path is None:
         return None
     try:
-        # Non-blocking open: a FIFO nobody reads fails at once (ENXIO), not never.
         # 0600: a trace holds every result, as a token file holds its tokens.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o600)
-        os.set_blocking(fd, True)
+        fd = _open_nowait(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         trace = open(fd, "w", encoding="utf-8")
     except (IOError, OSError) as e:
         reason = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
