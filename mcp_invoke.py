@@ -2717,8 +2717,23 @@ def _child_env(env=None, inherit_env=False, base=None):
 if _WINDOWS:
     def _spawn(argv, **options):
         """subprocess.Popen in a process group and a Job object of its own
-        (``proc.job``); a process it started before it joined may escape."""
+        (``proc.job``); a process it started before it joined may escape.
+
+        The command is found as a Windows user's shell finds it, on the
+        server's PATH with PATHEXT (``npx`` is npx.cmd); a batch file runs
+        under cmd.exe with each argument reaching it unchanged (_batch_line).
+        """
         import subprocess  # lazy: stdio servers and --sampling-command
+        found = _windows_which(os.fsdecode(argv[0]), options.get("env"))
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, "not found", argv[0])
+        if os.path.splitext(found)[1].lower() in (".cmd", ".bat"):
+            comspec = os.environ.get("COMSPEC") or os.path.join(
+                os.environ.get("SystemRoot", "C:\\Windows"), "System32", "cmd.exe")
+            options["executable"] = comspec
+            argv = _batch_line(found, [os.fsdecode(a) for a in argv[1:]])
+        else:
+            argv = [found] + list(argv[1:])
         proc = subprocess.Popen(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
                                 **options)
         try:
@@ -2765,6 +2780,48 @@ else:
 
     def _group_alive(proc):
         return _pgid_alive(proc.pid)  # start_new_session: the pid is the group's id
+
+
+def _windows_which(command, env):
+    """The file Windows runs for ``command``: a path as it is, a bare name
+    found as cmd.exe finds it (the working directory, then the PATH of
+    ``env``, else ours, each with PATHEXT's extensions: ``npx`` is npx.cmd)."""
+    import shutil  # lazy: Windows servers only
+    environ = os.environ if env is None else env
+    path = next((v for k, v in environ.items() if k.upper() == "PATH"), None)
+    return shutil.which(command, path=None if os.path.dirname(command) else path or "")
+
+
+def _batch_line(script, args):
+    """The command line that has cmd.exe run the batch file ``script`` with
+    ``args``, each reaching it unchanged: ``/d /s /c "…"`` (no AutoRun; the
+    outer quotes stripped), the script and every argument quoted unless it
+    is made only of characters cmd.exe leaves alone, a ``"`` doubled (so
+    cmd.exe's quote state is the same at each argument's end, and the ``& |
+    < > ^`` in it stay quoted), and ``%`` written ``%%cd:~,%`` (an empty
+    substring of %cd% after it, so no %VAR% in it is ever expanded). CR and
+    LF would end the command: an argument holding one is refused (UsageError)."""
+    def quoted(arg):
+        if "\r" in arg or "\n" in arg:
+            raise UsageError("%s is a batch file, which cannot be given an argument with a "
+                             "line break (%r)" % (script, arg))
+        plain = arg and not arg.endswith("\\") and all(
+            ord(c) < 128 and c.isalnum() or c in "#$*+-./:?@\\_" for c in arg)
+        out, backslashes = [], 0
+        for c in arg:
+            if c == "\\":
+                backslashes += 1
+            else:
+                if c == '"':
+                    out.append("\\" * backslashes + '"')  # a " after n backslashes: 2n
+                elif c == "%":
+                    out.append("%%cd:~,")
+                backslashes = 0
+            out.append(c)
+        text = "".join(out)
+        return text if plain else '"%s%s"' % (text, "\\" * backslashes)
+    return 'cmd.exe /d /e:ON /v:OFF /s /c "%s"' % " ".join(
+        ['"%s"' % script] + [quoted(arg) for arg in args])
 
 
 def _killpg(pgid, sig):
