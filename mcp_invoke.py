@@ -12931,8 +12931,11 @@ def _launcher_name(warn):
     import shutil  # lazy: skill only
     for path in _launchers(os.environ, warn):
         name = os.path.basename(path)
-        if shutil.which(name) == path and _launcher_source(path) == _SOURCE:
-            return name
+        for command in (os.path.splitext(name)[0], name):  # Windows: mcp-invoke.cmd too
+            found = shutil.which(command)
+            if found is not None and os.path.normcase(found) == os.path.normcase(path) and (
+                    _launcher_source(path) == _SOURCE):
+                return command
     return None
 
 
@@ -13255,13 +13258,13 @@ except OSError as e:
     sys.exit(127)
 stamp = ("%%s %%d %%d %%d %%d\\n" %% (sys.version, stat.st_ino, stat.st_size, stat.st_mtime_ns,
                                   stat.st_ctime_ns)).encode()
-caches = (%(beside)r, %(cached)r)
+caches = %(caches)r
 def mine(path, kind=0o100000):  # trusted only if no one else could have written it
     try:
         info = os.lstat(path)
     except OSError:
         return False
-    return (info.st_uid == os.getuid() and not info.st_mode & 0o022
+    return ((os.name == "nt" or info.st_uid == os.getuid() and not info.st_mode & 0o022)
             and info.st_mode & 0o170000 == kind)
 code = None
 for cache in caches:
@@ -13286,7 +13289,8 @@ if code is None:
             if not mine(os.path.dirname(cache), 0o040000):
                 continue
             new = "%%s.%%d.new" %% (cache, os.getpid())
-            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_BINARY", 0), 0o600)
             with open(fd, "wb") as f:
                 f.write(stamp + marshal.dumps(code))
             os.replace(new, cache)
@@ -13313,8 +13317,9 @@ def _launchers(environ, warn=None):
 
 def _launcher_source(path):
     """The file a launcher of ours runs, or None for any other file."""
-    head = (_read_kept(path, owned=False) or b"")[:8192].decode("utf-8",
-                                                                "replace").splitlines()
+    runner = _runner_of(path)
+    head = (_read_kept(runner, owned=False) or b"")[:8192].decode(
+        "utf-8", "replace").splitlines() if runner is not None else []
     if len(head) < 4 or not head[1].startswith(_LAUNCHER_MARK + ",") or not (
             head[3].startswith("source = ")):
         return None
@@ -13325,11 +13330,81 @@ def _launcher_source(path):
     return source if isinstance(source, str) else None
 
 
+# The launcher as each system runs it. POSIX: one file, the runner itself,
+# found on PATH and started by its #! line. Windows: NAME.cmd, which cmd.exe
+# and PowerShell find on PATH with PATHEXT, and the runner beside it as
+# NAME.launcher.py; a .cmd is read in the OEM code page, so it names the
+# runner through %~dp0 (its own directory, whatever the characters in it)
+# and this Python in that code page, or by its short (8.3) name.
+if _WINDOWS:
+    _PATH_HINT = "add it to your user PATH (Settings, \"Edit environment variables\")"
+    _CMD_LAUNCHER = ("@echo off\r\nrem %(mark)s, which writes over it: runs "
+                     "%(runner)s beside it.\r\n\"%(python)s\" -ES \"%%~dp0%(runner)s\" %%*\r\n")
+
+    def _bin_home(environ):
+        local = environ.get("LOCALAPPDATA")
+        return os.path.join(local if local and os.path.isabs(local) else
+                            os.path.join(_home(environ), "AppData", "Local"),
+                            "Programs", "mcp-invoke")
+
+    def _launcher_files(directory, name, runner_text):
+        """[(path, bytes, mode)]: what install writes, the launcher last."""
+        import ctypes  # lazy: install on Windows only
+        runner = name + ".launcher.py"
+        python = sys.executable
+        codepage = "cp%d" % ctypes.windll.kernel32.GetOEMCP()
+        try:
+            python.encode(codepage)
+        except (UnicodeError, LookupError):
+            short = ctypes.create_unicode_buffer(32768)
+            if ctypes.windll.kernel32.GetShortPathNameW(python, short, 32768):
+                python = short.value
+        text = _CMD_LAUNCHER % dict(mark=_LAUNCHER_MARK, runner=runner,
+                                    python=python.replace("%", "%%"))
+        try:
+            data = text.encode(codepage)
+        except (UnicodeError, LookupError):
+            raise UsageError("install: the path of this Python, %r, cannot be written in the "
+                             "console's code page (%s), and it has no short name"
+                             % (sys.executable, codepage))
+        return [(os.path.join(directory, runner), runner_text.encode("utf-8"), None),
+                (os.path.join(directory, name + ".cmd"), data, None)]
+
+    def _launcher_path(directory, name):
+        return os.path.join(directory, name + ".cmd")
+
+    def _runner_of(path):
+        """The runner of the launcher ``path``: beside it, where ``path`` is a
+        .cmd of ours; else None."""
+        base, extension = os.path.splitext(path)
+        head = (_read_kept(path, owned=False) or b"")[:512].split(b"\n")
+        if extension.lower() != ".cmd" or len(head) < 2 or not head[1].startswith(
+                b"rem " + _LAUNCHER_MARK.encode("ascii") + b","):
+            return None
+        return base + ".launcher.py"
+else:
+    _PATH_HINT = "add it (export PATH=\"%(directory)s:$PATH\")"
+
+    def _bin_home(environ):
+        return os.path.join(_home(environ), ".local", "bin")
+
+    def _launcher_files(directory, name, runner_text):
+        if re.search(r"\s", sys.executable):  # a #! line ends at the first blank
+            raise UsageError("install: the path of this Python, %r, has a blank in it, which "
+                             "a launcher's first line cannot hold" % sys.executable)
+        return [(os.path.join(directory, name), runner_text.encode("utf-8"), 0o755)]
+
+    def _launcher_path(directory, name):
+        return os.path.join(directory, name)
+
+    def _runner_of(path):
+        return path
+
+
 def _cmd_install(args, ctx):
     """install [--bin DIR] [--name NAME]: a launcher that runs this file from
-    cached bytecode (CLI.md "Agents")."""
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    directory = os.path.abspath(args.bin or os.path.join(home, ".local", "bin"))
+    cached bytecode (CLI.md "Agents", "Windows")."""
+    directory = os.path.abspath(args.bin or _bin_home(os.environ))
     name = "mcp-invoke" if args.name is None else args.name
     if not re.match(r"[A-Za-z0-9._+-]+\Z", name) or name in (".", ".."):
         raise UsageError("install --name %r: a file name of letters, digits, '.', '_', '+' "
@@ -13337,24 +13412,25 @@ def _cmd_install(args, ctx):
     if _SOURCE is None or not sys.executable:
         raise UsageError("install needs this file and its Python by path (%s)" % (
             "no __file__" if _SOURCE is None else "sys.executable is empty"))
-    path = os.path.join(directory, name)
+    path = _launcher_path(directory, name)
     if os.path.lexists(path) and _launcher_source(path) is None:
         raise UsageError("install: %s exists and is not a launcher install wrote; it is left "
                          "alone (remove it, or give --name or --bin)" % path)
     tag = sys.implementation.cache_tag or "python"
-    source_dir = os.path.dirname(_SOURCE)
-    beside = os.path.join(source_dir, "__pycache__", "mcp_invoke.launcher.%s.bin" % tag)
-    cached = os.path.join(_xdg(os.environ, "XDG_CACHE_HOME", os.path.join(home, ".cache")),
-                          "mcp_invoke", "launcher-%s.%s.bin" % (_digest(_SOURCE)[:16], tag))
-    if re.search(r"\s", sys.executable):  # a #! line ends at the first blank
-        raise UsageError("install: the path of this Python, %r, has a blank in it, which a "
-                         "launcher's first line cannot hold" % sys.executable)
+    cached = os.path.join(_cache_home(os.environ), "launcher-%s.%s.bin" % (
+        _digest(_SOURCE)[:16], tag))
+    # Beside the file first, where its user alone may write there (on Windows,
+    # where that cannot be told, the user's own cache only).
+    caches = (cached,) if _WINDOWS else (os.path.join(
+        os.path.dirname(_SOURCE), "__pycache__", "mcp_invoke.launcher.%s.bin" % tag), cached)
     text = _LAUNCHER % dict(python=sys.executable, mark=_LAUNCHER_MARK,
-                            source=json.dumps(_SOURCE), beside=beside, cached=cached)
+                            source=json.dumps(_SOURCE), caches=caches)
     try:
+        files = _launcher_files(directory, name, text)
         if not os.path.isdir(directory):
             os.makedirs(directory)
-        _write_whole(_named(path), text, private=False, mode=0o755)
+        for file_path, data, mode in files:
+            _write_whole(_named(file_path), data, private=False, mode=mode)
     except (IOError, OSError) as e:
         raise UsageError("install: cannot write %s: %s" % (path, e.strerror or e))
     launchers = [p for p in _launchers(os.environ, ctx.diag.warning)
@@ -13364,11 +13440,12 @@ def _cmd_install(args, ctx):
                      json.dumps(launchers + [path]))
     except (IOError, OSError):
         pass  # skill then names this file itself
-    on_path = directory in [os.path.abspath(p) for p in
-                            os.environ.get("PATH", "").split(os.pathsep) if p]
+    on_path = os.path.normcase(directory) in [
+        os.path.normcase(os.path.abspath(p))
+        for p in os.environ.get("PATH", "").split(os.pathsep) if p]
     if not on_path:
-        ctx.diag.note("%s is not on PATH: add it (export PATH=\"%s:$PATH\"), or give --bin a "
-                      "directory that is" % (directory, directory))
+        ctx.diag.note("%s is not on PATH: %s, or give --bin a directory that is"
+                      % (directory, _PATH_HINT % dict(directory=directory)))
     return ctx.mode.answer({"path": path, "on_path": on_path}, [path])
 
 
@@ -15813,7 +15890,23 @@ def _stand_in_streams():
             stand_in = open(os.devnull, "w")
             setattr(sys, name, stand_in)
             closed.append((name, stand_in))
+    _utf8_stderr()
     return closed
+
+
+# What stderr is written in. stdout is always UTF-8 (_Output). POSIX: the
+# locale's encoding, which is the terminal's. Windows: a console takes
+# Unicode as it is; a pipe or file would get the ANSI code page, so it gets
+# UTF-8, as stdout does, whatever the code page.
+if _WINDOWS:
+    def _utf8_stderr():
+        stream = sys.stderr
+        if (getattr(stream, "encoding", "utf-8") or "").lower() not in ("utf-8", "utf8") and (
+                hasattr(stream, "reconfigure")):
+            stream.reconfigure(encoding="utf-8")
+else:
+    def _utf8_stderr():
+        pass
 
 
 def _read_text(stream, errors="strict"):
