@@ -904,19 +904,15 @@ if _WINDOWS:
     def _others_may(info, bits):
         return 0  # stat's bits are not the ACL that says who may
 
-    _O_NONBLOCK = 0  # no FIFOs among files: nothing to open without waiting
-
-    def _open_unlinked(path, flags, mode=0o777):
-        """os.open of ``path`` refused (ELOOP) where it is a link."""
-        try:
-            if _is_link(os.lstat(path)):
-                raise _refused_link(path)
-        except FileNotFoundError:
-            pass
-        return os.open(path, flags | os.O_BINARY | os.O_NOINHERIT, mode)
-
-    def _open_nowait(path, flags, mode=0o777):
-        """os.open where a pipe put there must not hang the run (none can, here)."""
+    def _open_file(path, flags, mode=0o777, follow=True):
+        """os.open, binary and not inherited, and (unless ``follow``) refused
+        (ELOOP) where ``path`` is a link. No FIFO can be met here."""
+        if not follow:
+            try:
+                if _is_link(os.lstat(path)):
+                    raise _refused_link(path)
+            except FileNotFoundError:
+                pass
         return os.open(path, flags | os.O_BINARY | os.O_NOINHERIT, mode)
 
     def _open_folder(directory):
@@ -978,15 +974,11 @@ else:
         """The permission ``bits`` (of group and others) that ``info`` grants."""
         return info.st_mode & bits
 
-    _O_NONBLOCK = os.O_NONBLOCK
-
-    def _open_unlinked(path, flags, mode=0o777):
-        return os.open(path, flags | os.O_NOFOLLOW, mode)
-
-    def _open_nowait(path, flags, mode=0o777):
-        # Non-blocking open: a FIFO nobody reads (or writes) fails at once, or
-        # reads as empty, instead of hanging the run; blocking again once open.
-        fd = os.open(path, flags | _O_NONBLOCK, mode)
+    def _open_file(path, flags, mode=0o777, follow=True):
+        """os.open that never waits on a FIFO (opened non-blocking: one nobody
+        writes reads as empty, one nobody reads fails, ENXIO; then blocking
+        again) and, unless ``follow``, never opens a symlink (ELOOP)."""
+        fd = os.open(path, flags | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW), mode)
         os.set_blocking(fd, True)
         return fd
 
@@ -1123,7 +1115,7 @@ def _read_kept(path, warn=None, owned=True):
     ``owned``, one another user could have written (see _yours) is not
     trusted: skipped, with ``warn`` told why."""
     try:
-        fd = _open_unlinked(path, os.O_RDONLY | _O_NONBLOCK)
+        fd = _open_file(path, os.O_RDONLY, follow=False)
     except OSError:
         return None
     try:
@@ -4907,7 +4899,7 @@ class _TokenCache(object):
 
     def load(self):
         try:
-            fd = _open_nowait(self.path, os.O_RDONLY)  # a FIFO there: no hang
+            fd = _open_file(self.path, os.O_RDONLY)  # a FIFO there: no hang
         except OSError:
             return {"servers": {}}
         try:
@@ -4966,8 +4958,8 @@ class _TokenCache(object):
         the lock file cannot be made."""
         try:
             _private_dir(os.path.dirname(os.path.realpath(self.path)), self.private_directory)
-            fd = _open_unlinked(os.path.realpath(self.path) + ".lock",
-                                os.O_WRONLY | os.O_CREAT, 0o600)
+            fd = _open_file(os.path.realpath(self.path) + ".lock", os.O_WRONLY | os.O_CREAT,
+                            0o600, follow=False)
         except OSError:
             return None
         deadline = _Deadline(_LOCK_WAIT)
@@ -11665,20 +11657,16 @@ def _session_start(args, ctx, server):
 def _open_log(path):
     """A session's log, truncated: never through a symlink, and only in a
     directory no one else may write (who could, could swap the log for a link)."""
-    import stat  # lazy: sessions only
-    info = os.lstat(os.path.dirname(path))
-    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+    if not _yours(os.lstat(os.path.dirname(path))):
         raise UsageError("%s is not a directory of this user's that only it may write; "
                          "fix its mode (chmod 700) or set XDG_STATE_HOME"
                          % os.path.dirname(path))
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
-                     | os.O_NONBLOCK, 0o600)  # a FIFO nobody reads fails, not hangs
-        os.set_blocking(fd, True)
+        fd = _open_file(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600, follow=False)
     except OSError as e:
         raise UsageError("cannot write the session's log %s: %s" % (
             path, "it is a symlink" if e.errno == errno.ELOOP else e.strerror or e))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    if os.fstat(fd).st_mode & 0o170000 != 0o100000:
         os.close(fd)
         raise UsageError("the session's log %s is not a regular file" % path)
     os.ftruncate(fd, 0)
@@ -16168,7 +16156,7 @@ def _open_trace(path, diag):
         return None
     try:
         # 0600: a trace holds every result, as a token file holds its tokens.
-        fd = _open_nowait(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = _open_file(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         trace = open(fd, "w", encoding="utf-8")
     except (IOError, OSError) as e:
         reason = "a pipe nobody reads" if e.errno == errno.ENXIO else e.strerror or e
