@@ -2531,6 +2531,47 @@ else:
     _read_end, _write_end, _writev_end, _close_end = os.read, os.write, os.writev, os.close
 
 
+# A poll of a few sockets and channels, with select.poll's calls:
+# _new_poll() gives (poll, the events of reading, of writing). POSIX:
+# select.poll itself (what selectors adds on top, enums and a class, costs a
+# short call through a session a tenth of its time). Windows, which has no
+# poll and whose select() takes sockets only: the same calls over select().
+if _WINDOWS:
+    class _SelectPoll(object):
+
+        def __init__(self):
+            self._watched = {}
+
+        def register(self, what, events):
+            self._watched[what] = events
+
+        modify = register
+
+        def unregister(self, what):
+            self._watched.pop(what, None)
+
+        def poll(self, milliseconds):
+            import select  # lazy: what waits on sockets
+            reads = [what for what, events in self._watched.items() if events & 1]
+            writes = [what for what, events in self._watched.items() if events & 4]
+            seconds = max(0.0, milliseconds / 1000.0)
+            if not reads and not writes:
+                time.sleep(seconds)
+                return []
+            readable, writable, failed = select.select(reads, writes, reads, seconds)
+            ready = dict((what, 1) for what in readable + failed)
+            for what in writable:
+                ready[what] = ready.get(what, 0) | 4
+            return list(ready.items())
+
+    def _new_poll():
+        return _SelectPoll(), 1, 4
+else:
+    def _new_poll():
+        import select  # lazy: what waits on sockets
+        return select.poll(), select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT
+
+
 class _WakePipe(object):
     """A channel whose read end sits in a transport's poll: a byte written to
     it, from any thread, ends the wait. No wake is lost, whenever it comes; a
@@ -6087,11 +6128,11 @@ def _ecdsa_sign(d, message):
 
 
 # ---------------------------------------------------------------------------
-# Transports: a keep-alive session, reached over its Unix socket
+# Transports: a keep-alive session, reached over its endpoint
 # ---------------------------------------------------------------------------
 
 # The session transport: a keep-alive session of the command line (see
-# Sessions) holds the server, settled; this reaches it over a Unix socket,
+# Sessions) holds the server, settled; this reaches it over its endpoint,
 # one JSON line per message, where the session maps our ids to its own. The
 # session answers the server's questions itself, with its own policies.
 
@@ -6099,74 +6140,201 @@ def _ecdsa_sign(d, message):
 _SESSION_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z"
 # How long a session may take to greet a client: its socket thread does so at once.
 _SESSION_HELLO = 5.0
-# The longest Unix socket path (sun_path is 104 bytes on macOS and the BSDs).
-_SOCKET_PATH_MAX = 103
 
 
-def _session_dir(environ, create=False):
-    """The directory of sessions' sockets: $XDG_RUNTIME_DIR/mcp_invoke, else
-    mcp_invoke-UID in the temp dir. It must be this user's, and no one else's
-    to write: whoever could write it could stand in for a session."""
-    runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):  # a relative one is ignored (XDG base dirs)
-        path = os.path.join(runtime, "mcp_invoke")
-    else:
-        import tempfile  # lazy: sessions only
-        path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
-    try:
-        if create:
-            _private_dir(path, narrow=False)  # narrowed below, once it is known to be ours
-        info = os.lstat(path)
-    except FileNotFoundError:
+# Where a session is reached, so that only its user's processes reach it.
+# POSIX: a Unix socket, NAME.sock, in a directory only the user may enter
+# ($XDG_RUNTIME_DIR/mcp_invoke, else mcp_invoke-UID in the temp directory).
+# Windows, which has no Unix sockets in every Python: a loopback TCP socket
+# and a key of 256 random bits, both in NAME.session, a file under
+# %LOCALAPPDATA%\mcp_invoke\sessions (the user's alone by its ACL); the
+# client's first line is the key, and a connection that does not give it is
+# closed before the session says anything. _reach_session gives a connected socket
+# (FileNotFoundError: no session; ConnectionRefusedError: a stale endpoint).
+if _WINDOWS:
+    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".session", "endpoint file"
+    _ENDPOINT_PATH_MAX = 32767
+
+    def _session_dir(environ, create=False):
+        path = os.path.join(_state_home(environ), "sessions")
+        try:
+            if create:
+                _private_dir(path)
+            elif _is_link(os.lstat(path)):
+                raise _refused_link(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise UsageError("cannot use the sessions directory %s: %s"
+                             % (path, e.strerror or e))
         return path
-    except OSError as e:
-        raise UsageError("cannot use the sessions directory %s: %s" % (path, e.strerror or e))
-    import stat  # lazy: sessions only
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise UsageError("the sessions directory %s is not a directory of this user's that "
-                         "only it may write; remove it, or set XDG_RUNTIME_DIR" % path)
-    if create and info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
+
+    def _is_endpoint(info):
+        return info.st_mode & 0o170000 == 0o100000
+
+    def _endpoint(path):
+        """(port, key) of the endpoint file ``path``; FileNotFoundError if
+        there is none, ConnectionRefusedError if it is not one."""
+        data = _read_kept(path)
+        if data is None:
+            if not os.path.lexists(path):
+                raise FileNotFoundError(errno.ENOENT, "no such session", path)
+            raise ConnectionRefusedError(errno.ECONNREFUSED, "unreadable", path)
+        try:
+            said = _dict(json.loads(data.decode("utf-8")))
+        except ValueError:
+            said = {}
+        port, key = said.get("port"), said.get("key")
+        if not (isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536
+                and isinstance(key, str)):
+            raise ConnectionRefusedError(errno.ECONNREFUSED, "not an endpoint", path)
+        return port, key
+
+    def _reach_session(path):
+        import _socket  # lazy: sessions only
+        port, key = _endpoint(path)
+        sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(_SESSION_HELLO)
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(_encode({"session": "key", "key": key}))
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def _bind_session(path):
+        """A listening socket for the session at ``path``: (socket, what
+        _unlink_own knows it by, the key its clients must give)."""
+        import socket  # lazy: sessions only
+        import binascii
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(_MAX_PEERS)
+            key = binascii.hexlify(os.urandom(32)).decode("ascii")
+            _write_whole(path, _to_json({"port": listener.getsockname()[1], "key": key,
+                                         "pid": os.getpid()}) + "\n", narrow=False)
+            return listener, os.stat(path).st_ino, key
+        except BaseException:
+            listener.close()
+            raise
+
+    def _lock_directory(directory):
+        fd = _open_file(os.path.join(directory, ".lock"), os.O_RDWR | os.O_CREAT, 0o600,
+                        follow=False)
+        while True:
+            try:
+                _try_lock(fd)
+                return fd
+            except OSError:
+                time.sleep(0.01)
+else:
+    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".sock", "socket"
+    _ENDPOINT_PATH_MAX = 103  # a Unix socket's (sun_path is 104 bytes on macOS and the BSDs)
+
+    def _session_dir(environ, create=False):
+        """It must be this user's, and no one else's to write: whoever could
+        write it could stand in for a session."""
+        runtime = environ.get("XDG_RUNTIME_DIR")
+        if runtime and os.path.isabs(runtime):  # a relative one is ignored (XDG base dirs)
+            path = os.path.join(runtime, "mcp_invoke")
+        else:
+            import tempfile  # lazy: sessions only
+            path = os.path.join(tempfile.gettempdir(), "mcp_invoke-%d" % os.getuid())
+        try:
+            if create:
+                _private_dir(path, narrow=False)  # narrowed below, once it is known ours
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return path
+        except OSError as e:
+            raise UsageError("cannot use the sessions directory %s: %s"
+                             % (path, e.strerror or e))
+        if info.st_mode & 0o170000 != 0o040000 or not _yours(info):
+            raise UsageError("the sessions directory %s is not a directory of this user's "
+                             "that only it may write; remove it, or set XDG_RUNTIME_DIR"
+                             % path)
+        if create and info.st_mode & 0o077:
+            os.chmod(path, 0o700)
+        return path
+
+    def _is_endpoint(info):
+        return info.st_mode & 0o170000 == 0o140000  # a socket
+
+    def _reach_session(path):
+        import _socket  # lazy: sessions only
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def _bind_session(path):
+        import socket  # lazy: sessions only
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mask = os.umask(0o177)
+        try:
+            listener.bind(path)
+            listener.listen(_MAX_PEERS)
+            return listener, os.stat(path).st_ino, None
+        except BaseException:
+            listener.close()
+            raise
+        finally:
+            os.umask(mask)
+
+    def _lock_directory(directory):
+        import fcntl  # lazy: sessions and tasks only
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
 
 def _session_path(name, environ, create=False):
-    """The socket of session ``name``; UsageError for a name that cannot be one."""
+    """The endpoint of session ``name``; UsageError for a name that cannot be one."""
     if not isinstance(name, str) or not re.match(_SESSION_NAME, name):
         raise UsageError("a session name is up to 64 letters, digits, '.', '_' and '-', "
                          "starting with a letter or digit, not %s" % _arg(name))
-    path = os.path.join(_session_dir(environ, create), name + ".sock")
-    if len(os.fsencode(path)) > _SOCKET_PATH_MAX:
+    path = os.path.join(_session_dir(environ, create), name + _ENDPOINT_SUFFIX)
+    if len(os.fsencode(path)) > _ENDPOINT_PATH_MAX:
         raise UsageError("the socket path %s is too long for a Unix socket; set "
                          "XDG_RUNTIME_DIR to a shorter directory" % path)
     return path
 
 
 def _remove_stale(path):
-    """Remove the socket at ``path`` if nobody listens on it (its session
+    """Remove the endpoint at ``path`` if nobody listens on it (its session
     crashed): checked again under the directory's lock, which a starting
     session holds from its check to its listen, so a new one is never taken."""
     with _locked(os.path.dirname(path)):
         if not _listening(path):
-            _unlink_socket(path)
+            _unlink_endpoint(path)
 
 
-def _unlink_socket(path):
-    """Remove ``path`` if it is a socket; UsageError if something else is there."""
-    if _not_a_socket(path) is None:
+def _unlink_endpoint(path):
+    """Remove ``path`` if it is an endpoint; UsageError if something else is there."""
+    if _not_an_endpoint(path) is None:
         _unlink(path)
 
 
-def _not_a_socket(path):
-    """UsageError if ``path`` is there and is not a socket itself (a file, a
-    directory, a symlink); None if it is a socket, False if nothing is there."""
-    import stat  # lazy: sessions only
+def _not_an_endpoint(path):
+    """UsageError if ``path`` is there and is not a session's endpoint itself (a
+    symlink, a directory, another kind of file); None if it is one, False if
+    nothing is there."""
     try:
-        mode = os.lstat(path).st_mode
+        info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return False
-    if not stat.S_ISSOCK(mode):
-        raise UsageError("%s is not a socket, so not a session's; remove it yourself" % path)
+    if _is_link(info) or not _is_endpoint(info):
+        raise UsageError("%s is not a %s, so not a session's; remove it yourself"
+                         % (path, _ENDPOINT_KIND))
     return None
 
 
@@ -6178,28 +6346,23 @@ def _unlink(path):
 
 
 def _listening(path):
-    """True if a session listens on the socket at ``path``."""
-    import _socket  # lazy: sessions only
-    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    """True if a session listens at the endpoint ``path``."""
     try:
-        probe.connect(path)
+        _reach_session(path).close()
         return True
     except OSError:
         return False
-    finally:
-        probe.close()
 
 
 class _locked(object):
-    """The sessions directory, locked (flock) while the block runs."""
+    """A directory, locked while the block runs (POSIX: flock on it; Windows:
+    a lock on its .lock file)."""
 
     def __init__(self, directory):
         self.directory = directory
 
     def __enter__(self):
-        import fcntl  # lazy: sessions only
-        self.fd = os.open(self.directory, os.O_RDONLY)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.fd = _lock_directory(self.directory)
 
     def __exit__(self, *exc):
         os.close(self.fd)  # and the lock with it
@@ -6277,27 +6440,22 @@ class _SessionTransport(_Transport):
         return self._framer.max_bytes
 
     def start(self):
-        # lazy: sessions only. The C modules: what socket.py and selectors add
-        # (enums, a class over poll) costs a call through a session a tenth of its time.
-        import _socket
-        import select
-        _not_a_socket(self.path)  # a symlink to another session's is not this one
-        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        _not_an_endpoint(self.path)  # a symlink to another session's is not this one
         try:
-            self._sock.connect(self.path)
+            self._sock = _reach_session(self.path)
         except (FileNotFoundError, NotADirectoryError):
             raise UsageError("no session %s is running (session list shows those that are)"
                              % self.name)
         except ConnectionRefusedError:
             _remove_stale(self.path)
-            raise UsageError("session %s is not running: it ended without removing its "
-                             "socket, which is now removed" % self.name)
+            raise UsageError("session %s is not running: it ended without removing its %s, "
+                             "which is now removed" % (self.name, _ENDPOINT_KIND))
         except OSError as e:
             raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
         self._sock.setblocking(False)
-        self._sel = select.poll()
-        self._events = (select.POLLIN | select.POLLHUP | select.POLLERR, select.POLLOUT)
-        self._sel.register(self._sock.fileno(), self._events[0])
+        self._sel, read, write = _new_poll()
+        self._events = (read, write)
+        self._sel.register(self._sock.fileno(), read)
         deadline = _Deadline(self.hello_wait, "session %s did not answer within %gs (it may "
                              "still be starting its server)" % (self.name, self.hello_wait))
         while self._hello is None:
@@ -11476,21 +11634,20 @@ def _cmd_session(args, ctx, server):
 
 
 def _session_names(directory):
-    """The names of the sockets in the sessions directory, sorted."""
+    """The names of the endpoints in the sessions directory, sorted."""
     try:
         entries = sorted(os.listdir(directory))
     except OSError:
         return []
-    import stat  # lazy: sessions only
-    names = []
+    names, size = [], len(_ENDPOINT_SUFFIX)
     for entry in entries:
         try:
-            mode = os.lstat(os.path.join(directory, entry)).st_mode
+            info = os.lstat(os.path.join(directory, entry))
         except OSError:
             continue
-        if (entry.endswith(".sock") and re.match(_SESSION_NAME, entry[:-5])
-                and stat.S_ISSOCK(mode)):
-            names.append(entry[:-5])
+        if (entry.endswith(_ENDPOINT_SUFFIX) and re.match(_SESSION_NAME, entry[:-size])
+                and _is_endpoint(info) and not _is_link(info)):
+            names.append(entry[:-size])
     return names
 
 
@@ -11559,7 +11716,7 @@ def _session_stop(name, ctx):
     state = _dict(transport.negotiated())
     try:
         transport.send({"session": "stop"}, _encode({"session": "stop"}))
-        for signum in (None, signal.SIGTERM, signal.SIGKILL):
+        for signum in (None,) + _SESSION_KILLS:
             if signum is not None:
                 ctx.diag.warning("session %s did not stop within %gs; sending it %s"
                                  % (name, _STOP_WAIT, signal.Signals(signum).name))
@@ -11584,19 +11741,6 @@ def _hung_up(transport, deadline):
     except ConnectionLost:
         return True
     return False
-
-
-def _signal_session(state, signum):
-    """Send the session process ``signum``; SIGKILL takes its server's group too."""
-    targets = [(os.kill, state.get("session_pid"))]
-    if signum == signal.SIGKILL:
-        targets.append((_killpg, state.get("pid")))
-    for send, pid in targets:
-        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1:
-            try:
-                send(pid, signum)
-            except OSError:
-                pass
 
 
 def _session_start(args, ctx, server):
@@ -11641,7 +11785,8 @@ def _session_start(args, ctx, server):
                             else _shown_url(options["url"]))  # its query may hold a secret
     ready = _detach(lambda tell: _session_main(name, path, log_fd, options, secrets, idle,
                                                shown, tell),
-                    keep=[log_fd] + ([] if trace is None else [trace.stream.fileno()]))
+                    keep=[log_fd] + ([] if trace is None else [trace.stream.fileno()]),
+                    argv=ctx.argv)
     os.close(log_fd)  # the session's now, as is the trace
     if trace is not None:
         trace.close()
@@ -11683,31 +11828,114 @@ def _state_dir(environ):
     return path
 
 
-def _detach(run, keep=()):
-    """Run ``run(tell)`` in a process of its own: a new session, reparented at
-    once (nobody's zombie), its stdio and every other descriptor but ``keep``
-    released. ``tell`` writes a JSON line to the pipe returned."""
-    read_fd, write_fd = os.pipe()
-    first = os.fork()
-    if first == 0:
-        try:
-            os.close(read_fd)
-            os.setsid()
-            if os.fork() == 0:
-                code = 1
+# Starting a session, and stopping one that does not answer. POSIX: forked
+# twice (a new session, reparented at once: nobody's zombie), telling its
+# starter through a pipe; SIGTERM, then SIGKILL with its server's group.
+# Windows, which cannot fork: this file run again, with the same command
+# line, as a detached process (no console, a process group of its own, out
+# of the caller's Job object where that may be left), telling its starter
+# through its stdout; os.kill is TerminateProcess there, and the session's
+# server goes with it (its Job object closes with the session's handle).
+if _WINDOWS:
+    _SESSION_CHILD = "MCP_INVOKE_SESSION_CHILD"
+    _SESSION_KILLS = (signal.SIGTERM,)
+
+    def _detach(run, keep=(), argv=()):
+        """Run ``run(tell)`` in a process of its own; the read end of what
+        ``tell`` says. In that process, run here, and end."""
+        if os.environ.pop(_SESSION_CHILD, None) == "1":
+            told = os.dup(1)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 1)
+            os.close(null)
+            code = 1
+            try:
+                code = run(lambda value: _tell(told, value))
+            except BaseException:
+                import traceback  # lazy: a bug, into the session's log
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        import subprocess  # lazy: sessions only
+        if _SOURCE is None:
+            raise UsageError("session start needs this file by path (no __file__)")
+        env = dict(os.environ)
+        env[_SESSION_CHILD] = "1"
+        flags = 0x8 | subprocess.CREATE_NEW_PROCESS_GROUP  # DETACHED_PROCESS
+        for breakaway in (0x01000000, 0):  # CREATE_BREAKAWAY_FROM_JOB, where allowed
+            try:
+                proc = subprocess.Popen([sys.executable, _SOURCE] + list(argv),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, env=env,
+                                        creationflags=flags | breakaway)
+                break
+            except OSError:
+                if not breakaway:
+                    raise
+        return _pumped(proc.stdout)
+
+    def _pumped(pipe):
+        """A channel's read end that gives what ``pipe`` gives (a thread copies it)."""
+        import threading  # lazy: sessions on Windows only
+        end, far = _channel()
+        far.setblocking(True)
+        threading.Thread(target=_ServerPipes._from_pipe, args=(pipe, far), daemon=True).start()
+        return end
+
+    def _signal_session(state, signum):
+        """Send the session process ``signum``: its end, and its server's."""
+        pid = state.get("session_pid")
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0:
+            try:
+                os.kill(pid, signum)
+            except OSError:
+                pass
+
+    def _stop_self():
+        signal.raise_signal(signal.SIGTERM)  # handled in the main thread, as a signal is
+else:
+    _SESSION_KILLS = (signal.SIGTERM, signal.SIGKILL)
+
+    def _detach(run, keep=(), argv=()):
+        """Run ``run(tell)`` in a process of its own: a new session, reparented at
+        once (nobody's zombie), its stdio and every other descriptor but ``keep``
+        released. ``tell`` writes a JSON line to the pipe returned."""
+        read_fd, write_fd = os.pipe()
+        first = os.fork()
+        if first == 0:
+            try:
+                os.close(read_fd)
+                os.setsid()
+                if os.fork() == 0:
+                    code = 1
+                    try:
+                        _release_fds(set(keep) | {write_fd})
+                        code = run(lambda value: _tell(write_fd, value))
+                    except BaseException:
+                        import traceback  # lazy: a bug, into the session's log
+                        traceback.print_exc()
+                    finally:
+                        os._exit(code)
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        os.waitpid(first, 0)
+        return read_fd
+
+    def _signal_session(state, signum):
+        """Send the session process ``signum``; SIGKILL takes its server's group too."""
+        targets = [(os.kill, state.get("session_pid"))]
+        if signum == signal.SIGKILL:
+            targets.append((_killpg, state.get("pid")))
+        for send, pid in targets:
+            if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1:
                 try:
-                    _release_fds(set(keep) | {write_fd})
-                    code = run(lambda value: _tell(write_fd, value))
-                except BaseException:
-                    import traceback  # lazy: a bug, into the session's log
-                    traceback.print_exc()
-                finally:
-                    os._exit(code)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    os.waitpid(first, 0)
-    return read_fd
+                    send(pid, signum)
+                except OSError:
+                    pass
+
+    def _stop_self():
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _release_fds(keep):
@@ -11763,7 +11991,7 @@ def _session_ready(fd, name, args, started):
             left = deadline.left()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise RequestTimeout(deadline.why)
-            data = os.read(fd, _READ_SIZE)
+            data = _read_end(fd, _READ_SIZE)
             if not data:
                 raise ConnectionLost("session %s ended as it started; see its log" % name)
             words += data
@@ -11783,27 +12011,24 @@ def _session_ready(fd, name, args, started):
             _stop_starting(fd, pid)
         raise
     finally:
-        os.close(fd)
+        _close_end(fd)
         if stopper is not None:
             started.remove(stopper)
 
 
 def _stop_starting(fd, pid):
-    """A session that did not get to start: SIGTERM (it closes its server), then
-    SIGKILL if it is not gone when its pipe should have closed."""
+    """A session that did not get to start: SIGTERM (on POSIX it closes its
+    server), then SIGKILL if it is not gone when its pipe should have closed."""
     import select  # lazy: sessions only
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except OSError:
-        return
-    deadline = _Deadline(_STOP_WAIT)
-    while not deadline.passed():
-        if select.select([fd], [], [], deadline.left())[0] and not os.read(fd, 4096):
+    for signum in _SESSION_KILLS:
+        try:
+            os.kill(pid, signum)
+        except OSError:
             return
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
+        deadline = _Deadline(_STOP_WAIT)
+        while not deadline.passed():
+            if select.select([fd], [], [], deadline.left())[0] and not _read_end(fd, 4096):
+                return
 
 
 def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
@@ -11853,9 +12078,9 @@ def _session_main(name, path, log_fd, options, secrets, idle, shown, tell):
         signal.signal(signum, on_signal)
     failed = None  # told once nothing of the session is left: its socket, its server
     try:
-        listener, bound = _session_listener(name, path)
+        listener, bound, key = _session_listener(name, path)
         server = _SessionServer(name, opened(), listener, idle, shown, diag.redact,
-                                restart=opened, note=diag.note)
+                                restart=opened, note=diag.note, key=key)
         tell({"ready": True})
         diag.note("session %s: serving %s (pid %d)" % (name, shown, os.getpid()))
         why = server.serve()
@@ -11900,30 +12125,24 @@ class _Log(object):
 
 
 def _session_listener(name, path):
-    """The session's socket, bound 0600 and listening at once, under the
-    directory's lock: of two starts of one name, one gets it; a stale socket
-    is replaced. (socket, its inode); UsageError if a session listens there."""
-    import socket  # lazy: sessions only
+    """The session's endpoint, listening at once, under the directory's lock:
+    of two starts of one name, one gets it; a stale endpoint is replaced.
+    (socket, its inode, the clients' key: see _bind_session); UsageError if a
+    session listens there."""
     with _locked(os.path.dirname(path)):
         if _listening(path):
             raise UsageError("session %s is already running; stop it first (session stop "
                              "%s)" % (name, name))
-        _unlink_socket(path)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        mask = os.umask(0o177)
+        _unlink_endpoint(path)
         try:
-            listener.bind(path)
-            listener.listen(_MAX_PEERS)
+            return _bind_session(path)
         except OSError as e:
-            listener.close()
-            raise UsageError("cannot make the socket %s: %s" % (path, e.strerror or e))
-        finally:
-            os.umask(mask)
-        return listener, os.stat(path).st_ino
+            raise UsageError("cannot make the %s %s: %s" % (_ENDPOINT_KIND, path,
+                                                           e.strerror or e))
 
 
 def _unlink_own(path, inode):
-    """Remove the socket if it is still the one this session bound."""
+    """Remove the endpoint if it is still the one this session bound."""
     try:
         if os.stat(path).st_ino == inode:
             os.unlink(path)
@@ -11946,6 +12165,8 @@ class _Peer(object):
         self.waiting = 0  # its messages in the session's inbox (see _PEER_INBOX)
         self.closed = False
         self.control = False  # past _MAX_PEERS: the session speaks with it, no more
+        self.keyed = True  # it gave the session's key, or none is asked for
+        self.since = time.monotonic()
 
 
 class _Job(object):
@@ -11975,10 +12196,11 @@ class _SessionServer(object):
     """
 
     def __init__(self, name, client, listener, idle, shown, redact=None, restart=None,
-                 note=None):
+                 note=None, key=None):
         import selectors  # lazy: sessions only
         import threading
         self.name, self.client, self.listener = name, client, listener
+        self.key = key  # what each client must say first, where the endpoint asks for it
         self.redact = redact  # the session's secrets, kept from its clients as from a terminal
         self.idle, self.shown = idle, shown
         self.restart, self.note = restart, note or (lambda text: None)
@@ -12002,9 +12224,7 @@ class _SessionServer(object):
         self.arrived = threading.Event()
         self.wake_lock = threading.Lock()
         self.waker = None
-        self.poke_fds = os.pipe()
-        for fd in self.poke_fds:
-            os.set_blocking(fd, False)
+        self.poke = _WakePipe()  # wakes the pump
         self.max_bytes = client.max_bytes
         self._serving(client)
         self.selectors = selectors
@@ -12331,10 +12551,7 @@ class _SessionServer(object):
         self._poke()
 
     def _poke(self):
-        try:
-            os.write(self.poke_fds[1], b"p")
-        except OSError:
-            pass  # full: a poke is pending
+        self.poke.wake()
 
     def status(self):
         now = time.monotonic()
@@ -12350,8 +12567,7 @@ class _SessionServer(object):
             self.closing = True
         self._poke()
         self.thread.join(_STOP_WAIT)
-        for fd in self.poke_fds:
-            os.close(fd)
+        self.poke.close()
 
     # -- the pump thread: the sockets -----------------------------------------
 
@@ -12360,7 +12576,7 @@ class _SessionServer(object):
         sel = (selectors.PollSelector() if hasattr(selectors, "PollSelector")
                else selectors.SelectSelector())
         sel.register(self.listener, selectors.EVENT_READ, "listener")
-        sel.register(self.poke_fds[0], selectors.EVENT_READ, "poke")
+        sel.register(self.poke.fds[0], selectors.EVENT_READ, "poke")
         drain_until = None
         try:
             while True:
@@ -12376,7 +12592,7 @@ class _SessionServer(object):
                     if key.data == "listener":
                         self._accept(sel)
                     elif key.data == "poke":
-                        os.read(key.fd, _READ_SIZE)
+                        self.poke.drain()
                     else:
                         if mask & selectors.EVENT_WRITE:
                             self._write(key.data)
@@ -12391,6 +12607,8 @@ class _SessionServer(object):
         closed. Whether any still has output queued."""
         waiting = False
         for peer in list(self.peers):
+            if not peer.keyed and time.monotonic() - peer.since > _SESSION_HELLO:
+                peer.closed = True  # no key in time: its place is not held
             if peer.closed:
                 self.peers.discard(peer)
                 if sel.get_map().get(peer.sock) is not None:
@@ -12436,7 +12654,9 @@ class _SessionServer(object):
         sock.setblocking(False)
         peer = _Peer(sock, self.max_bytes)
         peer.control = len(self.peers) >= _MAX_PEERS
-        peer.out.append(self.hello)
+        peer.keyed = self.key is None
+        if peer.keyed:
+            peer.out.append(self.hello)
         with self.lock:
             self.peers.add(peer)
         sel.register(sock, self.selectors.EVENT_READ | self.selectors.EVENT_WRITE, peer)
@@ -12457,6 +12677,13 @@ class _SessionServer(object):
                 peer.closed = True
                 return
             for message in messages:
+                if not peer.keyed:  # the key first, or nothing (see _bind_session)
+                    if not self._keyed(message):
+                        peer.closed = True
+                        return
+                    peer.keyed = True
+                    peer.out.append(self.hello)
+                    continue
                 if not isinstance(message, dict):
                     continue
                 if message.get("session") == "status":
@@ -12467,10 +12694,17 @@ class _SessionServer(object):
                     if message.get("session") == "stop" and self.reviving:
                         # The main thread is starting the server again: a stop
                         # cuts that short, as SIGTERM (session stop's own) does.
-                        os.kill(os.getpid(), signal.SIGTERM)
+                        _stop_self()
                     peer.waiting += 1
                     self.inbox.append((peer, message))
         self.wake()
+
+    def _keyed(self, message):
+        import hmac  # lazy: sessions on Windows only
+        key = message.get("key") if isinstance(message, dict) else None
+        return (message.get("session") == "key" and isinstance(key, str)
+                and hmac.compare_digest(key.encode("utf-8", "replace"),
+                                        self.key.encode("ascii")))
 
     def _write(self, peer):
         with self.lock:
@@ -15968,6 +16202,7 @@ def _run(argv, diag, out, started):
         out.cut = _Cut(args.max_output, saver and saver.directory)
     ctx = _Context(out, diag, _isatty(out.stream), sys.stdin, saver, args.json,
                    _ToolPolicy(args.allow_tools, args.deny_tools, args.read_only), args.events)
+    ctx.argv = argv  # the command line, for a session started on Windows
     ctx.started = started
     if args.command == "session":
         return _cmd_session(args, ctx, server)
