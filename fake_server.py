@@ -464,6 +464,8 @@ Modes:
                        Basic " + base64(PREFIX + API_KEY's value), PREFIX "",
                        "a:" and "api:" (a secret at each of the three byte
                        offsets of Base64), then exit 3 as crash-call does
+    crlf               end every line written with CR LF, as a Windows program
+                       writing text does
     line-separators    U+2028 and U+2029 in what a listing shows: two more
                        tools, lines (title and description holding them;
                        calling it answers "one\u2028two\u2029three") and
@@ -803,7 +805,7 @@ TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-failed-unmarked",
 
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
-STDIO_MODES = ("banner", "bytewise", "close-stdout", "write-before-read",
+STDIO_MODES = ("banner", "bytewise", "close-stdout", "write-before-read", "crlf",
                "reverse", "late-discover", "early-ask", "ping-first",
                "answer-then-ask", "die-holding-pipes")
 
@@ -821,7 +823,7 @@ MODES = (
     "second-list", "zod",
     "mutate", "hidden", "ticking", "echo-secrets", "odd-names", "invisible", "page-ttls",
     "page-scopes", "tools-only", "sampling-tools", "same-cursor", "echo-argv", "echo-basic",
-    "line-separators", "huge-description",
+    "line-separators", "huge-description", "crlf",
 ) + HTTP_MODES + OAUTH_MODES + TASK_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -1451,7 +1453,7 @@ class _Server(object):
 
     def write_line(self, line):
         """Write one raw line (bytes, without newline) to stdout."""
-        data = line + b"\n"
+        data = line + (b"\r\n" if "crlf" in self.modes else b"\n")
         try:
             with self.write_lock:
                 if "bytewise" in self.modes:

@@ -2750,7 +2750,8 @@ def _child_env(env=None, inherit_env=False, base=None):
 if _WINDOWS:
     def _spawn(argv, **options):
         """subprocess.Popen in a process group and a Job object of its own
-        (``proc.job``); a process it started before it joined may escape.
+        (``proc.job``): started suspended, and let run once it is in the job,
+        so nothing it starts can be outside it.
 
         The command is found as a Windows user's shell finds it, on the
         server's PATH with PATHEXT (``npx`` is npx.cmd); a batch file runs
@@ -2767,10 +2768,11 @@ if _WINDOWS:
             argv = _batch_line(found, [os.fsdecode(a) for a in argv[1:]])
         else:
             argv = [found] + list(argv[1:])
-        proc = subprocess.Popen(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
-                                **options)
+        proc = subprocess.Popen(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP
+                                | 0x4, **options)  # CREATE_SUSPENDED
         try:
             proc.job = _JobObject(proc)
+            proc.job.resume(proc)
         except BaseException:
             proc.kill()
             proc.wait()
@@ -2778,6 +2780,15 @@ if _WINDOWS:
         return proc
 
     def _end_group(proc, hard=True):
+        """Soft: a console break to the group, where this process has a console
+        to send it on (a detached one, or Wine, has none: then at once as
+        hard); hard, or after it: the job terminated."""
+        if not hard and proc.poll() is None:
+            try:
+                os.kill(proc.pid, signal.CTRL_BREAK_EVENT)
+                return
+            except OSError:
+                pass
         job = getattr(proc, "job", None)
         if job is not None:
             job.terminate()
@@ -2902,6 +2913,17 @@ class _JobObject(object):
             error = ctypes.WinError(ctypes.get_last_error())
             self.close()
             raise error
+
+    def resume(self, proc):
+        """Let ``proc``, started suspended, run (ntdll's NtResumeProcess: the
+        handle Popen keeps is the process's, not its thread's)."""
+        ctypes = self._ctypes
+        ntdll = ctypes.WinDLL("ntdll")
+        ntdll.NtResumeProcess.argtypes = (ctypes.c_void_p,)
+        status = ntdll.NtResumeProcess(int(proc._handle))
+        if status:
+            raise OSError(errno.EPERM, "cannot resume the server (NTSTATUS 0x%x)"
+                          % (status & 0xFFFFFFFF))
 
     def terminate(self):
         if self.handle:
@@ -6203,23 +6225,6 @@ if _WINDOWS:
             raise
         return sock
 
-    def _bind_session(path):
-        """A listening socket for the session at ``path``: (socket, what
-        _unlink_own knows it by, the key its clients must give)."""
-        import socket  # lazy: sessions only
-        import binascii
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(_MAX_PEERS)
-            key = binascii.hexlify(os.urandom(32)).decode("ascii")
-            _write_whole(path, _to_json({"port": listener.getsockname()[1], "key": key,
-                                         "pid": os.getpid()}) + "\n", narrow=False)
-            return listener, os.stat(path).st_ino, key
-        except BaseException:
-            listener.close()
-            raise
-
     def _lock_directory(directory):
         fd = _open_file(os.path.join(directory, ".lock"), os.O_RDWR | os.O_CREAT, 0o600,
                         follow=False)
@@ -6271,20 +6276,6 @@ else:
             sock.close()
             raise
         return sock
-
-    def _bind_session(path):
-        import socket  # lazy: sessions only
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        mask = os.umask(0o177)
-        try:
-            listener.bind(path)
-            listener.listen(_MAX_PEERS)
-            return listener, os.stat(path).st_ino, None
-        except BaseException:
-            listener.close()
-            raise
-        finally:
-            os.umask(mask)
 
     def _lock_directory(directory):
         import fcntl  # lazy: sessions and tasks only
@@ -12122,6 +12113,42 @@ class _Log(object):
 
     def isatty(self):
         return False
+
+
+# The session's listening end (see _reach_session for the client's): POSIX,
+# a Unix socket bound 0600; Windows, a loopback socket whose port and key go
+# into the endpoint file, written whole.
+if _WINDOWS:
+    def _bind_session(path):
+        """A listening socket for the session at ``path``: (socket, what
+        _unlink_own knows it by, the key its clients must give)."""
+        import socket  # lazy: sessions only
+        import binascii
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(_MAX_PEERS)
+            key = binascii.hexlify(os.urandom(32)).decode("ascii")
+            _write_whole(path, _to_json({"port": listener.getsockname()[1], "key": key,
+                                         "pid": os.getpid()}) + "\n", narrow=False)
+            return listener, os.stat(path).st_ino, key
+        except BaseException:
+            listener.close()
+            raise
+else:
+    def _bind_session(path):
+        import socket  # lazy: sessions only
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mask = os.umask(0o177)
+        try:
+            listener.bind(path)
+            listener.listen(_MAX_PEERS)
+            return listener, os.stat(path).st_ino, None
+        except BaseException:
+            listener.close()
+            raise
+        finally:
+            os.umask(mask)
 
 
 def _session_listener(name, path):

@@ -1878,6 +1878,41 @@ def test_byte_by_byte_writes_are_framed():
         assert c.call_tool("add", {"a": 40, "b": 2})["content"][0]["text"] == "42"
 
 
+def test_lines_ended_with_cr_lf_as_a_windows_server_writes_them_are_framed(capsys, tmp_path):
+    with mcp_invoke.Client(fake("crlf", "bytewise"), timeout=10) as c:
+        assert c.call_tool("add", {"a": 40, "b": 2})["content"][0]["text"] == "42"
+    trace = tmp_path / "trace.jsonl"
+    code, out, err = run(capsys, "--trace", str(trace), "call", "echo", "text=hi", "--",
+                         *fake("crlf"))
+    assert (code, out, err) == (0, "hi\n", "")
+    frames = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert len(frames) >= 4 and all("frame" in f for f in frames)  # none was "raw"
+
+
+@pytest.mark.parametrize("arg, quoted", [
+    ("plain-arg_1.2:x/y@z", "plain-arg_1.2:x/y@z"),
+    ("", '""'),
+    ("a b", '"a b"'),
+    ("%PATH%", '"%%cd:~,%PATH%%cd:~,%"'),
+    ('a"&calc', '"a""&calc"'),
+    ("x\\", '"x\\\\"'),  # a trailing backslash would escape the closing quote: doubled
+    ('a\\"b', '"a\\\\""b"'),  # backslashes before a quote: doubled, then the quote doubled
+    ("^|<>()!", '"^|<>()!"'),
+    ("\u00e9", '"\u00e9"'),
+])
+def test_a_batch_file_server_gets_each_argument_quoted_for_cmd(arg, quoted):
+    # Windows runs a .cmd or .bat under cmd.exe: what the line holds is what it gets.
+    assert mcp_invoke._batch_line(r"C:\a b\npx.cmd", ["-y", arg]) == (
+        'cmd.exe /d /e:ON /v:OFF /s /c ""C:\\a b\\npx.cmd" -y %s"' % quoted)
+
+
+def test_a_batch_file_server_is_not_given_a_line_break():
+    with pytest.raises(mcp_invoke.UsageError) as info:
+        mcp_invoke._batch_line(r"C:\x\srv.cmd", ["a\nb"])
+    assert str(info.value) == ("C:\\x\\srv.cmd is a batch file, which cannot be given an "
+                               "argument with a line break ('a\\nb')")
+
+
 def test_message_over_max_bytes_fails_fast_and_the_session_is_closed():
     with mcp_invoke.Client(fake(), timeout=10, max_bytes=200000) as c:
         assert len(c.call_tool("big", {"size": 150000})["content"][0]["text"]) == 150000
