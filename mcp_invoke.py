@@ -2784,11 +2784,9 @@ if _WINDOWS:
         to send it on (a detached one, or Wine, has none: then at once as
         hard); hard, or after it: the job terminated."""
         if not hard and proc.poll() is None:
-            try:
-                os.kill(proc.pid, signal.CTRL_BREAK_EVENT)
+            import ctypes  # lazy: Windows only. Not os.kill: 3.8's fails as SystemError.
+            if ctypes.WinDLL("kernel32").GenerateConsoleCtrlEvent(1, proc.pid):  # CTRL_BREAK
                 return
-            except OSError:
-                pass
         job = getattr(proc, "job", None)
         if job is not None:
             job.terminate()

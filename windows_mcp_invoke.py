@@ -10,19 +10,23 @@ it is fetched once with pip and unpacked under ``.cache/windows/``, its
 does. Wine's prefix is ``.cache/windows/prefix`` (made on the first run,
 which takes a while). Every check runs a Windows process, bounded in time.
 
-What runs today: the module imports; the commands that need no server
-(``--version``, ``--help``, ``COMMAND --help``); and over stdio, with the
-tool-list and era caches off (``--no-cache``): a call, a time-out, a byte
-cap, a server that leaves a grandchild behind and ignores its end of input
-(nothing of it may be left: under Wine a Windows process is a Linux one
-too, which ``ps`` shows), a stderr flood, and ``batch``. Sessions, file
-places, the launcher and Streamable HTTP on Windows are not built yet:
-they are listed at the end of every run as such, and none of them is run.
+What runs: the module imports; the commands that need no server
+(``--version``, ``--help``, ``COMMAND --help``); over stdio a call, a
+time-out, a byte cap, a server that leaves a grandchild behind and ignores
+its end of input (nothing of it may be left: under Wine a Windows process
+is a Linux one too, which ``ps`` shows), a stderr flood, CR LF lines and
+``batch``; the caches and state under %LOCALAPPDATA%; Streamable HTTP, with
+OAuth, against a Linux fake_server.py; a .cmd server found with PATHEXT
+whose arguments arrive unchanged; ``install``'s mcp-invoke.cmd in a
+directory with a space and an e-acute in it; sessions (start, call, list,
+a connection without the key refused, stop, nothing left); and stderr in
+UTF-8 through a pipe.
 
 Standard library only; needs ``wine`` on PATH (Debian's package).
 """
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -38,11 +42,10 @@ WINDOWS_PYTHONS = ("3.8.0", "3.13.0")
 FIRST_START = 300
 RUN_LIMIT = 60
 
-NOT_YET = ("Streamable HTTP (its reader threads stop at a POSIX-only open)",
-           "sessions without Unix sockets",
-           "state, cache and config files at their Windows places",
-           "the launcher (mcp-invoke.cmd)",
-           "servers found with PATHEXT (.cmd, .exe)")
+NOT_YET = ("the test suite under Wine",)
+# Arguments a .cmd server must get as they were given. Not "%VAR%": Wine's
+# cmd.exe expands it again inside the batch file, which Windows' does not.
+BATCH_ARGUMENTS = ("a b", "", 'a"&calc', "x\\", "^|<>", "\u00e9", "!x!", 'a\\"b', "(x)")
 
 
 def _python(version):
@@ -80,10 +83,13 @@ def _python(version):
     return exe
 
 
-def _run(exe, argv, limit=RUN_LIMIT, stdin=None):
+def _run(exe, argv, limit=RUN_LIMIT, stdin=None, path=None):
     """(exit code, stdout, stderr) of ``exe`` under Wine; its output through
-    pipes (a Windows process whose stdout is a Linux file dies at start)."""
+    pipes (a Windows process whose stdout is a Linux file dies at start).
+    ``path``: a Windows directory put first on its PATH."""
     env = dict(os.environ, WINEPREFIX=PREFIX, WINEDEBUG="-all")
+    if path is not None:
+        env["WINEPATH"] = path
     proc = subprocess.run(["wine", exe] + argv, cwd=HERE, env=env, input=stdin,
                           stdin=None if stdin is not None else subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit)
@@ -95,11 +101,14 @@ def _windows_path(path):
     return "Z:" + path.replace("/", "\\")
 
 
+def _processes():
+    out = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE).stdout
+    return out.decode("utf-8", "replace").splitlines()
+
+
 def _left_behind():
     """The processes of a grandchild that fake_server.py starts, still running."""
-    out = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE).stdout
-    return [line for line in out.decode("utf-8", "replace").splitlines()
-            if "time.sleep(300)" in line]
+    return [line for line in _processes() if "time.sleep(300)" in line]
 
 
 def _checks(exe):
@@ -126,6 +135,8 @@ def _checks(exe):
         ("a stderr flood", client + ["call", "echo", "text=x"] + server
          + ["--mode", "flood-stderr", "--size", "4000000"],
          lambda code, out: (code, out) == (0, "x\n")),
+        ("CR LF lines", client + ["call", "echo", "text=hi"] + server + ["--mode", "crlf"],
+         lambda code, out: (code, out) == (0, "hi\n")),
         ("batch", client + ["batch"] + server, batch,
          lambda code, out: code == 0 and out == '{"id":1,"result":{"content":[{"type":'
          '"text","text":"a"}]}}\n{"id":2,"result":{}}\n'),
@@ -136,6 +147,190 @@ def _checks(exe):
         ("a usage error is exit 2", ["mcp_invoke.py", "call"],
          lambda code, out: code == 2 and out == ""),
     ]
+
+
+def _local(*parts):
+    """A path under the prefix's %LOCALAPPDATA% (Wine names the user as Linux does)."""
+    found = glob.glob(os.path.join(PREFIX, "drive_c", "users", "*", "AppData", "Local"))
+    return os.path.join(found[0], *parts) if found else None
+
+
+def _argv_of(err):
+    """What fake_server.py --mode echo-argv said its arguments were."""
+    for line in err.splitlines():
+        if "argv: {" in line:
+            return json.loads(line[line.index("argv: ") + 6:])["argv"]
+    return None
+
+
+def _places(exe, server):
+    state = _local("mcp_invoke")
+    shutil.rmtree(state, ignore_errors=True)
+    for _ in range(2):  # listed, then from the cache
+        code, out, err = _run(exe, ["mcp_invoke.py", "call", "echo", "text=hi"] + server)
+        if (code, out) != (0, "hi\n"):
+            return "exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    kept = [os.path.join(state, "cache", "eras.json"), os.path.join(state, "cache", "tools")]
+    missing = [path for path in kept if not os.path.exists(path)]
+    return "not kept: %s" % missing if missing else None
+
+
+def _linux_server(*args):
+    """fake_server.py --http 0 ARGS under this Linux Python: (process, URL)."""
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_server.py"), "--http",
+                             "0"] + list(args), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=HERE)
+    return proc, proc.stdout.readline().decode().strip()
+
+
+def _ended(proc):
+    proc.stdin.close()  # it ends when its stdin does
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _http(exe, server):
+    proc, url = _linux_server()
+    try:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--timeout", "20", "--url", url,
+                                    "call", "echo", "text=hi"])
+        if (code, out) != (0, "hi\n"):
+            return "call: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+        code, out, err = _run(exe, ["mcp_invoke.py", "--timeout", "20", "--url", url,
+                                    "--protocol-version", "2025-11-25", "tools"])
+        if code != 0 or "echo(text: string)" not in out:
+            return "legacy tools: exit %s, stderr %r" % (code, err[-300:])
+    finally:
+        _ended(proc)
+    proc, url = _linux_server("--mode", "hang-call")
+    try:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--timeout", "1", "--url", url,
+                                    "call", "echo", "text=hi"])
+        if (code, out) != (124, ""):
+            return "time-out: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    finally:
+        _ended(proc)
+    proc, url = _linux_server("--oauth")
+    tokens = _local("mcp_invoke", "oauth.json")
+    try:
+        for _ in range(2):  # authorized, then with the token kept
+            code, out, err = _run(exe, ["mcp_invoke.py", "--timeout", "20", "--url", url,
+                                        "--oauth-headless", "call", "echo", "text=hi"])
+            if (code, out) != (0, "hi\n"):
+                return "OAuth: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+        with open(tokens) as f:
+            if url not in json.load(f)["servers"]:
+                return "no token kept for %s in %s" % (url, tokens)
+    finally:
+        _ended(proc)
+    return None
+
+
+def _batch_server(exe):
+    """A .cmd that runs fake_server.py, in a directory with a space in its name."""
+    directory = os.path.join(CACHE, "dir with space")
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "fake-srv.cmd"), "wb") as f:
+        f.write(('@echo off\r\n"%s" "%s" %%*\r\n' % (
+            _windows_path(exe), _windows_path(os.path.join(HERE, "fake_server.py")))
+        ).encode("ascii"))
+    return directory
+
+
+def _batch(exe, server):
+    directory = _batch_server(exe)
+    for given in BATCH_ARGUMENTS:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--no-cache", "call", "echo", "text=x",
+                                    "--", _windows_path(os.path.join(directory, "fake-srv.cmd")),
+                                    "--mode", "echo-argv", "--tag", given])
+        if code != 3 or _argv_of(err) != "--mode echo-argv --tag " + given:
+            return "%r: exit %s, stderr %r" % (given, code, err[-300:])
+    # Found on PATH with PATHEXT, by its bare name.
+    code, out, err = _run(exe, ["mcp_invoke.py", "--no-cache", "call", "echo", "text=hi", "--",
+                                "fake-srv"], path=_windows_path(directory))
+    if (code, out) != (0, "hi\n"):
+        return "fake-srv on PATH: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    # Without a batch file in between, not even %VAR% is touched.
+    code, out, err = _run(exe, ["mcp_invoke.py", "--no-cache", "call", "echo", "text=x"]
+                          + server + ["--mode", "echo-argv", "--tag", "%PATH% \"q\""])
+    if _argv_of(err) != "--mode echo-argv --tag %PATH% \"q\"":
+        return "python.exe: exit %s, stderr %r" % (code, err[-300:])
+    return None
+
+
+def _install(exe, server):
+    directory = os.path.join(CACHE, "bin \u00e9")
+    shutil.rmtree(directory, ignore_errors=True)
+    code, out, err = _run(exe, ["mcp_invoke.py", "install", "--bin", _windows_path(directory)])
+    launcher = _windows_path(os.path.join(directory, "mcp-invoke.cmd"))
+    if (code, out) != (0, launcher + "\n") or "is not on PATH" not in err:
+        return "install: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    for _ in range(2):  # compiled, then from the bytecode kept
+        code, out, err = _run(exe, ["-c", "import subprocess, sys; sys.exit(subprocess.call("
+                                    "[%r, 'call', 'echo', 'text=hi', '--'] + %r))"
+                                    % (launcher, server[1:])])
+        if (code, out) != (0, "hi\n"):
+            return "the launcher: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    code, out, err = _run(exe, ["-c", "import subprocess, sys; sys.exit(subprocess.call("
+                                "'mcp-invoke --version', shell=True))"], path=_windows_path(
+                                    directory))
+    if code != 0 or not out.startswith("mcp_invoke "):
+        return "mcp-invoke from cmd: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    return None
+
+
+def _sessions(exe, server):
+    tag = ["--tag", "windows-session-check"]
+    env = dict(os.environ, WINEPREFIX=PREFIX, WINEDEBUG="-all")
+    # Its stderr is not read: under Wine the session, a Windows process, holds it open.
+    start = subprocess.run(["wine", exe, "mcp_invoke.py", "session", "start", "w1"] + server
+                           + tag, cwd=HERE, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=RUN_LIMIT)
+    said = start.stdout.decode("utf-8", "replace")
+    if start.returncode != 0 or not said.startswith("started w1 (pid "):
+        return "session start: exit %s, stdout %r" % (start.returncode, said)
+    try:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--session", "w1", "call", "echo",
+                                    "text=hi"])
+        if (code, out) != (0, "hi\n"):
+            return "call: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+        code, out, err = _run(exe, ["mcp_invoke.py", "session", "list"])
+        if code != 0 or not out.startswith("w1  pid "):
+            return "session list: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+        endpoint = _windows_path(_local("mcp_invoke", "sessions", "w1.session"))
+        code, out, err = _run(exe, ["-c", "import json, socket; e = json.load(open(%r)); "
+                                    "s = socket.create_connection(('127.0.0.1', e['port'])); "
+                                    "s.settimeout(20); s.sendall(b'{\"session\":\"status\"}\\n');"
+                                    " print(repr(s.recv(100)))" % endpoint])
+        if (code, out) != (0, "b''\n"):
+            return "without the key: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    finally:
+        code, out, err = _run(exe, ["mcp_invoke.py", "session", "stop", "w1"])
+    if (code, out) != (0, "stopped w1\n"):
+        return "session stop: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    left = [line for line in _processes() if "windows-session-check" in line]
+    return "left running: %s" % left if left else None
+
+
+def _utf8_stderr(exe, server):
+    code, out, err = _run(exe, ["mcp_invoke.py", "call", "echo", "--", "no-such-\u00e9"])
+    if code != 127 or "no-such-\u00e9" not in err:
+        return "exit %s, stderr %r" % (code, err[-300:])
+    return None
+
+
+def _scenarios():
+    """(name, function(exe, server argv) -> what failed, or None)."""
+    return [("caches and state under %LOCALAPPDATA%", _places),
+            ("Streamable HTTP, a time-out and OAuth", _http),
+            ("a .cmd server, its arguments unchanged, found with PATHEXT", _batch),
+            ("install: mcp-invoke.cmd in a directory named with a space and an e-acute",
+             _install),
+            ("sessions: start, call, list, no key no answer, stop, nothing left", _sessions),
+            ("stderr through a pipe is UTF-8", _utf8_stderr)]
 
 
 def main():
@@ -167,6 +362,16 @@ def _run_checks(version):
         if not ok:
             failed += 1
             print("  exit %s; stdout %r; stderr %r" % (code, out[-300:], err[-300:]))
+    server = ["--", _windows_path(exe), "fake_server.py"]
+    for name, scenario in _scenarios():
+        try:
+            problem = scenario(exe, server)
+        except subprocess.TimeoutExpired as e:
+            problem = "timed out: %s" % (e.cmd,)
+        print("windows: %s %s: %s" % ("ok  " if problem is None else "FAIL", version, name))
+        if problem is not None:
+            failed += 1
+            print("  " + problem)
     return failed
 
 
