@@ -12894,8 +12894,9 @@ class _LineEditor(object):
         self.history = None
         try:
             import readline  # lazy: the shell on a terminal only; absent on some builds
-        except ImportError:
+        except ImportError:  # Windows' console edits the line and keeps its history itself
             self.readline = None
+            ctx.diag.note("no completion in this shell: this Python has no readline module")
             return
         self.readline = readline
         readline.set_completer_delims(" \t\n")

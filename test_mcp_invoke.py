@@ -9792,6 +9792,18 @@ def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(caps
         "mcp_invoke: tool 'fail' returned an error"]
 
 
+def test_a_shell_without_readline_says_once_that_it_has_no_completion(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "readline", None)  # as on Windows: import fails
+
+    class Context(object):
+        diag = mcp_invoke._Diagnostics(sys.stderr)
+    editor = mcp_invoke._LineEditor(None, Context())
+    assert editor.readline is None and editor.history is None
+    editor.save()  # nothing to save, and nothing said
+    assert capsys.readouterr().err == ("mcp_invoke: no completion in this shell: this Python "
+                                       "has no readline module\n")
+
+
 def test_the_shell_refuses_bytes_that_are_not_utf8_as_the_command_line_does(tmp_path):
     """A line is read as bytes: what is not UTF-8 is refused, never sent as
     surrogates; `help WORD` is help."""
@@ -12318,7 +12330,7 @@ def test_a_hangup_ignored_as_under_nohup_stays_ignored():
 @pytest.mark.parametrize("sig, code, word", [
     (signal.SIGINT, 130, "interrupted"),
     (signal.SIGTERM, 143, "stopped by SIGTERM"),
-    (signal.SIGQUIT, 131, "stopped by SIGQUIT"),
+    (getattr(signal, "SIGQUIT", None), 131, "stopped by SIGQUIT"),
 ])
 def test_signal_cancels_in_flight_request_and_stops_the_server(tmp_path, sig, code, word):
     log = tmp_path / "rec"

@@ -315,6 +315,46 @@ def _sessions(exe, server):
     return "left running: %s" % left if left else None
 
 
+def _ctrl_c(exe, server):
+    """kill -INT on the client, a console Ctrl-C under Wine: exit 130, nothing left."""
+    import signal
+    import time
+    env = dict(os.environ, WINEPREFIX=PREFIX, WINEDEBUG="-all")
+    tag = ["--tag", "windows-ctrl-c-check"]
+    proc = subprocess.Popen(["wine", exe, "mcp_invoke.py", "--no-cache", "call", "echo",
+                             "text=x"] + server + ["--mode", "hang-call"] + tag, cwd=HERE,
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + RUN_LIMIT
+        while not any("windows-ctrl-c-check" in line and "mcp_invoke.py" not in line
+                      for line in _processes()):  # the server runs
+            if time.monotonic() > deadline or proc.poll() is not None:
+                return "the server never started"
+            time.sleep(0.1)
+        time.sleep(1)  # the call sent
+        # The client's own process: wine starts it through start.exe, not as itself.
+        ps = subprocess.run(["ps", "-eo", "pid,args"], stdout=subprocess.PIPE).stdout
+        client = [int(line.split()[0]) for line in ps.decode("utf-8", "replace").splitlines()
+                  if "windows-ctrl-c-check" in line and "python.exe mcp_invoke.py" in line
+                  and "start.exe" not in line]
+        if len(client) != 1:
+            return "the client's process is not to be found: %r" % client
+        os.kill(client[0], signal.SIGINT)
+        out, err = proc.communicate(timeout=RUN_LIMIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = err.decode("utf-8", "replace")
+    if proc.returncode != 130 or out:
+        return "exit %s, stdout %r, stderr %r" % (proc.returncode, out, err[-300:])
+    time.sleep(1)
+    left = [line for line in _processes() if "windows-ctrl-c-check" in line
+            and "<defunct>" not in line]
+    return "left running: %s" % left if left else None
+
+
 def _utf8_stderr(exe, server):
     code, out, err = _run(exe, ["mcp_invoke.py", "call", "echo", "--", "no-such-\u00e9"])
     if code != 127 or "no-such-\u00e9" not in err:
@@ -330,6 +370,7 @@ def _scenarios():
             ("install: mcp-invoke.cmd in a directory named with a space and an e-acute",
              _install),
             ("sessions: start, call, list, no key no answer, stop, nothing left", _sessions),
+            ("Ctrl-C: exit 130, the server and its tree gone", _ctrl_c),
             ("stderr through a pipe is UTF-8", _utf8_stderr)]
 
 
