@@ -745,35 +745,89 @@ def _raise_overtime(signum, frame):
     raise _Overtime()
 
 
-def _within(seconds, function):
-    """function() under a wall-clock limit, raising _Overtime past it.
+# _within(seconds, function): function() under a wall-clock limit, raising
+# _Overtime past it. For what nothing else can interrupt, and only that: a
+# schema check (a server's pattern running in the regex engine, a $ref
+# fan-out), and a handler answering the server (on_elicit, on_sample: a
+# person typing, a command sampling), which runs within the time limit of
+# the requests it serves (Client._fulfil). A schema check inside a handler
+# is so bounded by the request's limit too. A signal does it, which even the
+# regex engine notices (it checks for them as it goes); off the main thread
+# (no signals there) the function runs unbounded. POSIX: SIGALRM from an
+# interval timer; nested, the inner limit is cut to what the outer one has
+# left, and the outer one is set again on the way out (at once, if it has
+# passed meanwhile). Windows, which has neither: a timer of the system's
+# thread pool calls the C runtime's raise(SIGTERM) itself, without the
+# interpreter (whose lock the regex engine holds), and nothing else sends
+# SIGTERM there; nested, each limit has its own timer. That call is only
+# sound where the callback's and raise's conventions agree: 64-bit Windows;
+# on 32-bit the function runs unbounded.
+if _WINDOWS:
+    def _within(seconds, function):
+        try:
+            previous = signal.signal(signal.SIGTERM, _raise_overtime)
+        except (ValueError, AttributeError):
+            return function()
+        timer = None
+        try:
+            timer = _AlarmTimer(min(seconds, _MAX_SECONDS))
+            return function()
+        finally:
+            if timer is not None:
+                try:
+                    timer.cancel()  # and a raise under way is waited for
+                    _pending_signals()
+                except _Overtime:
+                    pass  # it came as the function returned: too late to count
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
-    For what nothing else can interrupt, and only that: a schema check (a
-    server's pattern running in the regex engine, a $ref fan-out), and a
-    handler answering the server (on_elicit, on_sample: a person typing, a
-    command sampling), which runs within the time limit of the requests it
-    serves (Client._fulfil). A schema check inside a handler is so bounded
-    by the request's limit too. Uses SIGALRM, which even the regex engine
-    notices; off the main thread (no signals there) the function runs
-    unbounded. Nested, the inner limit is cut to what the outer one has
-    left, and the outer one is set again on the way out (at once, if it has
-    passed meanwhile).
-    """
-    try:
-        previous = signal.signal(signal.SIGALRM, _raise_overtime)
-    except (ValueError, AttributeError):
-        return function()
-    started = time.monotonic()
-    seconds = min(seconds, _MAX_SECONDS)  # the timer takes no more (an infinite max_time)
-    outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
-    if 0 < outer < seconds:
-        signal.setitimer(signal.ITIMER_REAL, outer)
-    try:
-        return function()
-    finally:
-        left = outer - (time.monotonic() - started)
-        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+    def _pending_signals():
+        """A call: where the interpreter runs the handlers of signals that came."""
+
+    class _AlarmTimer(object):
+        """raise(SIGTERM) in ``seconds``, from the system's thread pool."""
+
+        def __init__(self, seconds):
+            import ctypes  # lazy: Windows only
+            from ctypes import wintypes
+            self.handle = None
+            if ctypes.sizeof(ctypes.c_void_p) != 8:
+                return  # see above: unbounded
+            kernel = self._kernel = ctypes.WinDLL("kernel32", use_last_error=True)
+            kernel.CreateTimerQueueTimer.argtypes = (
+                ctypes.POINTER(wintypes.HANDLE), wintypes.HANDLE, ctypes.c_void_p,
+                ctypes.c_void_p, wintypes.DWORD, wintypes.DWORD, wintypes.ULONG)
+            kernel.DeleteTimerQueueTimer.argtypes = (wintypes.HANDLE, wintypes.HANDLE,
+                                                     wintypes.HANDLE)
+            callback = ctypes.cast(getattr(ctypes.CDLL("ucrtbase"), "raise"), ctypes.c_void_p)
+            handle = wintypes.HANDLE()
+            if not kernel.CreateTimerQueueTimer(
+                    ctypes.byref(handle), None, callback, signal.SIGTERM,
+                    max(1, min(int(seconds * 1000), 0xFFFFFFFE)), 0, 0x8):  # WT_EXECUTEONLYONCE
+                raise ctypes.WinError(ctypes.get_last_error())
+            self.handle = handle
+
+        def cancel(self):
+            handle, self.handle = self.handle, None
+            if handle is not None:
+                self._kernel.DeleteTimerQueueTimer(None, handle, -1)  # INVALID_HANDLE_VALUE
+else:
+    def _within(seconds, function):
+        try:
+            previous = signal.signal(signal.SIGALRM, _raise_overtime)
+        except (ValueError, AttributeError):
+            return function()
+        started = time.monotonic()
+        seconds = min(seconds, _MAX_SECONDS)  # the timer takes no more (an infinite max_time)
+        outer = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+        if 0 < outer < seconds:
+            signal.setitimer(signal.ITIMER_REAL, outer)
+        try:
+            return function()
+        finally:
+            left = outer - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if outer else 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
 
 
 class _Unsplit(object):
