@@ -9297,10 +9297,27 @@ def _root(path):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
         path = os.path.normpath(path if os.path.isabs(path) else os.path.join(_cwd(), path))
-        import urllib.parse  # lazy: only with roots
-        uri = "file://" + urllib.parse.quote(os.fsencode(path))  # any bytes, percent-encoded
+        uri = _file_uri(path)
         name = os.path.basename(path) or path
     return {"uri": uri, "name": name}
+
+
+# An absolute path as a file URI (RFC 8089), its bytes percent-encoded:
+# POSIX, file:///dir/x%20y; Windows, file:///C:/dir/x%20y, and a UNC path
+# \\host\share\p is file://host/share/p.
+if _WINDOWS:
+    def _file_uri(path):
+        import urllib.parse  # lazy: only with roots
+        path = path.replace("\\", "/")
+        if path.startswith("//"):
+            host, _, rest = path[2:].partition("/")
+            return "file://%s/%s" % (urllib.parse.quote(host.encode("utf-8")),
+                                     urllib.parse.quote(rest.encode("utf-8")))
+        return "file:///" + urllib.parse.quote(path.encode("utf-8"), safe="/:")
+else:
+    def _file_uri(path):
+        import urllib.parse  # lazy: only with roots
+        return "file://" + urllib.parse.quote(os.fsencode(path))
 
 
 # ---------------------------------------------------------------------------
@@ -16196,16 +16213,15 @@ def _stand_in_streams():
     return closed
 
 
-# What stderr is written in. stdout is always UTF-8 (_Output). POSIX: the
-# locale's encoding, which is the terminal's. Windows: a console takes
-# Unicode as it is; a pipe or file would get the ANSI code page, so it gets
-# UTF-8, as stdout does, whatever the code page.
+# What stderr is written in. stdout is always UTF-8 with LF (_Output). POSIX:
+# the locale's encoding, which is the terminal's. Windows: a console takes
+# Unicode as it is; a pipe or file would get the ANSI code page and CR LF,
+# so it gets UTF-8 and LF, as stdout does, whatever the code page.
 if _WINDOWS:
     def _utf8_stderr():
-        stream = sys.stderr
-        if (getattr(stream, "encoding", "utf-8") or "").lower() not in ("utf-8", "utf8") and (
-                hasattr(stream, "reconfigure")):
-            stream.reconfigure(encoding="utf-8")
+        stream = sys.stderr  # lines end in LF, as on stdout and on POSIX
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", newline="\n")
 else:
     def _utf8_stderr():
         pass

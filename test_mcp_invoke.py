@@ -46,6 +46,13 @@ from mcp_invoke import main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "mcp_invoke.py")
+# Under Windows (make windows runs the suite so, under Wine), what only POSIX
+# has is skipped, saying what it is.
+WINDOWS = os.name == "nt"
+
+
+def posix_only(what):
+    return pytest.mark.skipif(WINDOWS, reason="needs POSIX: " + what)
 FAKE_SOURCE = os.path.join(HERE, "fake_server.py")
 
 # A run starts the fake server some 700 times and the client as a process some
@@ -110,7 +117,20 @@ def fake(*modes, **options):
 
 
 def _alive(pid):
-    """True if pid is a process that is not a zombie."""
+    """True if pid is a process that is not a zombie (on Windows: that has
+    not exited, asked of the system; /proc there, under Wine, is Linux's)."""
+    if WINDOWS:
+        import ctypes
+        kernel = ctypes.WinDLL("kernel32")
+        handle = kernel.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        try:
+            code = ctypes.c_ulong()
+            return bool(kernel.GetExitCodeProcess(handle, ctypes.byref(code))) and (
+                code.value == 259)  # STILL_ACTIVE
+        finally:
+            kernel.CloseHandle(handle)
     try:
         with open("/proc/%d/stat" % pid) as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -162,6 +182,10 @@ def own_home(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("HOME", home)
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"):
         monkeypatch.delenv(name, raising=False)
+    if WINDOWS:  # where the places are there
+        monkeypatch.setenv("USERPROFILE", home)
+        monkeypatch.setenv("LOCALAPPDATA", os.path.join(home, "AppData", "Local"))
+        monkeypatch.setenv("APPDATA", os.path.join(home, "AppData", "Roaming"))
     return home
 
 
@@ -170,7 +194,8 @@ def no_process_survives():
     yield
     left = _fake_servers()
     for pid in left:
-        os.kill(pid, signal.SIGKILL)
+        if not WINDOWS:  # under Wine, /proc's pids are Linux's, not Windows'
+            os.kill(pid, signal.SIGKILL)
     assert left == [], "fake_server.py processes of this run outlived the test"
 
 
@@ -288,8 +313,9 @@ def _client(args, **kw):
     kw.setdefault("stdout", subprocess.PIPE)
     kw.setdefault("cwd", HERE)
     kw["env"] = _client_env(kw.get("env"))
-    return subprocess.Popen(CLIENT + args, stderr=subprocess.PIPE,
-                            preexec_fn=_default_signals, **kw)
+    if not WINDOWS:  # there, a new process's signals are its own
+        kw["preexec_fn"] = _default_signals
+    return subprocess.Popen(CLIENT + args, stderr=subprocess.PIPE, **kw)
 
 
 @contextlib.contextmanager
