@@ -2812,7 +2812,7 @@ class _TaskBoard(object):
         temporary = "%s.%d.tmp" % (self.path, os.getpid())
         with open(temporary, "w") as f:
             json.dump({"made": self.made, "tasks": self.tasks, "expired": self.expired}, f)
-        os.rename(temporary, self.path)
+        os.replace(temporary, self.path)
 
     def create(self, task, keep=True):
         """Give the task its id (--task-id: that id, then ID-2, ID-3, ...);

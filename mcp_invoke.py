@@ -9311,9 +9311,9 @@ if _WINDOWS:
         path = path.replace("\\", "/")
         if path.startswith("//"):
             host, _, rest = path[2:].partition("/")
-            return "file://%s/%s" % (urllib.parse.quote(host.encode("utf-8")),
-                                     urllib.parse.quote(rest.encode("utf-8")))
-        return "file:///" + urllib.parse.quote(path.encode("utf-8"), safe="/:")
+            return "file://%s/%s" % (urllib.parse.quote(os.fsencode(host)),
+                                     urllib.parse.quote(os.fsencode(rest)))
+        return "file:///" + urllib.parse.quote(os.fsencode(path), safe="/:")
 else:
     def _file_uri(path):
         import urllib.parse  # lazy: only with roots
@@ -11808,16 +11808,17 @@ def _session_start(args, ctx, server):
     before this returns, or the start fails as a direct call would."""
     name = args.args[1]
     path = _session_path(name, os.environ, create=True)
-    try:
-        _session_ask(name, {"session": "status"})
-    except UsageError:
-        pass  # none (a stale socket was removed)
-    except MCPError:  # it does not answer yet
-        raise UsageError("session %s is starting, or not answering; see session list"
-                         % name)
-    else:
-        raise UsageError("session %s is already running; stop it first (session stop %s)"
-                         % (name, name))
+    if not _session_child():  # its starter asked already: the listen under the lock decides
+        try:
+            _session_ask(name, {"session": "status"})
+        except UsageError:
+            pass  # none (a stale endpoint was removed)
+        except MCPError:  # it does not answer yet
+            raise UsageError("session %s is starting, or not answering; see session list"
+                             % name)
+        else:
+            raise UsageError("session %s is already running; stop it first (session stop "
+                             "%s)" % (name, name))
     if args.elicit and args.elicit[0] == "interactive":
         raise UsageError("--elicit interactive needs a terminal, which a session has not; "
                          "give defaults, answers FILE, decline or cancel")
@@ -11900,6 +11901,10 @@ if _WINDOWS:
     _SESSION_CHILD = "MCP_INVOKE_SESSION_CHILD"
     _SESSION_KILLS = (signal.SIGTERM,)
 
+    def _session_child():
+        """Whether this process is a session its starter ran (see _detach)."""
+        return os.environ.get(_SESSION_CHILD) == "1"
+
     def _detach(run, keep=(), argv=()):
         """Run ``run(tell)`` in a process of its own; the read end of what
         ``tell`` says. In that process, run here, and end."""
@@ -11955,6 +11960,9 @@ if _WINDOWS:
         signal.raise_signal(signal.SIGTERM)  # handled in the main thread, as a signal is
 else:
     _SESSION_KILLS = (signal.SIGTERM, signal.SIGKILL)
+
+    def _session_child():
+        return False  # a fork is the session: it runs no command line
 
     def _detach(run, keep=(), argv=()):
         """Run ``run(tell)`` in a process of its own: a new session, reparented at

@@ -459,14 +459,18 @@ def sessions(monkeypatch, tmp_path):
     """A sessions directory of the test's own (short: a Unix socket path is
     ~100 bytes at most); every session still running is stopped at the end."""
     import tempfile
-    runtime = tempfile.mkdtemp(prefix="mi", dir="/tmp")
+    runtime = tempfile.mkdtemp(prefix="mi", dir=None if WINDOWS else "/tmp")
     monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    yield os.path.join(runtime, "mcp_invoke")
-    for name in os.listdir(os.path.join(runtime, "mcp_invoke")) if os.path.isdir(
-            os.path.join(runtime, "mcp_invoke")) else ():
-        if name.endswith(".sock"):
-            main(["session", "stop", name[:-5]])
+    # Windows: the state's place holds the sessions' endpoints and logs alike.
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "state"))
+    directory = (os.path.join(str(tmp_path / "state"), "mcp_invoke", "sessions") if WINDOWS
+                 else os.path.join(runtime, "mcp_invoke"))
+    yield directory
+    suffix = mcp_invoke._ENDPOINT_SUFFIX
+    for name in os.listdir(directory) if os.path.isdir(directory) else ():
+        if name.endswith(suffix):
+            main(["session", "stop", name[:-len(suffix)]])
     shutil.rmtree(runtime, ignore_errors=True)
 
 
@@ -516,6 +520,8 @@ def test_exit_code_table_matches_the_documentation():
 
 # -- values and messages ----------------------------------------------------
 
+@posix_only("a working directory that was deleted")
+@posix_only("a working directory that was deleted")
 @pytest.mark.parametrize("argv", [["servers"], ["ping"], ["--root", ".", "ping", "--"] + SERVER],
                          ids=["servers", "dot-mcp-json", "root-dot"])
 def test_a_current_directory_that_was_deleted_exits_2_saying_so(capsys, tmp_path, argv):
@@ -543,6 +549,8 @@ def test_neutralise_shows_terminal_controls_as_escapes():
 
 # -- files and directories --------------------------------------------------
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
 def test_the_one_writer_writes_through_no_link_and_leaves_nothing_behind(tmp_path, plant):
     outside, inside = tmp_path / "outside", tmp_path / "inside"
@@ -567,6 +575,8 @@ def test_the_one_writer_writes_through_no_link_and_leaves_nothing_behind(tmp_pat
     assert stat.S_IMODE(os.stat(str(inside / "real")).st_mode) == 0o640
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, monkeypatch):
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
@@ -588,6 +598,8 @@ def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, 
     assert victim.read_text() == "precious\n"
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_a_cache_file_that_is_a_link_is_not_written_through(capsys, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     (cache / "mcp_invoke").mkdir(parents=True)
@@ -1734,6 +1746,8 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
         transport.close()
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
         ctrl_c_after_writing, tmp_path):
     # Python's own handler raises where the signal lands: what went out is
@@ -1749,6 +1763,8 @@ def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
     assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_a_second_ctrl_c_as_the_client_stops_writing_undoes_nothing(
         ctrl_c_after_writing, monkeypatch, tmp_path):
     # The first lands just after the write; the second as the cancellation's
@@ -1836,6 +1852,8 @@ def test_a_server_that_sends_requests_but_never_reads_cannot_grow_the_backlog(ca
                    "are no longer answered\n")
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
     code, _, err = run(capsys, "ping", "--", "no-such-mcp-server-xyz")
     assert code == 127
@@ -1848,6 +1866,8 @@ def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
     assert code == 126 and "not executable" in err
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp_path):
     script = tmp_path / "server.sh"
     script.write_text("#!/no/such/interpreter -x\n")
@@ -2036,6 +2056,8 @@ def test_grandchildren_left_by_the_server_are_stopped(tmp_path):
     assert time.monotonic() - start < 4  # it gets SIGTERM at once, not after a grace
 
 
+@posix_only("sh and #! scripts")
+@posix_only("sh and #! scripts")
 def test_a_shell_wrapped_server_and_its_child_are_both_stopped(tmp_path):
     log = tmp_path / "rec"
     inner = " ".join(fake("no-exit-on-eof", record=log))
@@ -2829,6 +2851,8 @@ def _asleep(pid):
         return not os.path.isdir("/proc")  # no way to tell: as before, at once
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_http_ctrl_c_ends_a_hung_call_at_once_and_cancels_it(era, tmp_path):
     log = tmp_path / "rec"
@@ -3549,6 +3573,8 @@ def test_oauth_the_sessions_delete_on_exit_carries_the_token(capsys, tmp_path, o
     assert deletes[0].get("authorization") == "Bearer " + access
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_oauth_token_is_kept_0600_in_a_0700_directory_and_reused_without_the_as(
         capsys, tmp_path, oauth_cache):
     with _oauth_server(tmp_path) as (url, record):
@@ -4192,6 +4218,8 @@ m5BadUb3mV0J7ohB1X6qXQXGWU1/se8gj1TqfuWV/cI=
 """
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_token_file_others_may_write_is_refused(capsys, tmp_path):
     """Tokens another could have put there would have us act as another."""
     cache = tmp_path / "oauth.json"
@@ -4457,6 +4485,8 @@ def test_oauth_a_token_that_cannot_go_in_a_header_is_refused_and_not_kept(
     assert not os.path.exists(oauth_cache) or '"access_token"' not in open(oauth_cache).read()
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 @pytest.mark.parametrize("kind", ["directory", "fifo"])
 def test_oauth_a_token_file_that_is_not_a_regular_file_is_exit_2_before_anything_is_sent(
         kind, capsys, tmp_path):
@@ -4506,6 +4536,8 @@ def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real
             if r["path"] == "/as/token"] != ["forged"]
 
 
+@posix_only("pseudo-terminals")
+@posix_only("pseudo-terminals")
 @pytest.mark.parametrize("paste", ["url", "code"])
 def test_oauth_on_a_terminal_the_person_pastes_the_redirect_or_the_code(paste, tmp_path,
                                                                         oauth_cache):
@@ -4693,6 +4725,8 @@ def test_rs256_signatures_match_openssls_for_the_same_key_and_input():
 # Transports: a keep-alive session, reached over its Unix socket
 # ---------------------------------------------------------------------------
 
+@posix_only("Unix sockets")
+@posix_only("Unix sockets")
 def test_a_stale_socket_is_detected_removed_and_replaced(sessions, capsys):
     import socket
     os.makedirs(sessions, 0o700)
@@ -4723,6 +4757,8 @@ def test_the_library_reaches_a_session_and_leaves_it_running(sessions):
     assert "not with a session" in str(caught.value)
 
 
+@posix_only("Unix sockets")
+@posix_only("Unix sockets")
 def test_something_not_a_socket_where_a_session_would_be_is_left_alone(sessions, capsys):
     os.makedirs(sessions, 0o700)
     path = os.path.join(sessions, "file.sock")
@@ -4734,6 +4770,8 @@ def test_something_not_a_socket_where_a_session_would_be_is_left_alone(sessions,
     assert open(path).read() == "mine"
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_a_symlink_is_not_a_session(sessions, capsys):
     assert _start("real", "--", *fake())[0] == 0
     os.symlink(os.path.join(sessions, "real.sock"), os.path.join(sessions, "alias.sock"))
@@ -6171,6 +6209,8 @@ def _cut_line(out):
     return head + "\n", int(found.group(1)), found.group(2)
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_max_output_prints_the_first_chars_and_names_the_file_with_all_of_it(capsys, tmp_path):
     text = "h\u00e9llo w\u00f6rld, " * 20  # characters, not bytes, are counted
     code, whole, err = run(capsys, "call", "echo", "text=" + text, "--", *SERVER)
@@ -6998,6 +7038,8 @@ def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
     assert _expand("${env:workspaceFolder}", {"workspaceFolder": "/w"}, "w") == "/w"
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_a_fifo_where_a_config_file_is_looked_for_is_skipped_with_a_warning(tmp_path):
     cursor = os.path.join(os.environ["HOME"], ".cursor")
     os.makedirs(cursor)
@@ -7642,6 +7684,8 @@ def test_a_newline_in_a_mime_type_cannot_forge_a_marker_line(capsys, tmp_path):
     assert [line[:12] for line in err.splitlines()] == ["mcp_invoke: "] * 3, err
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("dangling", [False, True], ids=["existing", "dangling"])
 def test_save_dir_follows_no_link_planted_at_a_saved_files_name(capsys, tmp_path, dangling):
     # Saved files are named by their content's hash: a name anyone can know
@@ -7708,6 +7752,8 @@ def test_answers_that_break_the_requested_schema_are_declined(capsys, tmp_path):
     assert "answer 'age': expected integer" in err
 
 
+@posix_only("pseudo-terminals")
+@posix_only("pseudo-terminals")
 @pytest.mark.parametrize("era", ERAS)
 def test_interactive_elicitation_asks_on_the_terminal(era):
     with _on_a_terminal(CLIENT + ["call", "ask_all", "--"] + era_server(era), _client_env(),
@@ -7946,6 +7992,8 @@ def test_a_typed_answer_over_the_limit_or_not_utf8_is_asked_again(monkeypatch):
 
 # -- sampling ---------------------------------------------------------------
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys, tmp_path):
     failing = "%s -c 'import sys; sys.exit(3)'" % shlex.quote(sys.executable)
     code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
@@ -8020,6 +8068,8 @@ def test_a_sampling_request_with_tools_needs_sampling_tools_declared(capsys, tmp
 # Tasks: tools that run long, waited on and kept for later
 # ---------------------------------------------------------------------------
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_the_task_store_keeps_a_servers_tasks_apart_and_forgets_ended_and_expired_ones(
         tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -8064,6 +8114,7 @@ def state_home(own_home, monkeypatch, tmp_path):
     (after own_home, which clears it)."""
     state = tmp_path / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.setenv("LOCALAPPDATA", str(state))  # Windows' place of it
     return state
 
 
@@ -8667,6 +8718,8 @@ def test_task_cancel_cancels_the_task_and_forgets_it(era, capsys, tmp_path):
     assert cli(capsys, "task", "list", "--", *server)[:2] == (0, "")
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_task_store_that_is_not_json_is_said_once_and_written_anew(capsys, tmp_path,
                                                                      state_home):
     server = task_server("legacy", task_store=tmp_path / "tasks.json")
@@ -8681,6 +8734,8 @@ def test_a_task_store_that_is_not_json_is_said_once_and_written_anew(capsys, tmp
     assert code == 0 and out.split()[:1] == [TASK_ID] and "not JSON" not in err
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 @pytest.mark.usefixtures("state_home")
 def test_kept_task_ids_are_in_private_files_under_the_state_directory(capsys, tmp_path,
                                                                       state_home):
@@ -9077,6 +9132,8 @@ def _session_pid(out):
     return int(match.group(2))
 
 
+@posix_only("Unix sockets")
+@posix_only("Unix sockets")
 def test_a_session_keeps_one_server_across_calls_and_stops_cleanly(sessions, tmp_path, capsys):
     record = tmp_path / "record"
     code, out, err = _start("s1", "--", *fake(record=record))
@@ -9212,6 +9269,8 @@ def test_a_second_ctrl_c_cuts_a_failing_session_start_short(sessions, tmp_path):
     assert os.listdir(sessions) == []
 
 
+@posix_only("Unix sockets")
+@posix_only("Unix sockets")
 def test_an_idle_session_ends_by_itself(sessions, capsys):
     code, out, err = _start("idle", "--idle", "0.3", "--", *fake())
     pid = _session_pid(out)
@@ -9234,6 +9293,8 @@ def test_through_a_session_the_calls_own_timeout_applies_and_the_session_goes_on
     assert [c["params"]["requestId"] for c in cancelled] == [calls[0]["id"]]
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
     record = tmp_path / "record"
     assert _start("c", "--", *fake(record=record))[0] == 0
@@ -9383,6 +9444,8 @@ def test_session_stop_cuts_a_restart_short(sessions, capsys, tmp_path):
     assert not _alive(pid)
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_a_session_stops_on_sigquit_as_on_sigterm_and_leaves_nothing(sessions, capsys):
     code, out, err = _start("q", "--", *fake("no-exit-on-eof"))
     pid = _session_pid(out)
@@ -9491,6 +9554,8 @@ def test_a_session_start_refused_by_the_server_exits_as_a_direct_call(sessions, 
     assert os.listdir(sessions) == []
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_session_stop_signals_a_session_that_does_not_end_when_asked(sessions, monkeypatch,
                                                                       tmp_path, capsys):
     sampler, running = tmp_path / "sampler.sh", tmp_path / "running"
@@ -9559,6 +9624,8 @@ def test_legacy_watchers_share_a_subscription_and_keep_the_session_from_idling(s
     assert methods.count("resources/unsubscribe") == 1  # the last watcher's
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_a_sessions_log_is_never_written_through_a_symlink_or_in_a_shared_directory(
         sessions, tmp_path, capsys):
     state = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke")
@@ -9597,6 +9664,8 @@ def test_what_a_session_client_sends_cannot_end_the_session(sessions, capsys):
         assert run(capsys, "session", "stop", "odd")[0] == 0
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_session_stop_fails_when_what_answers_on_the_socket_does_not_stop(
         sessions, capsys, monkeypatch):
     """Something that greets like a session but neither stops when asked nor names
@@ -9891,6 +9960,8 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
     assert stat.S_IMODE(os.stat(str(history)).st_mode) == 0o600
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_sigterm_ends_the_shell_and_its_server():
     proc = _client(["shell", "--"] + fake(), stdin=subprocess.PIPE)
     proc.stdin.write(b"call echo text=up\n")
@@ -9901,6 +9972,8 @@ def test_sigterm_ends_the_shell_and_its_server():
     assert proc.returncode == 143 and b"stopped by SIGTERM" in err
 
 
+@posix_only("pseudo-terminals")
+@posix_only("pseudo-terminals")
 def test_the_shell_without_readline_prompts_with_input(tmp_path):
     code = ("import sys, runpy; sys.modules['readline'] = None; sys.argv = %r; "
             "runpy.run_module('mcp_invoke', run_name='__main__', alter_sys=True)"
@@ -10287,6 +10360,8 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
         assert (code, out) == (2, "") and message in err, argv
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
 def test_skill_out_refuses_a_skill_file_or_directory_that_is_a_planted_link(capsys, tmp_path,
                                                                             plant):
@@ -10315,6 +10390,8 @@ def test_skill_out_refuses_a_skill_file_or_directory_that_is_a_planted_link(caps
         assert os.listdir(str(outside)) == []  # no target made, nothing written through it
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_skill_all_out_writes_through_no_planted_link(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(str(tmp_path))
     _config(tmp_path, {"fake": {"command": sys.executable, "args": FAKE_ARGS},
@@ -10333,6 +10410,8 @@ def test_skill_all_out_writes_through_no_planted_link(capsys, tmp_path, monkeypa
 
 # -- install -------------------------------------------------------------------
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     monkeypatch.setenv("PATH", str(bin_dir) + os.pathsep + os.environ["PATH"])
@@ -10395,6 +10474,8 @@ def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_re
                            % (source / "mcp_invoke.py")).encode()
 
 
+@posix_only("sh and #! scripts")
+@posix_only("sh and #! scripts")
 def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_file(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
@@ -10412,6 +10493,8 @@ def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_f
         assert f.readline() == "#!%s -ES\n" % sys.executable
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
     source, env, launcher = _installed_copy(tmp_path)
     assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
@@ -10450,6 +10533,8 @@ def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
         launched()
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_a_fifo_where_the_launchers_are_recorded_is_skipped_with_a_warning(tmp_path):
     state = os.path.join(os.environ["HOME"], ".local", "state", "mcp_invoke")
     os.makedirs(state, 0o700)
@@ -11084,6 +11169,8 @@ def test_batch_reads_more_lines_than_it_reads_ahead_from_a_pipe_in_order():
     assert [a["result"]["content"][0]["text"] for a in answers] == [str(n) for n in range(count)]
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 @pytest.mark.parametrize("command", [
     "yes '{\"method\": \"tools/call\", \"params\": {\"name\": \"echo\", "
     "\"arguments\": {\"text\": \"y\"}}}' | %s batch -- %s | head -n 1",
@@ -11210,6 +11297,8 @@ def test_watch_events_give_each_version_then_the_count(era, capsys):
     assert events[-1]["result"] == {"updates": 2}
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
     proc = _client(["watch", "fake://clock", "--"] + fake("ticking", delay=0.05))
     first = proc.stdout.readline()
@@ -11485,6 +11574,8 @@ ECHOING = ("import json, os, sys\n"
            "                                                   'message': 'no'}}), flush=True)\n")
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_pin_or_skill_of_a_server_that_echoes_a_secret(capsys, tmp_path):
     """A skill is handed to agents: the secret is redacted. A pin holds what
     the server sent, to the byte (its hashes are checked): a warning says so."""
@@ -11768,6 +11859,8 @@ def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
     assert (code, out) == (2, "") and 'the key "instructions" appears twice' in err
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_pin_written_again_keeps_its_permissions(capsys, tmp_path):
     path = str(tmp_path / "server.pin")
     assert run(capsys, "pin", path, "--", *fake())[0] == 0
@@ -11893,6 +11986,8 @@ def test_many_servers_refuse_a_pin_an_empty_choice_and_unknown_names(capsys, tmp
     assert (code, out) == (2, "") and "none is configured (see servers)" in err
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_path):
     with open(str(tmp_path / ".mcp.json"), "w") as f:
         json.dump({"mcpServers": {name: {"command": sys.executable, "args": FAKE_ARGS + [
@@ -11920,6 +12015,8 @@ def _eras(home):
         return json.load(f)
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_legacy_servers_era_is_remembered_and_the_probe_skipped(capsys, tmp_path, own_home):
     record = tmp_path / "record"
     argv = fake(record=record)
@@ -11962,6 +12059,8 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     assert list(_eras(own_home).values()) == [{"era": "legacy", "version": LEGACY}]
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_a_fifo_where_the_era_cache_is_kept_is_skipped_with_a_warning(tmp_path):
     cache = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke")
     os.makedirs(cache, 0o700)
@@ -11978,6 +12077,8 @@ def _listings(trace):
         return [json.loads(line)["frame"].get("method") for line in f].count("tools/list")
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_modern_servers_tool_list_is_kept_for_its_ttl(capsys, tmp_path, own_home):
     argv = era_server("modern")
     for i, listed in ((1, 1), (2, 0)):
@@ -12023,6 +12124,8 @@ def test_the_era_cache_keeps_no_secret_a_config_brought_in(capsys, tmp_path, mon
     assert "hunter2" not in eras and "***" in eras
 
 
+@posix_only("symlinks (Wine makes none)")
+@posix_only("symlinks (Wine makes none)")
 def test_a_cache_directory_that_is_a_link_is_not_written_through(capsys, tmp_path):
     victim = tmp_path / "victim"
     victim.mkdir()
@@ -12034,6 +12137,8 @@ def test_a_cache_directory_that_is_a_link_is_not_written_through(capsys, tmp_pat
     assert os.listdir(str(victim)) == [] and stat.S_IMODE(os.stat(str(victim)).st_mode) == 0o755
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_cache_another_could_have_written_is_skipped_with_a_warning(capsys, tmp_path):
     argv = fake()
     run(capsys, "--cache-ttl", "60", "call", "echo", "text=x", "--", *argv)
@@ -12155,6 +12260,8 @@ def test_a_tool_found_in_a_new_listing_is_remembered_with_that_listing(capsys, t
     assert listed == [1, 1, 0]
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_a_fifo_where_a_tool_list_is_kept_is_skipped_with_a_warning(tmp_path):
     argv = ["--cache-ttl", "60", "call", "echo", "text=hi", "--"] + SERVER
     assert _ends_within(argv)[:2] == (0, "hi\n")
@@ -12228,12 +12335,16 @@ def test_the_server_entry_is_checked_before_trace_and_answers_files(capsys, tmp_
         mcp_invoke.Client([], max_bytes=0)  # the command's own problem first
 
 
+@posix_only("permission bits")
+@posix_only("permission bits")
 def test_a_trace_is_only_its_users_to_read(capsys, tmp_path):
     trace = tmp_path / "trace.jsonl"
     assert run(capsys, "--trace", str(trace), "ping", "--", *SERVER)[0] == 0
     assert stat.S_IMODE(os.stat(str(trace)).st_mode) == 0o600
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_a_pipe_given_as_arguments_or_answers_waits_timeout_at_most(capsys, tmp_path):
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)  # nobody ever writes it
@@ -12287,6 +12398,8 @@ def test_the_pages_a_list_had_are_shown_when_a_later_page_fails(capsys):
     assert "server exited with status 3" in err
 
 
+@posix_only("FIFOs")
+@posix_only("FIFOs")
 def test_trace_to_a_pipe_nobody_reads_is_refused_at_once(capsys, tmp_path):
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)
@@ -12341,6 +12454,8 @@ def test_plain_ascii_is_checked_for_control_characters_without_a_regex(monkeypat
 
 # -- signals, pipes, full disks ---------------------------------------------
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     def like_nohup():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -12353,6 +12468,8 @@ def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     assert (proc.returncode, out) == (0, b"done after 3 steps\n")
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 @pytest.mark.parametrize("sig, code, word", [
     (signal.SIGINT, 130, "interrupted"),
     (signal.SIGTERM, 143, "stopped by SIGTERM"),
@@ -12439,6 +12556,8 @@ def test_a_second_ctrl_c_during_shutdown_still_exits_130_and_stops_the_server(tm
         assert _group_gone(server)
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 @pytest.mark.parametrize("when", ["before", "after", "events"])
 def test_ctrl_c_as_a_batch_writes_a_line_loses_none_and_repeats_none(capsys, monkeypatch,
                                                                      when):
@@ -12476,6 +12595,8 @@ def test_ctrl_c_as_a_batch_writes_a_line_loses_none_and_repeats_none(capsys, mon
     assert [line["error"]["exit_code"] for line in got[1:]] == [130, 130]
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     # A terminal sends Ctrl-C to its whole foreground process group: here the
     # client leads one, as a shell's job would.
@@ -12506,6 +12627,8 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     assert not [r for r in records(log) if "signal" in r]  # stdin's end stopped it
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
         capsys, ctrl_c_after_writing, tmp_path):
     # The command line's handler waits for the note of what the write took.
@@ -12519,6 +12642,8 @@ def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
     assert len(calls) == 1 and cancelled == calls
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
         capsys, monkeypatch, tmp_path):
     # The server counts slowly, not reading; batch's echoes fill the pipe,
@@ -12555,6 +12680,8 @@ def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
     assert len(called) <= 2 and set(cancelled) <= set(r["id"] for r in called)
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_ctrl_c_while_a_call_is_encoded_cancels_nothing(capsys, monkeypatch, tmp_path):
     # The call was never queued: the server hears of it neither way.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -12577,6 +12704,8 @@ def test_ctrl_c_while_a_call_is_encoded_cancels_nothing(capsys, monkeypatch, tmp
                 if r.get("method") in ("tools/call", "notifications/cancelled")]
 
 
+@posix_only("signals sent to a thread")
+@posix_only("signals sent to a thread")
 def test_a_signal_inside_the_first_ones_handler_comes_second(capsys, monkeypatch, tmp_path):
     # SIGHUP is being handled when SIGTERM lands, before SIGHUP is noted: the
     # status is SIGHUP's, as the first signal's always is.
@@ -12698,6 +12827,8 @@ def _wchan(pid):
         return ""
 
 
+@posix_only("POSIX signals")
+@posix_only("POSIX signals")
 def test_a_stderr_nobody_reads_cannot_hold_the_run_past_ctrl_c():
     # -v relays the server's 2 MB of stderr to ours, which nobody reads here.
     proc = _client(["-v", "--timeout", "60", "call", "echo", "text=x", "--"]

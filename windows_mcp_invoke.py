@@ -567,7 +567,8 @@ def _suite(version):
                 lines = f.read().splitlines()
         except OSError:
             lines = []
-        summary = [line for line in lines if line.startswith("=") and " in " in line]
+        summary = [line for line in lines if re.search(r"\d+ (passed|failed)", line)
+                   and " in " in line]
         if not summary:
             failed.append("shard %s: no summary (exit %s)" % (report, proc.returncode))
             continue
