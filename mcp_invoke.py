@@ -3786,7 +3786,8 @@ def _connect(address, until, stop, blocking=False):
         try:
             sock.setblocking(False)
             sock.connect_ex(address)
-            while not select.select([], [sock], [], _CONNECT_POLL)[1]:
+            # Done when writable; on Windows a connect that failed is "exceptional".
+            while not any(select.select([], [sock], [sock], _CONNECT_POLL)[1:]):
                 if stop():
                     raise ConnectionAbortedError(0, "cancelled")
                 if until.passed():
@@ -9650,7 +9651,7 @@ class _Diagnostics(object):
         self.stream = stream
         self.verbose = verbose
         self.quiet = quiet
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.tty = _isatty(stream)
         self._progress_shown = False
         self._progress_at = 0.0
         self._relay = b""
@@ -16477,8 +16478,23 @@ def _check_session_args(args):
         _session_path(rest[0], {})  # the name alone is checked here
 
 
-def _isatty(stream):
-    return hasattr(stream, "isatty") and stream.isatty()
+# Whether a stream is a terminal a person types at or reads. Windows: a
+# console, not merely a character device (isatty() is true of NUL too).
+if _WINDOWS:
+    def _isatty(stream):
+        try:
+            if not stream.isatty():
+                return False
+            import ctypes  # lazy: Windows only
+            import msvcrt
+            mode = ctypes.c_ulong()
+            return bool(ctypes.WinDLL("kernel32").GetConsoleMode(
+                msvcrt.get_osfhandle(stream.fileno()), ctypes.byref(mode)))
+        except (AttributeError, OSError, ValueError):
+            return False
+else:
+    def _isatty(stream):
+        return hasattr(stream, "isatty") and stream.isatty()
 
 
 def _directory(path):
