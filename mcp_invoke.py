@@ -194,6 +194,10 @@ __all__ = [
 # Windows (CPython 3.8+ on Windows 10+): where a concern differs, one
 # ``if _WINDOWS:`` holds both halves, chosen once, as subprocess.py does.
 _WINDOWS = os.name == "nt"
+# The longest a wait goes without letting Ctrl-C's handler run: a POSIX signal
+# interrupts any wait; on Windows neither a lock's wait nor select() is, so
+# waits that may be long are cut into steps this long there.
+_WAIT_STEP = 0.1 if _WINDOWS else 3600.0
 # Revisions with per-request metadata and no handshake (2026-07-28 basic/versioning).
 MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
 # Handshake-era revisions whose answer to `initialize` we accept (2025-11-25
@@ -743,6 +747,12 @@ class _Overtime(Exception):
 
 def _raise_overtime(signum, frame):
     raise _Overtime()
+
+
+def _same_secret(text, other):
+    """Whether two texts are equal, in time that does not tell where they differ."""
+    import hmac  # lazy: only where a secret is compared
+    return hmac.compare_digest(text.encode("utf-8", "replace"), other.encode("utf-8", "replace"))
 
 
 # _within(seconds, function): function() under a wall-clock limit, raising
@@ -2608,7 +2618,7 @@ if _WINDOWS:
             import select  # lazy: what waits on sockets
             reads = [what for what, events in self._watched.items() if events & 1]
             writes = [what for what, events in self._watched.items() if events & 4]
-            seconds = max(0.0, milliseconds / 1000.0)
+            seconds = min(max(0.0, milliseconds / 1000.0), _WAIT_STEP)  # callers wait on
             if not reads and not writes:
                 time.sleep(seconds)
                 return []
@@ -2916,8 +2926,15 @@ def _batch_line(script, args):
             out.append(c)
         text = "".join(out)
         return text if plain else '"%s%s"' % (text, "\\" * backslashes)
-    return 'cmd.exe /d /e:ON /v:OFF /s /c "%s"' % " ".join(
-        ['"%s"' % script] + [quoted(arg) for arg in args])
+    line = 'cmd.exe /d /e:ON /v:OFF /s /c "%s"' % " ".join(
+        ['"%s"' % script.replace("%", "%%cd:~,%")] + [quoted(arg) for arg in args])
+    if len(line) > _CMD_LINE_MAX:
+        raise UsageError("%s is a batch file, and cmd.exe takes a command line of at most "
+                         "%d characters; this one has %d" % (script, _CMD_LINE_MAX, len(line)))
+    return line
+
+
+_CMD_LINE_MAX = 8191  # cmd.exe's longest command line
 
 
 def _killpg(pgid, sig):
@@ -4024,7 +4041,7 @@ class _HttpTransport(_Transport):
                 timeout = deadline.left()
                 if timeout <= 0 or self._woken:
                     break
-                self._arrived.wait(min(timeout, _MAX_WAIT))
+                self._arrived.wait(min(timeout, _MAX_WAIT, _WAIT_STEP))
             self._woken = False
             if self._closed and not self._inbox:
                 raise ConnectionLost("the connection to the server is closed")
@@ -6227,8 +6244,12 @@ _SESSION_HELLO = 5.0
 # closed before the session says anything. _reach_session gives a connected socket
 # (FileNotFoundError: no session; ConnectionRefusedError: a stale endpoint).
 if _WINDOWS:
-    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".session", "endpoint file"
+    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".session", "an endpoint file"
     _ENDPOINT_PATH_MAX = 32767
+
+    def _device_name(name):
+        """Whether ``name`` is one Windows keeps for a device, whatever follows a dot."""
+        return bool(re.match(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?\Z", name))
 
     def _session_dir(environ, create=False):
         path = os.path.join(_state_home(environ), "sessions")
@@ -6256,8 +6277,8 @@ if _WINDOWS:
                 raise FileNotFoundError(errno.ENOENT, "no such session", path)
             raise ConnectionRefusedError(errno.ECONNREFUSED, "unreadable", path)
         try:
-            said = _dict(json.loads(data.decode("utf-8")))
-        except ValueError:
+            said = _dict(_json_loads(data.decode("utf-8")))
+        except (ValueError, RecursionError):
             said = {}
         port, key = said.get("port"), said.get("key")
         if not (isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536
@@ -6267,16 +6288,26 @@ if _WINDOWS:
 
     def _reach_session(path):
         import _socket  # lazy: sessions only
+        import binascii
         port, key = _endpoint(path)
+        nonce = binascii.hexlify(os.urandom(16)).decode("ascii")
         sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
         try:
             sock.settimeout(_SESSION_HELLO)
             sock.connect(("127.0.0.1", port))
-            sock.sendall(_encode({"session": "key", "key": key}))
+            sock.sendall(_encode({"session": "key", "nonce": nonce,
+                                  "mac": _session_mac(key, "client", nonce)}))
         except BaseException:
             sock.close()
             raise
-        return sock
+        return sock, _session_mac(key, "session", nonce)
+
+    def _session_mac(key, who, nonce):
+        """What only a holder of the key can say of ``nonce``: HMAC-SHA256."""
+        import hmac  # lazy: sessions on Windows only
+        import hashlib
+        return hmac.new(key.encode("ascii"), ("%s:%s" % (who, nonce)).encode("utf-8"),
+                        hashlib.sha256).hexdigest()
 
     def _lock_directory(directory):
         fd = _open_file(os.path.join(directory, ".lock"), os.O_RDWR | os.O_CREAT, 0o600,
@@ -6288,7 +6319,10 @@ if _WINDOWS:
             except OSError:
                 time.sleep(0.01)
 else:
-    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".sock", "socket"
+    _ENDPOINT_SUFFIX, _ENDPOINT_KIND = ".sock", "a socket"
+
+    def _device_name(name):
+        return False
     _ENDPOINT_PATH_MAX = 103  # a Unix socket's (sun_path is 104 bytes on macOS and the BSDs)
 
     def _session_dir(environ, create=False):
@@ -6328,7 +6362,7 @@ else:
         except BaseException:
             sock.close()
             raise
-        return sock
+        return sock, None  # the directory, not a proof, says it is the session
 
     def _lock_directory(directory):
         import fcntl  # lazy: sessions and tasks only
@@ -6346,6 +6380,8 @@ def _session_path(name, environ, create=False):
     if not isinstance(name, str) or not re.match(_SESSION_NAME, name):
         raise UsageError("a session name is up to 64 letters, digits, '.', '_' and '-', "
                          "starting with a letter or digit, not %s" % _arg(name))
+    if _device_name(name):
+        raise UsageError("%s names a device on Windows, so it cannot name a session" % name)
     path = os.path.join(_session_dir(environ, create), name + _ENDPOINT_SUFFIX)
     if len(os.fsencode(path)) > _ENDPOINT_PATH_MAX:
         raise UsageError("the socket path %s is too long for a Unix socket; set "
@@ -6377,7 +6413,7 @@ def _not_an_endpoint(path):
     except (FileNotFoundError, NotADirectoryError):
         return False
     if _is_link(info) or not _is_endpoint(info):
-        raise UsageError("%s is not a %s, so not a session's; remove it yourself"
+        raise UsageError("%s is not %s, so not a session's; remove it yourself"
                          % (path, _ENDPOINT_KIND))
     return None
 
@@ -6392,7 +6428,7 @@ def _unlink(path):
 def _listening(path):
     """True if a session listens at the endpoint ``path``."""
     try:
-        _reach_session(path).close()
+        _reach_session(path)[0].close()
         return True
     except OSError:
         return False
@@ -6474,6 +6510,7 @@ class _SessionTransport(_Transport):
         self._failure = None
         self._closed = False
         self._hello = None
+        self._proof = None  # what the session's greeting must prove, where it must
         self._eof = False
         self._wake = None  # a _WakePipe: see waker
         self._woken = False
@@ -6486,14 +6523,14 @@ class _SessionTransport(_Transport):
     def start(self):
         _not_an_endpoint(self.path)  # a symlink to another session's is not this one
         try:
-            self._sock = _reach_session(self.path)
+            self._sock, self._proof = _reach_session(self.path)
         except (FileNotFoundError, NotADirectoryError):
             raise UsageError("no session %s is running (session list shows those that are)"
                              % self.name)
         except ConnectionRefusedError:
             _remove_stale(self.path)
             raise UsageError("session %s is not running: it ended without removing its %s, "
-                             "which is now removed" % (self.name, _ENDPOINT_KIND))
+                             "which is now removed" % (self.name, _ENDPOINT_KIND.split(" ", 1)[1]))
         except OSError as e:
             raise UsageError("cannot reach session %s: %s" % (self.name, e.strerror or e))
         self._sock.setblocking(False)
@@ -6631,6 +6668,14 @@ class _SessionTransport(_Transport):
         carry, the end of the server."""
         kind = envelope.get("session")
         if kind == "hello" and self._hello is None:
+            proof = envelope.get("proof")
+            if self._proof is not None and not (isinstance(proof, str)
+                                                and _same_secret(proof, self._proof)):
+                self._failure = self._failure or UsageError(
+                    "what answers at session %s's endpoint is not that session (it does not "
+                    "know its key): remove %s if no session %s runs"
+                    % (self.name, self.path, self.name))
+                return
             self._hello = _dict(envelope.get("state"))
         elif kind == "failed" and _is_id(envelope.get("id")):
             self._inbox.append(_Failed(envelope["id"], _error_from(envelope.get("error"))))
@@ -11652,6 +11697,10 @@ def _replayed(exchanges, request):
 _IDLE = 1800.0  # seconds a session waits for a request before it ends (--idle)
 _STATUS_WAIT = 2.0  # how long session list and stop wait for a session to answer
 _MAX_PEERS = 256  # clients at once; more are told the session is full
+# Connections yet to give the session's key (where the endpoint asks for one):
+# at most this many wait, each with one line of at most _KEY_LINE bytes.
+_UNKEYED_PEERS = 32
+_KEY_LINE = 1024
 # Connections past _MAX_PEERS that are greeted all the same, for what only
 # speaks to the session (session stop, session list); past these, closed.
 _CONTROL_PEERS = 16
@@ -12058,8 +12107,10 @@ def _session_ready(fd, name, args, started):
     try:
         while done is None:
             left = deadline.left()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            if left <= 0:
                 raise RequestTimeout(deadline.why)
+            if not select.select([fd], [], [], min(left, _WAIT_STEP))[0]:
+                continue
             data = _read_end(fd, _READ_SIZE)
             if not data:
                 raise ConnectionLost("session %s ended as it started; see its log" % name)
@@ -12242,8 +12293,8 @@ def _session_listener(name, path):
         try:
             return _bind_session(path)
         except OSError as e:
-            raise UsageError("cannot make the %s %s: %s" % (_ENDPOINT_KIND, path,
-                                                           e.strerror or e))
+            raise UsageError("cannot make the %s %s: %s" % (_ENDPOINT_KIND.split(" ", 1)[1],
+                                                           path, e.strerror or e))
 
 
 def _unlink_own(path, inode):
@@ -12343,6 +12394,7 @@ class _SessionServer(object):
         state = client.settled()
         state.update(transport=client.transport, env_names=client.env_names,
                      pid=client.pid, session_pid=os.getpid())
+        self.state = state
         self.hello = _encode({"session": "hello", "state": state})
         client.relay(self._notice)
         with self.wake_lock:
@@ -12754,14 +12806,21 @@ class _SessionServer(object):
             sock, _ = self.listener.accept()
         except OSError:
             return
-        if len(self.peers) >= _MAX_PEERS + _CONTROL_PEERS or self.closing:
+        keyed = len([p for p in self.peers if p.keyed])
+        if keyed >= _MAX_PEERS + _CONTROL_PEERS or self.closing:
             return sock.close()
         sock.setblocking(False)
-        peer = _Peer(sock, self.max_bytes)
-        peer.control = len(self.peers) >= _MAX_PEERS
+        # One that must give a key first says one short line, and is not yet
+        # counted among the clients; those waiting are few, the oldest let go.
+        peer = _Peer(sock, _KEY_LINE if self.key is not None else self.max_bytes)
+        peer.control = keyed >= _MAX_PEERS
         peer.keyed = self.key is None
         if peer.keyed:
             peer.out.append(self.hello)
+        else:
+            waiting = [p for p in self.peers if not p.keyed and not p.closed]
+            if len(waiting) >= _UNKEYED_PEERS:
+                min(waiting, key=lambda p: p.since).closed = True
         with self.lock:
             self.peers.add(peer)
         sel.register(sock, self.selectors.EVENT_READ | self.selectors.EVENT_WRITE, peer)
@@ -12783,11 +12842,14 @@ class _SessionServer(object):
                 return
             for message in messages:
                 if not peer.keyed:  # the key first, or nothing (see _bind_session)
-                    if not self._keyed(message):
+                    proof = self._keyed(message)
+                    if proof is None:
                         peer.closed = True
                         return
-                    peer.keyed = True
-                    peer.out.append(self.hello)
+                    peer.keyed, peer.framer.max_bytes = True, self.max_bytes
+                    peer.control = len([p for p in self.peers if p.keyed]) > _MAX_PEERS
+                    peer.out.append(_encode({"session": "hello", "state": self.state,
+                                             "proof": proof}))
                     continue
                 if not isinstance(message, dict):
                     continue
@@ -12805,11 +12867,15 @@ class _SessionServer(object):
         self.wake()
 
     def _keyed(self, message):
-        import hmac  # lazy: sessions on Windows only
-        key = message.get("key") if isinstance(message, dict) else None
-        return (message.get("session") == "key" and isinstance(key, str)
-                and hmac.compare_digest(key.encode("utf-8", "replace"),
-                                        self.key.encode("ascii")))
+        """The session's proof for a client that proved it holds the key; else None."""
+        message = _dict(message)
+        nonce, mac = message.get("nonce"), message.get("mac")
+        if (message.get("session") != "key" or not isinstance(nonce, str)
+                or not isinstance(mac, str) or not 16 <= len(nonce) <= 64):
+            return None
+        if not _same_secret(mac, _session_mac(self.key, "client", nonce)):
+            return None
+        return _session_mac(self.key, "session", nonce)
 
     def _write(self, peer):
         with self.lock:
@@ -13643,6 +13709,13 @@ def _launchers(environ, warn=None):
     return [path for path in _list(paths) if isinstance(path, str)]
 
 
+def _written_by_install(path):
+    """Whether the file ``path`` is one install wrote: its second line is the mark."""
+    lines = (_read_kept(path, owned=False) or b"")[:512].split(b"\n")
+    mark = _LAUNCHER_MARK.encode("ascii") + b","
+    return len(lines) > 1 and (lines[1].startswith(mark) or lines[1].startswith(b"rem " + mark))
+
+
 def _launcher_source(path):
     """The file a launcher of ours runs, or None for any other file."""
     runner = _runner_of(path)
@@ -13741,9 +13814,6 @@ def _cmd_install(args, ctx):
         raise UsageError("install needs this file and its Python by path (%s)" % (
             "no __file__" if _SOURCE is None else "sys.executable is empty"))
     path = _launcher_path(directory, name)
-    if os.path.lexists(path) and _launcher_source(path) is None:
-        raise UsageError("install: %s exists and is not a launcher install wrote; it is left "
-                         "alone (remove it, or give --name or --bin)" % path)
     tag = sys.implementation.cache_tag or "python"
     cached = os.path.join(_cache_home(os.environ), "launcher-%s.%s.bin" % (
         _digest(_SOURCE)[:16], tag))
@@ -13753,8 +13823,12 @@ def _cmd_install(args, ctx):
         os.path.dirname(_SOURCE), "__pycache__", "mcp_invoke.launcher.%s.bin" % tag), cached)
     text = _LAUNCHER % dict(python=sys.executable, mark=_LAUNCHER_MARK,
                             source=json.dumps(_SOURCE), caches=caches)
+    files = _launcher_files(directory, name, text)
+    for file_path, _, _ in files:
+        if os.path.lexists(file_path) and not _written_by_install(file_path):
+            raise UsageError("install: %s exists and is not a launcher install wrote; it is "
+                             "left alone (remove it, or give --name or --bin)" % file_path)
     try:
-        files = _launcher_files(directory, name, text)
         if not os.path.isdir(directory):
             os.makedirs(directory)
         for file_path, data, mode in files:

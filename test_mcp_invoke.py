@@ -53,6 +53,11 @@ WINDOWS = os.name == "nt"
 
 def posix_only(what):
     return pytest.mark.skipif(WINDOWS, reason="needs POSIX: " + what)
+
+
+def not_on_windows(what):
+    """What the client does not do on Windows, as the README says."""
+    return pytest.mark.skipif(WINDOWS, reason="not on Windows: " + what)
 FAKE_SOURCE = os.path.join(HERE, "fake_server.py")
 
 # A run starts the fake server some 700 times and the client as a process some
@@ -1950,6 +1955,15 @@ def test_a_batch_file_server_gets_each_argument_quoted_for_cmd(arg, quoted):
     # Windows runs a .cmd or .bat under cmd.exe: what the line holds is what it gets.
     assert mcp_invoke._batch_line(r"C:\a b\npx.cmd", ["-y", arg]) == (
         'cmd.exe /d /e:ON /v:OFF /s /c ""C:\\a b\\npx.cmd" -y %s"' % quoted)
+
+
+def test_a_batch_file_servers_own_path_has_no_variable_expanded_and_a_line_too_long_is_refused():
+    assert mcp_invoke._batch_line(r"C:\p%WINDIR%q\srv.cmd", []) == (
+        'cmd.exe /d /e:ON /v:OFF /s /c ""C:\\p%%cd:~,%WINDIR%%cd:~,%q\\srv.cmd""')
+    with pytest.raises(mcp_invoke.UsageError) as info:
+        mcp_invoke._batch_line(r"C:\x\srv.cmd", ["x" * 8200])
+    assert str(info.value).startswith("C:\\x\\srv.cmd is a batch file, and cmd.exe takes a "
+                                      "command line of at most 8191 characters; this one has ")
 
 
 def test_a_batch_file_server_is_not_given_a_line_break():
@@ -5985,6 +5999,7 @@ def test_a_question_held_while_probing_is_answered_within_the_time_limit(tmp_pat
     assert answer[0]["error"]["code"] == -32603
 
 
+@not_on_windows("a handler blocked in a system call (here a sleep) is not cut short")
 def test_held_requests_share_one_time_limit(tmp_path):
     log, started = tmp_path / "rec", time.monotonic()
     with mcp_invoke.Client(era_server("legacy", "early-ask", record=log, size=8), timeout=0.3,

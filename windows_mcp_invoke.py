@@ -355,6 +355,53 @@ def _ctrl_c(exe, server):
     return "left running: %s" % left if left else None
 
 
+def _impostor(exe, server):
+    """What listens at a dead session's port, not knowing its key, is not taken
+    for the session: the client sends it nothing past its key's proof and
+    exits 2; and a session named as a device is refused."""
+    import socket
+    import threading
+    sessions = _local("mcp_invoke", "sessions")
+    os.makedirs(sessions, exist_ok=True)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    heard = []
+
+    def impostor():
+        try:
+            conn, _ = listener.accept()
+            conn.settimeout(10)
+            heard.append(conn.recv(65536))
+            conn.sendall(b'{"session":"hello","state":{"era":"legacy","session_pid":4}}\n')
+            conn.settimeout(2)
+            try:
+                heard.append(conn.recv(65536))
+            except OSError:
+                pass
+            conn.close()
+        except OSError:
+            pass
+    thread = threading.Thread(target=impostor, daemon=True)
+    thread.start()
+    with open(os.path.join(sessions, "w2.session"), "w") as f:
+        json.dump({"port": listener.getsockname()[1], "key": "ab" * 32}, f)
+    try:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--session", "w2", "call", "echo",
+                                    "text=SECRET"])
+    finally:
+        thread.join(10)
+        listener.close()
+        os.unlink(os.path.join(sessions, "w2.session"))
+    said = b"".join(heard)
+    if code != 2 or "is not that session" not in err or b"SECRET" in said or b"abab" in said:
+        return "exit %s, stderr %r, the impostor heard %r" % (code, err[-300:], said[:300])
+    code, out, err = _run(exe, ["mcp_invoke.py", "session", "start", "CON"] + server)
+    if code != 2 or "names a device on Windows" not in err:
+        return "session start CON: exit %s, stderr %r" % (code, err[-300:])
+    return None
+
+
 def _utf8_stderr(exe, server):
     code, out, err = _run(exe, ["mcp_invoke.py", "call", "echo", "--", "no-such-\u00e9"])
     if code != 127 or "no-such-\u00e9" not in err:
@@ -370,6 +417,8 @@ def _scenarios():
             ("install: mcp-invoke.cmd in a directory named with a space and an e-acute",
              _install),
             ("sessions: start, call, list, no key no answer, stop, nothing left", _sessions),
+            ("a listener at a session's port that does not know its key is refused",
+             _impostor),
             ("Ctrl-C: exit 130, the server and its tree gone", _ctrl_c),
             ("stderr through a pipe is UTF-8", _utf8_stderr)]
 
