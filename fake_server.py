@@ -317,7 +317,7 @@ Modes:
     wrong-version      answer initialize with protocolVersion 1999-01-01
     error-init         answer initialize with a JSON-RPC error
     exit-early         print an error to stderr and exit 1 before reading
-    die-holding-pipes  like exit-early, but first fork a child that keeps
+    die-holding-pipes  like exit-early, but first start a child that keeps
                        stdin and stdout open and sleeps
     paginate           list tools 2 per page
     cursor-cycle       list tools with a nextCursor that never ends
@@ -5338,9 +5338,9 @@ def main(argv=None):
         _write_stderr(b"cannot start: missing API key\n")
         return 1
     if "die-holding-pipes" in server.modes:
-        if os.fork() == 0:  # a worker that keeps our stdin and stdout open
-            time.sleep(300)
-            os._exit(0)
+        import subprocess  # lazy: this mode only
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],  # a worker
+                         stdin=0, stdout=1, stderr=subprocess.DEVNULL)  # holding our pipes
         _write_stderr(b"cannot start: bad config\n")
         return 1
     if "grandchild" in server.modes:

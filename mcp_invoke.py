@@ -2685,6 +2685,13 @@ if _WINDOWS:
             self.errors, far_err = _channel()
             for end in (far_in, far_out, far_err):
                 end.setblocking(True)  # the threads' ends block; the loop's do not
+            import socket  # lazy: Windows stdio only
+            # What is written and not yet read by the server held to about a
+            # pipe's worth, as on POSIX (a socketpair's buffers grow to
+            # megabytes): a request the server did not read stays unsent, and
+            # answers to a server that does not read back up where we see them.
+            self.input.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _READ_SIZE)
+            far_in.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _READ_SIZE)
             self.input_closed = False
             self._threads = [threading.Thread(target=target, args=args, daemon=True)
                              for target, args in ((self._to_pipe, (far_in, proc.stdin)),
@@ -2832,14 +2839,18 @@ if _WINDOWS:
             argv = _batch_line(found, [os.fsdecode(a) for a in argv[1:]])
         else:
             argv = [found] + list(argv[1:])
-        proc = subprocess.Popen(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP
-                                | 0x4, **options)  # CREATE_SUSPENDED
+        # In two steps, as on POSIX: a signal after the process was made and
+        # before Popen returned must not leave it (suspended) behind.
+        proc = subprocess.Popen.__new__(subprocess.Popen)
         try:
+            proc.__init__(argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP
+                          | 0x4, **options)  # CREATE_SUSPENDED
             proc.job = _JobObject(proc)
             proc.job.resume(proc)
         except BaseException:
-            proc.kill()
-            proc.wait()
+            if getattr(proc, "_handle", None) is not None:
+                proc.kill()
+                proc.wait()
             raise
         return proc
 
@@ -2951,6 +2962,85 @@ def _batch_line(script, args):
 _CMD_LINE_MAX = 8191  # cmd.exe's longest command line
 
 
+# A command line as words and words as one line, the way this system's
+# programs take them: POSIX sh's quoting (shlex), or on Windows the rules a
+# program splits its own command line by (CommandLineToArgvW's), where the
+# backslashes of a path are its own and not escapes. _which finds a command
+# on PATH as _spawn would run it.
+def _windows_split(line):
+    """The words of ``line`` as a Windows program takes them: blanks part
+    words outside quotes, 2n backslashes before a quote are n and the quote
+    opens or closes, 2n+1 are n and a quote, ``""`` in quotes is a quote,
+    other backslashes are themselves. ValueError for an unclosed quote."""
+    words, word, quoted, begun, i = [], [], False, False, 0
+    while i < len(line):
+        c = line[i]
+        if c == "\\":
+            run = len(line[i:]) - len(line[i:].lstrip("\\"))
+            i += run
+            if line[i:i + 1] == '"':
+                word.append("\\" * (run // 2) + ('"' if run % 2 else ""))
+                i += run % 2
+            else:
+                word.append("\\" * run)
+        elif c == '"':
+            if quoted and line[i + 1:i + 2] == '"':
+                word.append('"')
+                i += 1
+            else:
+                quoted = not quoted
+            i += 1
+        elif c in " \t" and not quoted:
+            if begun:
+                words.append("".join(word))
+                word = []
+            begun = False
+            i += 1
+            continue
+        else:
+            word.append(c)
+            i += 1
+        begun = True
+    if quoted:
+        raise ValueError("No closing quotation")
+    if begun:
+        words.append("".join(word))
+    return words
+
+
+def _windows_word(word):
+    """``word`` as _windows_split takes it back: as it is if plain, else in
+    quotes, a quote and the backslashes before it escaped, as are the ones
+    before the closing quote."""
+    if re.match(r"[\w@+=:,./\\-]+\Z", word):
+        return word
+    return '"%s"' % re.sub(r'(\\*)("|\Z)', lambda m: m.group(1) * 2 + (
+        "\\" + m.group(2) if m.group(2) else ""), word)
+
+
+if _WINDOWS:
+    _shell_split, _shell_word = _windows_split, _windows_word
+    _PYTHON_WORD = "python"  # what a Windows install puts on PATH
+
+    def _which(command, env=None):
+        return _windows_which(command, env)
+else:
+    _PYTHON_WORD = "python3"
+
+    def _shell_split(line):
+        import shlex  # lazy: only where a line is split
+        return shlex.split(line)
+
+    def _shell_word(word):
+        import shlex  # lazy: only where a command is shown
+        return shlex.quote(word)
+
+    def _which(command, env=None):
+        import shutil  # lazy: only where a command is looked for
+        return shutil.which(command, path=(os.environ if env is None else env).get(
+            "PATH", os.defpath))
+
+
 def _killpg(pgid, sig):
     try:
         os.killpg(pgid, sig)
@@ -3058,9 +3148,7 @@ def _pgid_alive(pgid):
 
 def _not_found(name, cwd, env):
     """CommandNotFound for a command exec could not run, naming what is missing."""
-    import shutil  # lazy: only when a command is not found
-    path = name if os.sep in name else shutil.which(
-        name, path=(os.environ if env is None else env).get("PATH", os.defpath))
+    path = name if os.sep in name else _which(name, env)
     cwd = os.fsdecode(cwd) if cwd is not None else ""
     if path is None or not os.path.isfile(os.path.join(cwd, path)):
         return CommandNotFound("server command not found: %s (is it installed and on PATH?)"
@@ -3242,6 +3330,7 @@ class _StdioTransport(_Transport):
         """
         if self.held:  # nothing waits for an answer to a frame still queued
             self.flush()
+        looked = False  # a deadline passed, or a wake, still looks once
         while not self._inbox:
             try:
                 self._check_open()
@@ -3250,9 +3339,10 @@ class _StdioTransport(_Transport):
                     break
                 raise
             timeout = deadline.left()
-            if timeout <= 0 or self._woken:
+            if looked and (timeout <= 0 or self._woken):
                 break
-            self._select(timeout)
+            self._select(0.0 if self._woken else max(0.0, timeout))
+            looked = True
         self._woken = False
         return self._inbox
 
@@ -3452,6 +3542,13 @@ class _StdioTransport(_Transport):
                 if not self._gone(grace):
                     _end_group(self._proc)
                     self._gone(grace)
+            # What it wrote before it went may still be on its way (in the
+            # pipe; on Windows, through the thread that copies it): read to
+            # the end, briefly, so its last words are kept and relayed.
+            deadline = _Deadline(_LINGER)
+            while not deadline.passed() and any(
+                    key.data in ("out", "err") for key in self._sel.get_map().values()):
+                self._drain(deadline.left())
         except BaseException:
             self._kill()
             raise
@@ -7549,6 +7646,7 @@ class _Engine(object):
         or ``stop()`` is true; with it, the wait lasts until then even with no
         call in it). ``on_wait()`` is called before each read from the server,
         not for what an earlier read held over."""
+        looked = False  # at what the server sent, in this wait
         try:
             while True:
                 now = time.monotonic()
@@ -7568,7 +7666,13 @@ class _Engine(object):
                 if (not waiting and (stop is None or calls)) or (first and waiting < len(calls)):
                     return
                 if stop is not None and stop():
-                    return
+                    if looked:
+                        return
+                    # Once first, without waiting: a caller stopped again and
+                    # again (a session flooded by one client) would leave the
+                    # server's answers to the others unread.
+                    deadline = now
+                looked = True
                 if self._held_over:  # before anything that came after it
                     self._dispatch_until(self._held_over, calls, until, stop)
                     continue
@@ -10452,9 +10556,12 @@ def _describe_found(found, cwd, environ):
 def _home_relative(path, home, cwd):
     """A file as servers shows it: ~/-relative under the home directory, else to cwd."""
     path, home = os.path.abspath(path), os.path.abspath(home).rstrip(os.sep)
-    if path.startswith(home + os.sep):
-        return "~/" + path[len(home) + 1:]
-    return os.path.relpath(path, cwd)
+    if os.path.normcase(path).startswith(os.path.normcase(home) + os.sep):
+        return "~" + os.sep + path[len(home) + 1:]
+    try:
+        return os.path.relpath(path, cwd)
+    except ValueError:  # Windows: on another drive than cwd
+        return path
 
 
 def _found_json(found):
@@ -10633,7 +10740,6 @@ def _variable(inner, environ, where, found):
 def _describe_servers(servers):
     """One line per configured server (a dict, or (name, entry) pairs), unexpanded:
     name, transport, command line or URL."""
-    import shlex  # lazy: only for servers
     rows = []
     for name, entry in servers.items() if isinstance(servers, dict) else servers:
         transport = _entry_transport(entry) if isinstance(entry, dict) else None
@@ -10642,7 +10748,7 @@ def _describe_servers(servers):
             target = _shown_word(entry[_url_key(entry)])
         elif transport == "stdio":
             argv = [entry["command"]] + _list(entry.get("args"))
-            target = " ".join(shlex.quote(_shown_word(arg)) for arg in argv)
+            target = " ".join(_shell_word(_shown_word(arg)) for arg in argv)
         else:  # why it cannot be used, as --server would say
             transport, target = "?", "(%s)" % (_unreachable(entry.get("type"))
                                                if isinstance(entry, dict) else "not an object")
@@ -10830,11 +10936,10 @@ def _coerce(key, text, types):
                          % (key, "/".join(unknown), key))
     hint = ""
     if "array" in types or "object" in types:  # how to write one: teach the next try
-        import shlex  # lazy: only for this error
         # Spelled as the README teaches JSON arguments: key:=JSON.
-        hint = ("; a list is JSON: %s:=%s" % (key, shlex.quote(json.dumps([text])))
-                if "array" in types else "; an object is JSON: %s:='{\"name\": \"value\"}'"
-                % key)
+        hint = ("; a list is JSON: %s:=%s" % (key, _shell_word(json.dumps([text])))
+                if "array" in types else "; an object is JSON: %s:=%s"
+                % (key, _shell_word('{"name": "value"}')))
     raise UsageError("argument %r: expected %s, got %r%s" % (key, " or ".join(types), text,
                                                           hint))
 
@@ -11357,16 +11462,14 @@ def _sampler(command_line, timeout):
     """
     if command_line is None:
         return None
-    import shlex  # lazy, these two: only with --sampling-command
-    import shutil
     try:
-        argv = shlex.split(command_line)
+        argv = _shell_split(command_line)
     except ValueError as e:
         raise UsageError("--sampling-command: %s" % e)
     if not argv:
         raise UsageError("--sampling-command is empty")
     # Checked before the server starts; exit 2, as 127 and 126 name the server's command.
-    if shutil.which(argv[0]) is None:
+    if _which(argv[0]) is None:
         raise UsageError("--sampling-command: %s is %s" % (
             argv[0], "not executable" if os.sep in argv[0] and os.path.isfile(argv[0])
             else "not found"))
@@ -11521,7 +11624,7 @@ class _Tasks(object):
         message = re.sub(r"^(.*?timed out after \S+)", lambda m: m.group(1) + (
             " (--timeout)" if m.group(1).startswith("tasks/") else " (--max-time)"),
                          error.message)
-        word = _shell_word(task_id)
+        word = _shell_word(_flat(str(task_id)))
         said = RequestTimeout("%s: task wait %s waits again, task cancel %s stops it"
                               % (message, word, word), None, error.stderr_tail,
                               error.timeout)
@@ -11539,13 +11642,7 @@ class _Tasks(object):
             else:
                 self.diag.error("interrupted: task %s may go on (tasks/cancel: %s); task "
                                 "cancel %s stops it" % (_flat(task_id), error.message,
-                                                        _shell_word(task_id)))
-
-
-def _shell_word(text):
-    """``text`` as one word a shell takes back as it is (a server's task id)."""
-    import shlex  # lazy: only for these lines
-    return shlex.quote(_flat(str(text)))
+                                                        _shell_word(_flat(str(task_id)))))
 
 
 def _task_line(task):
@@ -12427,8 +12524,8 @@ class _SessionServer(object):
         """Run the clients' requests until the session ends; why it did."""
         while True:
             self.arrived.clear()  # before the inbox is looked at: nothing is missed
-            while self.inbox:
-                self._take(*self.inbox.popleft())
+            for _ in range(len(self.inbox)):  # what came meanwhile waits for the next
+                self._take(*self.inbox.popleft())  # round, after the server's answers
             if self.ending is not None:
                 return self.ending
             client = self.client
@@ -13003,9 +13100,8 @@ def _shell_line(client, args, ctx, line, editor):
 
 def _line_args(args, line):
     """A line's command, parsed with the shell's own options; None for help."""
-    import shlex  # lazy: the shell only
     try:
-        tokens = shlex.split(line)
+        tokens = _shell_split(line)
     except ValueError as e:
         raise UsageError("cannot read the line: %s" % e)
     if tokens[:1] in (["help"], ["?"]):
@@ -13336,11 +13432,10 @@ def _fence(lines):
 
 def _launcher_name(warn):
     """The name of a launcher `install` put on PATH for this file, if there is one."""
-    import shutil  # lazy: skill only
     for path in _launchers(os.environ, warn):
         name = os.path.basename(path)
         for command in (os.path.splitext(name)[0], name):  # Windows: mcp-invoke.cmd too
-            found = shutil.which(command)
+            found = _which(command)
             if found is not None and os.path.normcase(found) == os.path.normcase(path) and (
                     _launcher_source(path) == _SOURCE):
                 return command
@@ -13371,7 +13466,7 @@ def _skill_command(args, server, entry, diag):
     any directory. Options that may hold a secret are left out, with a
     warning; a word that cannot be shown on one line is refused."""
     launcher = _launcher_name(diag.warning)
-    words = [launcher] if launcher else ["python3", _SOURCE]
+    words = [launcher] if launcher else [_PYTHON_WORD, _SOURCE]
     after = []
     if args.session is not None:
         words += ["--session", args.session]
@@ -13412,11 +13507,10 @@ def _skill(ctx, name, info, instructions, tools, command):
     """A skill's text (name, and the pieces of the command line: before and
     after a command's own words) and the size of the tool definitions it
     stands for, in characters."""
-    import shlex  # lazy: skill only
     skill = _skill_name(name)
     shown = [tool for tool in map(_dict, tools) if ctx.policy.shows(tool)]
     lines = [_skill_line(_signature(tool)) for tool in shown]
-    before, after = (" ".join(shlex.quote(word) for word in part) for part in command)
+    before, after = (" ".join(_shell_word(word) for word in part) for part in command)
     after = " " + after if after else ""
     about = _skill_line(instructions).split(". ")[0] if instructions else ""
     names = [_skill_line(tool.get("name")) for tool in shown]
@@ -13524,7 +13618,8 @@ def _skill_files(directory):
 
 def _skill_facts(path):
     """(name, tools-sha256) of a skill file; UsageError if it has none."""
-    text = _read_file(path, "skill " + path, wait=2.0)
+    # CR LF too: a skill checked out on Windows (git's autocrlf) is the same skill.
+    text = _read_file(path, "skill " + path, wait=2.0).replace("\r\n", "\n")
     found = re.match(r"---\nname: (\"[a-z0-9-]*\")\n", text)
     digest = [line[len(_SKILL_HASH):] for line in text.splitlines()
               if line.startswith(_SKILL_HASH)]
@@ -13661,8 +13756,10 @@ import marshal, os, sys
 try:
     stat = os.stat(source)
 except OSError as e:
-    sys.stderr.write("%%s: cannot run %%s: %%s; run mcp_invoke.py install again from where "
-                     "it is now\\n" %% (os.path.basename(sys.argv[0]), source, e.strerror))
+    name = os.path.basename(sys.argv[0])  # on Windows, NAME.launcher.py beside NAME.cmd
+    name = name[:-len(".launcher.py")] if name.endswith(".launcher.py") else name
+    os.write(2, ("%%s: cannot run %%s: %%s; run mcp_invoke.py install again from where it is "
+                 "now\\n" %% (name, source, e.strerror)).encode("utf-8", "backslashreplace"))
     sys.exit(127)
 stamp = ("%%s %%d %%d %%d %%d\\n" %% (sys.version, stat.st_ino, stat.st_size, stat.st_mtime_ns,
                                   stat.st_ctime_ns)).encode()
@@ -16644,8 +16741,7 @@ def _server_entry(args, server):
         raise UsageError("auth needs the server's URL: --url URL, or --config FILE --server "
                          "NAME naming an entry with a url")
     if path is None:
-        import shlex  # lazy: only for this error
-        shown = " ".join(shlex.quote(word) for word in [args.command] + args.args)
+        shown = " ".join(_shell_word(word) for word in [args.command] + args.args)
         raise UsageError("no server command: put it after --, e.g. mcp_invoke %s -- python3 "
                          "server.py, or name a configured one with --server NAME (see servers)"
                          % _cut(shown, _SHOW_CHARS))

@@ -18,6 +18,7 @@ import json
 import marshal
 import os
 import py_compile
+import queue
 import random
 import re
 import selectors
@@ -49,6 +50,18 @@ SCRIPT = os.path.join(HERE, "mcp_invoke.py")
 # Under Windows (make windows runs the suite so, under Wine), what only POSIX
 # has is skipped, saying what it is.
 WINDOWS = os.name == "nt"
+PROC = not WINDOWS and os.path.isdir("/proc")  # Linux's, not the processes of Windows under Wine
+
+
+def _root_uri(path):
+    """The file URI of ``path`` made absolute (on Windows, on the current drive)."""
+    import pathlib
+    return pathlib.Path(os.path.abspath(str(path))).as_uri()
+
+
+def _line(words):
+    """``words`` as one command line, as the client splits one here."""
+    return " ".join(mcp_invoke._shell_word(word) for word in words)
 
 
 def posix_only(what):
@@ -146,7 +159,7 @@ def _alive(pid):
 def _fake_servers():
     """Live processes whose command line carries RUN_ID: this run's fake servers,
     and the clients and sessions whose argv names one."""
-    if not os.path.isdir("/proc"):
+    if not PROC:
         return []
     found = []
     for name in os.listdir("/proc"):
@@ -192,6 +205,20 @@ def own_home(monkeypatch, tmp_path_factory):
         monkeypatch.setenv("LOCALAPPDATA", os.path.join(home, "AppData", "Local"))
         monkeypatch.setenv("APPDATA", os.path.join(home, "AppData", "Roaming"))
     return home
+
+
+def _cache_dir(home):
+    """The client's cache under ``home`` when nothing else says where."""
+    if WINDOWS:
+        return os.path.join(home, "AppData", "Local", "mcp_invoke", "cache")
+    return os.path.join(home, ".cache", "mcp_invoke")
+
+
+def _state_dir(home):
+    """The client's state under ``home`` when nothing else says where."""
+    if WINDOWS:
+        return os.path.join(home, "AppData", "Local", "mcp_invoke")
+    return os.path.join(home, ".local", "state", "mcp_invoke")
 
 
 @pytest.fixture(autouse=True)
@@ -294,6 +321,16 @@ class _Terminal(io.StringIO):
 
     def isatty(self):
         return True
+
+
+@pytest.fixture(autouse=True)
+def terminals_stand_in(monkeypatch):
+    """A _Terminal is a terminal to the client on Windows too, where the client
+    asks the system whether a stream is a console."""
+    if WINDOWS:
+        real = mcp_invoke._isatty
+        monkeypatch.setattr(mcp_invoke, "_isatty",
+                            lambda stream: isinstance(stream, _Terminal) or real(stream))
 
 
 def _default_signals():
@@ -526,7 +563,6 @@ def test_exit_code_table_matches_the_documentation():
 # -- values and messages ----------------------------------------------------
 
 @posix_only("a working directory that was deleted")
-@posix_only("a working directory that was deleted")
 @pytest.mark.parametrize("argv", [["servers"], ["ping"], ["--root", ".", "ping", "--"] + SERVER],
                          ids=["servers", "dot-mcp-json", "root-dot"])
 def test_a_current_directory_that_was_deleted_exits_2_saying_so(capsys, tmp_path, argv):
@@ -555,7 +591,6 @@ def test_neutralise_shows_terminal_controls_as_escapes():
 # -- files and directories --------------------------------------------------
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
 def test_the_one_writer_writes_through_no_link_and_leaves_nothing_behind(tmp_path, plant):
     outside, inside = tmp_path / "outside", tmp_path / "inside"
@@ -581,7 +616,6 @@ def test_the_one_writer_writes_through_no_link_and_leaves_nothing_behind(tmp_pat
 
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, monkeypatch):
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
@@ -603,7 +637,6 @@ def test_pin_the_token_file_and_install_refuse_a_planted_link(capsys, tmp_path, 
     assert victim.read_text() == "precious\n"
 
 
-@posix_only("symlinks (Wine makes none)")
 @posix_only("symlinks (Wine makes none)")
 def test_a_cache_file_that_is_a_link_is_not_written_through(capsys, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
@@ -1710,7 +1743,7 @@ def test_stderr_flood_never_blocks_and_the_tail_stays_bounded():
     with mcp_invoke.Client(fake("flood-stderr", size=2000000), timeout=10,
                            on_stderr=chunks.append) as c:
         assert c.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
-        tail = c.stderr_tail
+    tail = c.stderr_tail  # all of it read once the server is gone (pipes keep no order)
     assert len(tail) <= mcp_invoke.STDERR_TAIL_BYTES
     assert tail.rstrip().endswith("flood-end")
     assert sum(len(chunk) for chunk in chunks) > 4000000  # every byte was relayed
@@ -1730,18 +1763,19 @@ def test_an_endless_stderr_line_is_kept_to_the_tail_size():
 
 
 def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
-    transport = mcp_invoke._StdioTransport(["sleep", "30"],  # never reads its input
-                                           shutdown_grace=0.1)
+    transport = mcp_invoke._StdioTransport(  # never reads its input
+        [sys.executable, "-c", "import time; time.sleep(30)"], shutdown_grace=0.1)
     transport.start()
     try:
-        transport.send(None, b"x" * 300000 + b"\n")  # more than a pipe holds: queued
+        transport.send(None, b"x" * 3000000 + b"\n")  # more than a pipe holds: queued
         assert transport.unsent_answers == 0
         transport.send({"id": 1}, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', answer=True)
         assert transport.unsent_answers == 37
     finally:
         transport.close()
     assert transport._proc.returncode is not None
-    transport = mcp_invoke._StdioTransport(["cat"])  # reads all: answers leave the count
+    transport = mcp_invoke._StdioTransport(  # reads all: answers leave the count
+        [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"])
     transport.start()
     try:
         for _ in range(3):
@@ -1751,7 +1785,6 @@ def test_answers_to_the_server_are_counted_apart_from_our_own_requests():
         transport.close()
 
 
-@posix_only("signals sent to a thread")
 @posix_only("signals sent to a thread")
 def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
         ctrl_c_after_writing, tmp_path):
@@ -1768,7 +1801,6 @@ def test_ctrl_c_just_after_a_write_under_another_handler_sends_nothing_twice(
     assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
-@posix_only("signals sent to a thread")
 @posix_only("signals sent to a thread")
 def test_a_second_ctrl_c_as_the_client_stops_writing_undoes_nothing(
         ctrl_c_after_writing, monkeypatch, tmp_path):
@@ -1793,6 +1825,7 @@ def test_a_second_ctrl_c_as_the_client_stops_writing_undoes_nothing(
     assert [r.get("method") for r in records(log)].count("tools/call") == 1
 
 
+@posix_only("select.poll")
 def test_ctrl_c_inside_the_selectors_change_leaves_a_client_that_fails_cleanly(
         ctrl_c_in_unregistering, tmp_path):
     # A big argument fills the pipe while the server sleeps on the call before
@@ -1858,7 +1891,6 @@ def test_a_server_that_sends_requests_but_never_reads_cannot_grow_the_backlog(ca
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
     code, _, err = run(capsys, "ping", "--", "no-such-mcp-server-xyz")
     assert code == 127
@@ -1871,7 +1903,6 @@ def test_command_not_found_exits_127_and_not_executable_126(capsys, tmp_path):
     assert code == 126 and "not executable" in err
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_a_script_whose_interpreter_is_missing_says_so_and_exits_127(capsys, tmp_path):
     script = tmp_path / "server.sh"
@@ -2045,6 +2076,7 @@ def test_server_ignoring_sigterm_is_killed_within_the_grace_periods(tmp_path):
     assert not _alive(pid)
 
 
+@not_on_windows("a SIGTERM step: a server there has no console to take a break on")
 def test_server_that_stays_after_eof_gets_sigterm(tmp_path):
     log = tmp_path / "rec"
     with mcp_invoke.Client(fake("no-exit-on-eof", record=log), shutdown_grace=0.2) as c:
@@ -2070,7 +2102,6 @@ def test_grandchildren_left_by_the_server_are_stopped(tmp_path):
     assert time.monotonic() - start < 4  # it gets SIGTERM at once, not after a grace
 
 
-@posix_only("sh and #! scripts")
 @posix_only("sh and #! scripts")
 def test_a_shell_wrapped_server_and_its_child_are_both_stopped(tmp_path):
     log = tmp_path / "rec"
@@ -2120,6 +2151,7 @@ def _group_gone(pgid):
     return True
 
 
+@posix_only("process groups")
 def test_a_close_cut_short_before_it_killed_is_finished_by_the_next(monkeypatch):
     client = mcp_invoke.Client(fake("hang-call", "no-exit-on-eof", "ignore-sigterm"),
                                timeout=5, shutdown_grace=0.2)
@@ -2267,6 +2299,7 @@ def test_http_prints_its_url_and_exits_0_when_stdin_ends():
         assert proc.wait(TIMEOUT) == 0
 
 
+@posix_only("SIGTERM")
 def test_http_exits_143_on_sigterm():
     with _server() as (proc, port):
         proc.terminate()
@@ -2862,10 +2895,9 @@ def _asleep(pid):
         with open("/proc/%d/stat" % pid) as f:
             return f.read().rsplit(")", 1)[1].split()[0] == "S"
     except (IOError, OSError):
-        return not os.path.isdir("/proc")  # no way to tell: as before, at once
+        return not PROC  # no way to tell: as before, at once
 
 
-@posix_only("POSIX signals")
 @posix_only("POSIX signals")
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_http_ctrl_c_ends_a_hung_call_at_once_and_cancels_it(era, tmp_path):
@@ -3102,6 +3134,7 @@ def test_http_a_stalled_body_or_a_stream_of_comments_ends_at_the_timeout(mode, c
 
 
 @pytest.mark.parametrize("framing", ["no-length", "chunked", "sse"])
+@posix_only("resource")
 def test_http_200mb_against_max_bytes_1m_ends_at_once_with_memory_near_the_cap(framing):
     with _http("--mode", "flood", "--mode", framing, "--size", str(200 * 1024 * 1024)) as url:
         measure = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[1:], "
@@ -3587,7 +3620,6 @@ def test_oauth_the_sessions_delete_on_exit_carries_the_token(capsys, tmp_path, o
     assert deletes[0].get("authorization") == "Bearer " + access
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_oauth_token_is_kept_0600_in_a_0700_directory_and_reused_without_the_as(
         capsys, tmp_path, oauth_cache):
@@ -4233,7 +4265,6 @@ m5BadUb3mV0J7ohB1X6qXQXGWU1/se8gj1TqfuWV/cI=
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_token_file_others_may_write_is_refused(capsys, tmp_path):
     """Tokens another could have put there would have us act as another."""
     cache = tmp_path / "oauth.json"
@@ -4500,7 +4531,6 @@ def test_oauth_a_token_that_cannot_go_in_a_header_is_refused_and_not_kept(
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 @pytest.mark.parametrize("kind", ["directory", "fifo"])
 def test_oauth_a_token_file_that_is_not_a_regular_file_is_exit_2_before_anything_is_sent(
         kind, capsys, tmp_path):
@@ -4550,7 +4580,6 @@ def test_oauth_listen_turns_away_a_callback_without_our_state_and_takes_the_real
             if r["path"] == "/as/token"] != ["forged"]
 
 
-@posix_only("pseudo-terminals")
 @posix_only("pseudo-terminals")
 @pytest.mark.parametrize("paste", ["url", "code"])
 def test_oauth_on_a_terminal_the_person_pastes_the_redirect_or_the_code(paste, tmp_path,
@@ -4740,7 +4769,6 @@ def test_rs256_signatures_match_openssls_for_the_same_key_and_input():
 # ---------------------------------------------------------------------------
 
 @posix_only("Unix sockets")
-@posix_only("Unix sockets")
 def test_a_stale_socket_is_detected_removed_and_replaced(sessions, capsys):
     import socket
     os.makedirs(sessions, 0o700)
@@ -4772,7 +4800,6 @@ def test_the_library_reaches_a_session_and_leaves_it_running(sessions):
 
 
 @posix_only("Unix sockets")
-@posix_only("Unix sockets")
 def test_something_not_a_socket_where_a_session_would_be_is_left_alone(sessions, capsys):
     os.makedirs(sessions, 0o700)
     path = os.path.join(sessions, "file.sock")
@@ -4784,7 +4811,6 @@ def test_something_not_a_socket_where_a_session_would_be_is_left_alone(sessions,
     assert open(path).read() == "mine"
 
 
-@posix_only("symlinks (Wine makes none)")
 @posix_only("symlinks (Wine makes none)")
 def test_a_symlink_is_not_a_session(sessions, capsys):
     assert _start("real", "--", *fake())[0] == 0
@@ -4947,7 +4973,7 @@ def test_library_arguments_of_a_wrong_shape_are_usage_errors_naming_them(tmp_pat
 
 def test_roots_may_be_path_objects(tmp_path):
     with mcp_invoke.Client(fake(), roots=[tmp_path]) as c:
-        assert c.roots == [{"uri": "file://" + str(tmp_path), "name": tmp_path.name}]
+        assert c.roots == [{"uri": _root_uri(tmp_path), "name": tmp_path.name}]
 
 
 def test_circular_params_are_a_usage_error_and_the_session_goes_on():
@@ -4988,13 +5014,15 @@ def test_library_commands_and_directories_of_other_kinds(tmp_path):
     for command in ([b"no-such-command-here"], [tmp_path / "no-such"]):
         with pytest.raises(mcp_invoke.CommandNotFound):
             mcp_invoke.Client(command, timeout=5).open()
-    bad = [dict(env={u"A\ud800": "x"}), dict(env={"A": u"x\ud800"}), dict(cwd=["/tmp"]),
-           dict(on_sample="not a function")]
+    bad = [dict(cwd=["/tmp"]), dict(on_sample="not a function")]
+    if not WINDOWS:  # names there are UTF-16, where a lone surrogate may stand
+        bad += [dict(env={u"A\ud800": "x"}), dict(env={"A": u"x\ud800"})]
     for kw in bad:
         with pytest.raises(mcp_invoke.UsageError):
             mcp_invoke.Client(fake(), timeout=5, **kw)
-    with pytest.raises(mcp_invoke.UsageError):
-        mcp_invoke.Client([u"python\ud800"], timeout=5)
+    if not WINDOWS:
+        with pytest.raises(mcp_invoke.UsageError):
+            mcp_invoke.Client([u"python\ud800"], timeout=5)
 
 
 def test_an_empty_root_is_refused_and_a_file_uri_scheme_is_any_case(capsys):
@@ -5008,13 +5036,14 @@ def test_library_traces_times_roots_and_flags_of_the_wrong_kind(tmp_path):
     closed = open(str(tmp_path / "t"), "w")
     closed.close()
     bad = [dict(trace=io.BytesIO()), dict(trace=closed), dict(timeout=10 ** 400),
-           dict(max_time=10 ** 400), dict(roots=[u"/tmp/\ud800"]), dict(roots=["/tmp\0x"]),
-           dict(inherit_env="no")]
+           dict(max_time=10 ** 400), dict(roots=["/tmp\0x"]), dict(inherit_env="no")]
+    if not WINDOWS:  # names there are UTF-16, where a lone surrogate may stand
+        bad.append(dict(roots=[u"/tmp/\ud800"]))
     for kw in bad:
         with pytest.raises(mcp_invoke.UsageError):
             mcp_invoke.Client(fake(), **kw)
     with mcp_invoke.Client(fake(), timeout=5, roots=[b"/tmp/a b"]) as c:
-        assert c.roots == [{"uri": "file:///tmp/a%20b", "name": "a b"}]
+        assert c.roots == [{"uri": _root_uri("/tmp/a b"), "name": "a b"}]
 
 
 def test_a_list_from_an_unopened_client_gets_its_whole_limit_after_the_handshake():
@@ -5419,7 +5448,8 @@ def test_a_server_errors_data_is_shown_with_its_message(capsys):
 
 
 def test_a_server_errors_data_is_neutralised_and_cut_on_stderr(capsys):
-    for data, shown in (("\x1b[2Jwiped", "[2Jwiped"), ("d" * 100000, "d" * 100)):
+    # At most 20,000 characters: a Windows command line holds 32,767.
+    for data, shown in (("\x1b[2Jwiped", "[2Jwiped"), ("d" * 20000, "d" * 100)):
         answer = {"error": {"code": -32602, "message": "Invalid params", "data": data}}
         server = fake("bad-frame", answer=json.dumps(answer))
         for options in ([], ["--json"]):
@@ -5610,7 +5640,7 @@ def test_server_requests_are_answered_ping_ok_the_rest_method_not_found():
     ]
 
 
-SAMPLER = " ".join(shlex.quote(a) for a in [sys.executable, "-c", (
+SAMPLER = _line([sys.executable, "-c", (
     "import json, sys; p = json.load(sys.stdin); "
     "q = p['messages'][0]['content']['text']; "
     "print(json.dumps({'role': 'assistant', 'model': 'stub', "
@@ -5628,7 +5658,7 @@ def test_roots_and_sampling_are_declared_only_when_given(capsys, tmp_path, era):
                          "--elicit", "decline", "call", "ask_all", "--", *era_server(era))
     assert code == 0
     assert out.splitlines() == ["name: decline -", "login: decline", "sample: 4",
-                                "roots: file://%s" % str(root).replace(" ", "%20")]
+                                "roots: " + _root_uri(root)]
 
 
 def test_a_server_that_asks_forever_fails_clearly(capsys):
@@ -5644,7 +5674,7 @@ def test_a_server_asking_for_a_sample_forever_is_answered_ten_times(capsys, tmp_
     script = ("import json, sys; json.load(sys.stdin); open(%r, 'a').write('run\\n'); "
               "print(json.dumps({'role': 'assistant', 'model': 'stub', "
               "'content': {'type': 'text', 'text': '4'}}))" % str(runs))
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", script])
+    sampler = _line([sys.executable, "-S", "-c", script])
     code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_forever", "--",
                          *era_server("modern", "sample-forever"))
     assert (code, out) == (4, "")
@@ -5667,7 +5697,7 @@ def test_a_server_request_arriving_with_the_last_answer_is_not_answered(tmp_path
     # Nothing waits for an answer any more, so nothing bounds a handler's time:
     # the request is left for a next wait, which a finished command never has.
     ran = tmp_path / "ran"
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", (
+    sampler = _line([sys.executable, "-S", "-c", (
         "import sys, time; open(%r, 'a').write('x'); time.sleep(5)" % str(ran))])
     started = time.monotonic()
     code, out, _ = run(capsys, "--sampling-command", sampler, "call", "echo", "text=hi",
@@ -5752,7 +5782,7 @@ def client_lines(path):
 def test_a_modern_server_asking_by_request_gets_no_answer_and_one_warning_a_method(
         capsys, tmp_path):
     log, ran = tmp_path / "rec", tmp_path / "sampled"
-    sampler = " ".join(shlex.quote(a) for a in [
+    sampler = _line([
         sys.executable, "-c", "open(%r, 'w').write('ran')" % str(ran)])
     code, out, err = run(capsys, "--root", str(tmp_path), "--sampling-command", sampler,
                          "--elicit", "decline", "call", "echo", "text=hi", "--",
@@ -5844,7 +5874,7 @@ def test_the_library_sends_an_undeclared_request_and_names_the_capability_it_lac
 def test_a_sampling_answer_that_uses_a_tool_needs_sampling_tools(capsys, era):
     answer = {"role": "assistant", "model": "m", "stopReason": "toolUse", "content": [
         {"type": "tool_use", "id": "u1", "name": "t", "input": {}}]}
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", "print(%r)"
+    sampler = _line([sys.executable, "-c", "print(%r)"
                                                 % json.dumps(answer)])
     code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
                          *era_server(era))
@@ -5858,7 +5888,7 @@ def test_a_sampling_answer_that_uses_a_tool_needs_sampling_tools(capsys, era):
 
 @pytest.mark.parametrize("era", ERAS)
 def test_a_sampling_answer_that_is_not_a_create_message_result_is_refused(capsys, era):
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", "print('{\"foo\": 1}')"])
+    sampler = _line([sys.executable, "-c", "print('{\"foo\": 1}')"])
     code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
                          *era_server(era))
     why = ("the answer to sampling/createMessage is not a CreateMessageResult: it has no "
@@ -5989,6 +6019,7 @@ def test_a_modern_server_asking_while_the_probe_waits_gets_no_answer_but_a_ping(
     assert [r["id"] for r in client_lines(log)] == ["e1"] and asked == []
 
 
+@not_on_windows("a handler blocked in a system call (here a sleep) is not cut short")
 def test_a_question_held_while_probing_is_answered_within_the_time_limit(tmp_path):
     log, started = tmp_path / "rec", time.monotonic()
     with mcp_invoke.Client(era_server("legacy", "early-ask", record=log), timeout=0.3,
@@ -6111,7 +6142,7 @@ def test_max_time_bounds_every_input_required_round_together(capsys):
     assert time.monotonic() - started < 1.9
 
 
-SLOW_SAMPLER = " ".join(shlex.quote(a) for a in [sys.executable, "-S", "-c", (
+SLOW_SAMPLER = _line([sys.executable, "-S", "-c", (
     "import json, sys, time; json.load(sys.stdin); time.sleep(0.3); "
     "print(json.dumps({'role': 'assistant', 'model': 'stub', "
     "'content': {'type': 'text', 'text': '4'}}))")])
@@ -6225,7 +6256,6 @@ def _cut_line(out):
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_max_output_prints_the_first_chars_and_names_the_file_with_all_of_it(capsys, tmp_path):
     text = "h\u00e9llo w\u00f6rld, " * 20  # characters, not bytes, are counted
     code, whole, err = run(capsys, "call", "echo", "text=" + text, "--", *SERVER)
@@ -6275,8 +6305,9 @@ def test_max_output_with_no_file_for_the_rest_still_shows_the_head_and_the_statu
     finally:
         tempfile.tempdir = saved
     assert (code, err) == (0, "")
+    reason = "No such file or directory" if WINDOWS else "Not a directory"
     assert out == ("abcd\n[cut: 5 more characters; it could not be kept: cannot make a file "
-                   "in %s: Not a directory]\n" % blocked)
+                   "in %s: %s]\n" % (blocked, reason))
     code, out, err = run(capsys, "--max-output", "3", "--save-dir", str(tmp_path), "call",
                          "echo", "text=abc", "--", *SERVER)
     assert code == 0 and out.startswith("abc\n[cut: 1 more character; ")  # the newline
@@ -6347,7 +6378,7 @@ def test_diagnostic_lines_are_cut_whatever_the_server_sent(capsys):
     line = mcp_invoke._terminal_line("x" * 10000000)
     assert len(line) == mcp_invoke._LINE_CHARS + 3 and line.endswith("...")
     answer = {"result": {"resultType": "input_required",
-                         "inputRequests": {"k": {"method": "x" * 100000}}}}
+                         "inputRequests": {"k": {"method": "x" * 20000}}}}
     code, out, err = run(capsys, "call", "echo", "text=x", "--",
                          *fake("bad-frame", era="modern", answer=json.dumps(answer)))
     assert (code, out) == (4, "")
@@ -7054,7 +7085,6 @@ def test_env_prefix_reaches_a_variable_named_like_a_vscode_one():
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 def test_a_fifo_where_a_config_file_is_looked_for_is_skipped_with_a_warning(tmp_path):
     cursor = os.path.join(os.environ["HOME"], ".cursor")
     os.makedirs(cursor)
@@ -7092,7 +7122,7 @@ def test_describe_servers_keeps_going_past_a_broken_entry():
 def test_described_commands_split_back_into_the_same_words():
     args = ["-c", "print('x')", "$HOME", ""]
     line = _describe_servers({"p": {"command": "python3", "args": args}})[0]
-    assert shlex.split(line.split("  ", 2)[2]) == ["python3"] + args
+    assert mcp_invoke._shell_split(line.split("  ", 2)[2]) == ["python3"] + args
 
 
 # -- a server from the config -----------------------------------------------
@@ -7187,6 +7217,9 @@ def test_a_secret_a_config_expands_into_args_command_or_cwd_shows_as_stars(capsy
 
 # -- the servers other clients configured -----------------------------------
 
+_CONFIG_HOME = ("AppData", "Roaming") if WINDOWS else (".config",)  # under the home
+
+
 def _every_format(home, project):
     """A home and a project holding a server in every config format read."""
     files = {
@@ -7201,7 +7234,7 @@ def _every_format(home, project):
                            "user-tool": {"command": "ut"}},
             "projects": {project: {"mcpServers": {"local": {"command": "lc"}}},
                          "/elsewhere": {"mcpServers": {"other": {"command": "x"}}}}},
-        os.path.join(home, ".config", "Claude", "claude_desktop_config.json"): {
+        os.path.join(home, *_CONFIG_HOME + ("Claude", "claude_desktop_config.json")): {
             "mcpServers": {"desk": {"command": "dk", "args": ["a b"], "disabled": True}}},
         os.path.join(home, "Library", "Application Support", "Claude",
                      "claude_desktop_config.json"): {"mcpServers": {"mac": {"command": "m"}}},
@@ -7243,23 +7276,27 @@ def test_servers_lists_every_config_format_project_first(capsys, tmp_path, own_h
     code, out, err = run(capsys, "servers")
     assert (code, err) == (0, "")
     rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
+
+    def shown(*parts):  # a file's path as servers shows it
+        return "(%s)" % os.path.join(*parts)
     assert rows == [
-        ["fake", "stdio", " ".join([sys.executable] + FAKE_ARGS), "(.mcp.json)"],
-        ["cursor-proj", "http", "https://cp.example/mcp", "(.cursor/mcp.json)"],
-        ["vs", "http", "https://v/mcp", "(.vscode/mcp.json)"],
-        ["gem-proj", "stdio", "gem -p", "(.gemini/settings.json)"],
-        ["local", "stdio", "lc", "(~/.claude.json)"],
-        ["fake", "stdio", " ".join([sys.executable] + FAKE_ARGS), "(~/.claude.json)"],
-        ["user-tool", "stdio", "ut", "(~/.claude.json)"],
-        ["desk", "stdio", "dk 'a b'",
-         "(~/.config/Claude/claude_desktop_config.json) (disabled)"],
-        ["mac", "stdio", "m", "(~/Library/Application Support/Claude/"
-                              "claude_desktop_config.json)"],
-        ["cursor-user", "stdio", "cu", "(~/.cursor/mcp.json)"],
-        ["wind", "http", "https://w.example/mcp", "(~/.codeium/windsurf/mcp_config.json)"],
-        ["gem", "http", "https://g.example/mcp", "(~/.gemini/settings.json)"],
-        ["docs", "stdio", "npx -y mcp-docs", "(~/.codex/config.toml) (disabled)"],
-        ["codex-web", "http", "https://cx.example/mcp", "(~/.codex/config.toml)"]]
+        ["fake", "stdio", _line([sys.executable] + FAKE_ARGS), shown(".mcp.json")],
+        ["cursor-proj", "http", "https://cp.example/mcp", shown(".cursor", "mcp.json")],
+        ["vs", "http", "https://v/mcp", shown(".vscode", "mcp.json")],
+        ["gem-proj", "stdio", "gem -p", shown(".gemini", "settings.json")],
+        ["local", "stdio", "lc", shown("~", ".claude.json")],
+        ["fake", "stdio", _line([sys.executable] + FAKE_ARGS), shown("~", ".claude.json")],
+        ["user-tool", "stdio", "ut", shown("~", ".claude.json")],
+        ["desk", "stdio", "dk " + _line(["a b"]), shown(
+            "~", *_CONFIG_HOME + ("Claude", "claude_desktop_config.json")) + " (disabled)"],
+        ["mac", "stdio", "m", shown("~", "Library", "Application Support", "Claude",
+                                    "claude_desktop_config.json")],
+        ["cursor-user", "stdio", "cu", shown("~", ".cursor", "mcp.json")],
+        ["wind", "http", "https://w.example/mcp",
+         shown("~", ".codeium", "windsurf", "mcp_config.json")],
+        ["gem", "http", "https://g.example/mcp", shown("~", ".gemini", "settings.json")],
+        ["docs", "stdio", "npx -y mcp-docs", shown("~", ".codex", "config.toml") + " (disabled)"],
+        ["codex-web", "http", "https://cx.example/mcp", shown("~", ".codex", "config.toml")]]
     code, out, err = run(capsys, "--json", "servers")
     servers = json.loads(out)["servers"]
     assert servers[0] == {"name": "fake", "transport": "stdio", "command": sys.executable,
@@ -7310,7 +7347,8 @@ def test_a_broken_config_file_is_a_warning_and_the_rest_are_listed(capsys, tmp_p
     with open(os.path.join(own_home, ".claude.json"), "w") as f:
         json.dump({"mcpServers": {"a": {"command": "a"}}}, f)
     code, out, err = run(capsys, "servers")
-    assert code == 0 and out.split() == ["a", "stdio", "a", "(~/.claude.json)"]
+    assert code == 0 and out.split() == ["a", "stdio", "a",
+                                         "(%s)" % os.path.join("~", ".claude.json")]
     assert err.startswith("mcp_invoke: warning: %s: not valid JSON" % os.path.join(
         own_home, ".cursor", "mcp.json")) and err.endswith("; its servers are left out\n")
     code, out, err = run(capsys, "--config", os.path.join(own_home, ".cursor", "mcp.json"),
@@ -7368,7 +7406,7 @@ def test_a_config_path_that_is_no_file_is_a_warning_and_relative_xdg_is_ignored(
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")
     assert run(capsys, "ping", "--", *SERVER)[0] == 0
     assert not os.path.exists(str(tmp_path / "relative"))
-    assert os.path.exists(os.path.join(own_home, ".cache", "mcp_invoke", "eras.json"))
+    assert os.path.exists(os.path.join(_cache_dir(own_home), "eras.json"))
 
 
 DEEP_TOML = '[mcp_servers.deep]\ncommand = "x"\nargs = ' + "[" * 5000 + "]" * 5000 + "\n"
@@ -7700,7 +7738,6 @@ def test_a_newline_in_a_mime_type_cannot_forge_a_marker_line(capsys, tmp_path):
 
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("dangling", [False, True], ids=["existing", "dangling"])
 def test_save_dir_follows_no_link_planted_at_a_saved_files_name(capsys, tmp_path, dangling):
     # Saved files are named by their content's hash: a name anyone can know
@@ -7767,7 +7804,6 @@ def test_answers_that_break_the_requested_schema_are_declined(capsys, tmp_path):
     assert "answer 'age': expected integer" in err
 
 
-@posix_only("pseudo-terminals")
 @posix_only("pseudo-terminals")
 @pytest.mark.parametrize("era", ERAS)
 def test_interactive_elicitation_asks_on_the_terminal(era):
@@ -8008,9 +8044,8 @@ def test_a_typed_answer_over_the_limit_or_not_utf8_is_asked_again(monkeypatch):
 # -- sampling ---------------------------------------------------------------
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys, tmp_path):
-    failing = "%s -c 'import sys; sys.exit(3)'" % shlex.quote(sys.executable)
+    failing = _line([sys.executable, "-c", "import sys; sys.exit(3)"])
     code, out, err = run(capsys, "--sampling-command", failing, "call", "ask_sample", "--",
                          *era_server("legacy"))
     assert code == 0 and out == "sample: error -32603\n"
@@ -8031,10 +8066,11 @@ def test_a_failing_sampling_command_is_an_error_reply_or_a_failed_call(capsys, t
 def test_a_sampling_command_that_leaves_a_child_answers_at_once(capsys, tmp_path):
     pidfile = tmp_path / "pid"
     script = ("import json, subprocess, sys; json.load(sys.stdin); "
-              "p = subprocess.Popen(['sleep', '30']); open(%r, 'w').write(str(p.pid)); "
+              "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); "
+              "open(%r, 'w').write(str(p.pid)); "
               "print(json.dumps({'role': 'assistant', 'model': 'm', "
               "'content': {'type': 'text', 'text': '4'}}))" % str(pidfile))
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", script])
+    sampler = _line([sys.executable, "-c", script])
     start = time.monotonic()
     code, out, _ = run(capsys, "--timeout", "5", "--sampling-command", sampler,
                        "call", "ask_sample", "--", *era_server("modern"))
@@ -8059,7 +8095,7 @@ def test_a_sampling_request_with_tools_needs_sampling_tools_declared(capsys, tmp
     script = ("import json, sys; open(%r, 'w').write(json.dumps(json.load(sys.stdin))); "
               "print(json.dumps({'role': 'assistant', 'model': 'm', "
               "'content': {'type': 'text', 'text': '4'}}))" % str(marker))
-    sampler = " ".join(shlex.quote(a) for a in [sys.executable, "-c", script])
+    sampler = _line([sys.executable, "-c", script])
     log = tmp_path / "rec"
     # The server asks with params.tools though the client declared sampling {}.
     code, out, err = run(capsys, "--sampling-command", sampler, "call", "ask_sample", "--",
@@ -8083,7 +8119,6 @@ def test_a_sampling_request_with_tools_needs_sampling_tools_declared(capsys, tmp
 # Tasks: tools that run long, waited on and kept for later
 # ---------------------------------------------------------------------------
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_the_task_store_keeps_a_servers_tasks_apart_and_forgets_ended_and_expired_ones(
         tmp_path, monkeypatch):
@@ -8183,6 +8218,8 @@ def finish(proc, timeout=10, ready=None):
     try:
         if ready is not None:
             assert wait_for(ready), "the client never got that far"
+            if WINDOWS:  # windows_mcp_invoke.py sends one from outside
+                pytest.skip("needs POSIX: a Ctrl-C sent to one process")
             proc.send_signal(signal.SIGINT)
         return proc.communicate(timeout=timeout)
     finally:
@@ -8734,7 +8771,6 @@ def test_task_cancel_cancels_the_task_and_forgets_it(era, capsys, tmp_path):
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_task_store_that_is_not_json_is_said_once_and_written_anew(capsys, tmp_path,
                                                                      state_home):
     server = task_server("legacy", task_store=tmp_path / "tasks.json")
@@ -8749,7 +8785,6 @@ def test_a_task_store_that_is_not_json_is_said_once_and_written_anew(capsys, tmp
     assert code == 0 and out.split()[:1] == [TASK_ID] and "not JSON" not in err
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 @pytest.mark.usefixtures("state_home")
 def test_kept_task_ids_are_in_private_files_under_the_state_directory(capsys, tmp_path,
@@ -9148,7 +9183,6 @@ def _session_pid(out):
 
 
 @posix_only("Unix sockets")
-@posix_only("Unix sockets")
 def test_a_session_keeps_one_server_across_calls_and_stops_cleanly(sessions, tmp_path, capsys):
     record = tmp_path / "record"
     code, out, err = _start("s1", "--", *fake(record=record))
@@ -9168,7 +9202,7 @@ def test_a_session_keeps_one_server_across_calls_and_stops_cleanly(sessions, tmp
     listed = json.loads(out)["sessions"]
     assert [(s["name"], s["pid"], s["calls"]) for s in listed] == [("s1", pid, 4)]
     assert run(capsys, "session", "stop", "s1") == (0, "stopped s1\n", "")
-    assert not os.path.exists(os.path.join(sessions, "s1.sock"))
+    assert not os.path.exists(os.path.join(sessions, "s1" + mcp_invoke._ENDPOINT_SUFFIX))
     assert wait_for(lambda: not _alive(pid))
     assert methods + ["notifications/cancelled"] != [line.get("method")
                                                      for line in records(record)]
@@ -9204,7 +9238,7 @@ def test_a_session_answers_the_server_with_its_own_policies(era, sessions, capsy
     code, out, err = run(capsys, "--session", "ask", "call", "ask_name")
     assert (code, out) == (0, "name: decline -\n")
     code, out, err = run(capsys, "--session", "ask", "call", "ask_roots")
-    assert (code, out) == (0, "roots: file:///srv\n")
+    assert (code, out) == (0, "roots: %s\n" % _root_uri("/srv"))
     code, out, err = run(capsys, "--session", "ask", "info")
     assert "(%s era" % era in out and "transport: session ask (stdio)" in out
 
@@ -9236,7 +9270,7 @@ def test_a_missing_or_misnamed_session_is_exit_2(sessions, capsys):
     assert run(capsys, "--events", "session", "list")[0] == 2
     code, out, err = run(capsys, "session", "start", "s")
     assert code == 2 and "e.g. mcp_invoke session start s -- python3 server.py" in err
-    assert os.listdir(sessions) == []
+    assert _session_files(sessions) == []
 
 
 def test_a_second_start_of_a_running_session_is_refused(sessions):
@@ -9253,7 +9287,7 @@ def test_a_session_whose_server_died_stops_and_leaves_nothing(sessions, capsys):
     assert _alive(pid)  # the server is restarted for the next request, not the session ended
     assert run(capsys, "session", "stop", "dies")[0] == 0
     assert wait_for(lambda: not _alive(pid))
-    assert not os.path.exists(os.path.join(sessions, "dies.sock"))
+    assert not os.path.exists(os.path.join(sessions, "dies" + mcp_invoke._ENDPOINT_SUFFIX))
     assert run(capsys, "--session", "dies", "ping")[0] == 2
 
 
@@ -9263,9 +9297,10 @@ def test_a_failed_start_has_a_direct_calls_exit_status_and_leaves_nothing(sessio
     code, out, err = _start("hang", "--timeout", "0.3", "--max-time", "0.5", "--",
                             *fake("hang-init"))
     assert (code, out) == (124, "") and "Traceback" not in err
-    assert os.listdir(sessions) == []
+    assert _session_files(sessions) == []
 
 
+@posix_only("POSIX signals")
 def test_a_second_ctrl_c_cuts_a_failing_session_start_short(sessions, tmp_path):
     # The server ignores SIGTERM: stopped in order, it takes its grace twice;
     # a second Ctrl-C has the session kill it at once, as a direct call does.
@@ -9281,16 +9316,15 @@ def test_a_second_ctrl_c_cuts_a_failing_session_start_short(sessions, tmp_path):
         proc.kill()
         proc.wait()
     assert (proc.returncode, out) == (130, b"") and time.monotonic() - started < 2.0
-    assert os.listdir(sessions) == []
+    assert _session_files(sessions) == []
 
 
-@posix_only("Unix sockets")
 @posix_only("Unix sockets")
 def test_an_idle_session_ends_by_itself(sessions, capsys):
     code, out, err = _start("idle", "--idle", "0.3", "--", *fake())
     pid = _session_pid(out)
     assert wait_for(lambda: not _alive(pid))
-    assert not os.path.exists(os.path.join(sessions, "idle.sock"))
+    assert not os.path.exists(os.path.join(sessions, "idle" + mcp_invoke._ENDPOINT_SUFFIX))
     state = os.environ["XDG_STATE_HOME"]
     with open(os.path.join(state, "mcp_invoke", "idle.log")) as log:
         assert "session idle ended: idle for 0.3s" in log.read()
@@ -9308,7 +9342,6 @@ def test_through_a_session_the_calls_own_timeout_applies_and_the_session_goes_on
     assert [c["params"]["requestId"] for c in cancelled] == [calls[0]["id"]]
 
 
-@posix_only("POSIX signals")
 @posix_only("POSIX signals")
 def test_ctrl_c_through_a_session_cancels_that_request_only(sessions, tmp_path):
     record = tmp_path / "record"
@@ -9460,13 +9493,12 @@ def test_session_stop_cuts_a_restart_short(sessions, capsys, tmp_path):
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_a_session_stops_on_sigquit_as_on_sigterm_and_leaves_nothing(sessions, capsys):
     code, out, err = _start("q", "--", *fake("no-exit-on-eof"))
     pid = _session_pid(out)
     os.kill(pid, signal.SIGQUIT)
     assert wait_for(lambda: not _alive(pid))
-    assert not os.path.exists(os.path.join(sessions, "q.sock"))
+    assert not os.path.exists(os.path.join(sessions, "q" + mcp_invoke._ENDPOINT_SUFFIX))
     assert wait_for(lambda: not _fake_servers())  # its server too
 
 
@@ -9505,11 +9537,18 @@ def test_a_burst_of_questions_is_answered_within_the_callers_time_limit(era, ses
     assert run(capsys, "--session", "burst", "--timeout", "5", "tools")[0] == 0  # not 30 s
 
 
+def _session_files(sessions):
+    """What the sessions directory holds but its lock file (Windows locks a
+    file in it, POSIX the directory itself)."""
+    return [name for name in os.listdir(sessions) if name != ".lock"]
+
+
 def _raw_session(sessions, name):
     """A raw connection to session ``name``: (socket, its file, the hello)."""
     import socket
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(os.path.join(sessions, name + ".sock"))
+    raw = mcp_invoke._reach_session(os.path.join(sessions, name + mcp_invoke._ENDPOINT_SUFFIX))[0]
+    sock = socket.socket(raw.family, raw.type, 0, raw.detach())
+    sock.settimeout(None)
     stream = sock.makefile("rwb")
     return sock, stream, json.loads(stream.readline().decode())
 
@@ -9566,10 +9605,9 @@ def test_a_session_start_refused_by_the_server_exits_as_a_direct_call(sessions, 
     code, out, err = _start("refused", "--", *fake("error-init"))
     assert (code, out) == (direct[0], "") == (3, "")
     assert err == direct[2] and "init failed on purpose" in err
-    assert os.listdir(sessions) == []
+    assert _session_files(sessions) == []
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_session_stop_signals_a_session_that_does_not_end_when_asked(sessions, monkeypatch,
                                                                       tmp_path, capsys):
@@ -9600,12 +9638,13 @@ def test_watch_goes_through_a_session_in_both_eras(era, sessions, capsys):
     assert "--- fake://clock (update 1)" in err
 
 
+@posix_only("XDG_STATE_HOME")
 def test_a_sessions_log_is_under_the_home_without_xdg_state_home(sessions, monkeypatch,
                                                                  own_home, tmp_path):
     monkeypatch.setenv("XDG_STATE_HOME", "relative/state")  # ignored: not absolute
     monkeypatch.chdir(str(tmp_path))
     assert _start("home", "--", *fake())[0] == 0
-    assert os.path.exists(os.path.join(own_home, ".local", "state", "mcp_invoke", "home.log"))
+    assert os.path.exists(os.path.join(_state_dir(own_home), "home.log"))
     assert not os.path.exists(str(tmp_path / "relative"))
 
 
@@ -9640,7 +9679,6 @@ def test_legacy_watchers_share_a_subscription_and_keep_the_session_from_idling(s
 
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 def test_a_sessions_log_is_never_written_through_a_symlink_or_in_a_shared_directory(
         sessions, tmp_path, capsys):
     state = os.path.join(os.environ["XDG_STATE_HOME"], "mcp_invoke")
@@ -9650,7 +9688,7 @@ def test_a_sessions_log_is_never_written_through_a_symlink_or_in_a_shared_direct
     os.symlink(str(victim), os.path.join(state, "v.log"))
     code, out, err = _start("v", "--", *fake())
     assert code == 2 and "v.log: it is a symlink" in err
-    assert victim.read_text() == "precious" and os.listdir(sessions) == []
+    assert victim.read_text() == "precious" and _session_files(sessions) == []
     os.chmod(state, 0o777)
     code, out, err = _start("w", "--", *fake())
     assert code == 2 and "only it may write" in err
@@ -9679,7 +9717,6 @@ def test_what_a_session_client_sends_cannot_end_the_session(sessions, capsys):
         assert run(capsys, "session", "stop", "odd")[0] == 0
 
 
-@posix_only("POSIX signals")
 @posix_only("POSIX signals")
 def test_session_stop_fails_when_what_answers_on_the_socket_does_not_stop(
         sessions, capsys, monkeypatch):
@@ -9776,6 +9813,7 @@ def test_an_oauth_token_an_http_session_obtains_is_redacted_for_its_clients(
             assert run(capsys, "session", "stop", "os")[0] == 0
 
 
+@pytest.mark.skipif(not PROC, reason="needs /proc")
 def test_a_flooding_session_client_is_read_no_further_than_its_bound(sessions, capsys):
     """A client that writes 150,000 tools/call lines and reads nothing is read
     only as far as what it may have in flight, so the session neither grows
@@ -9976,7 +10014,6 @@ def test_the_shell_on_a_terminal_completes_cancels_and_keeps_history(tmp_path):
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_sigterm_ends_the_shell_and_its_server():
     proc = _client(["shell", "--"] + fake(), stdin=subprocess.PIPE)
     proc.stdin.write(b"call echo text=up\n")
@@ -9987,7 +10024,6 @@ def test_sigterm_ends_the_shell_and_its_server():
     assert proc.returncode == 143 and b"stopped by SIGTERM" in err
 
 
-@posix_only("pseudo-terminals")
 @posix_only("pseudo-terminals")
 def test_the_shell_without_readline_prompts_with_input(tmp_path):
     code = ("import sys, runpy; sys.modules['readline'] = None; sys.argv = %r; "
@@ -10154,7 +10190,7 @@ def test_servers_that_differ_only_in_their_environment_keep_lists_of_their_own(
         code, out, err = run(capsys, "--cache-ttl", "60", "search", "echo", "--count", "2")
         assert code == 0 and sorted(line.split("(")[0] for line in out.splitlines()) == [
             "ann__echo", "plain__echo"]
-    cached = os.listdir(os.path.join(os.environ["HOME"], ".cache", "mcp_invoke", "tools"))
+    cached = os.listdir(os.path.join(_cache_dir(os.environ["HOME"]), "tools"))
     assert len(cached) == 2  # one file each, though the command is the same
 
 
@@ -10275,8 +10311,8 @@ def test_skill_teaches_an_agent_the_server_through_this_file(capsys):
                                "## Call a tool", "## Exit codes"]
     tools_out = run(capsys, "tools", "--", *SERVER)[1]
     assert "\n```text\n" + tools_out + "```\n" in body  # as tools prints them
-    command = "python3 %s --cwd %s" % (SCRIPT, os.getcwd())
-    server = " ".join(shlex.quote(word) for word in SERVER)
+    command = "%s %s --cwd %s" % (mcp_invoke._PYTHON_WORD, SCRIPT, os.getcwd())
+    server = _line(SERVER)
     assert "\n    %s schema TOOL -- %s\n" % (command, server) in body
     assert "\n    %s call echo text=... -- %s\n" % (command, server) in body
     with mcp_invoke.Client(SERVER, timeout=TIMEOUT) as client:
@@ -10297,6 +10333,8 @@ def test_a_skills_command_carries_what_reaches_the_server_and_nothing_it_cannot_
     assert "v4lue-x" not in out and "A=" not in out
     assert err.startswith("mcp_invoke: warning: the skill's command leaves out --env A=..., "
                           "which may hold a secret: the agent needs it too")
+    if WINDOWS:
+        return  # a Windows name holds no line break
     odd = tmp_path / "line\nbreak"
     odd.mkdir()
     monkeypatch.chdir(str(odd))
@@ -10335,8 +10373,9 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
     assert code == 0 and out.splitlines() == [str(skills / "fake" / "SKILL.md"),
                                               str(skills / "ann" / "SKILL.md")]
     text = (skills / "ann" / "SKILL.md").read_text()
-    assert "\n    python3 %s --config %s --server ann --cwd %s search WORD...\n" % (
-        SCRIPT, tmp_path / ".mcp.json", tmp_path) in text  # its relative paths as here
+    assert "\n    %s %s --config %s --server ann --cwd %s search WORD...\n" % (
+        mcp_invoke._PYTHON_WORD, SCRIPT, tmp_path / ".mcp.json", tmp_path
+    ) in text  # its relative paths as here
     code, out, err = run(capsys, "skill", "--server", "fake,ann", "--check", str(skills))
     assert (code, err) == (0, "") and out.splitlines() == [
         "skill up to date: %s (its 19 tools unchanged)" % (skills / "fake" / "SKILL.md"),
@@ -10376,7 +10415,6 @@ def test_skills_of_several_servers_are_written_and_checked(capsys, tmp_path, mon
 
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 @pytest.mark.parametrize("plant", ["file", "dangling", "directory"])
 def test_skill_out_refuses_a_skill_file_or_directory_that_is_a_planted_link(capsys, tmp_path,
                                                                             plant):
@@ -10406,7 +10444,6 @@ def test_skill_out_refuses_a_skill_file_or_directory_that_is_a_planted_link(caps
 
 
 @posix_only("symlinks (Wine makes none)")
-@posix_only("symlinks (Wine makes none)")
 def test_skill_all_out_writes_through_no_planted_link(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(str(tmp_path))
     _config(tmp_path, {"fake": {"command": sys.executable, "args": FAKE_ARGS},
@@ -10425,7 +10462,6 @@ def test_skill_all_out_writes_through_no_planted_link(capsys, tmp_path, monkeypa
 
 # -- install -------------------------------------------------------------------
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
@@ -10462,10 +10498,10 @@ def _installed_copy(tmp_path):
     source.mkdir()
     shutil.copy(SCRIPT, str(source / "mcp_invoke.py"))
     env = _client_env(dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "c"),
-                           XDG_STATE_HOME=str(tmp_path / "s")))
+                           XDG_STATE_HOME=str(tmp_path / "s"), LOCALAPPDATA=str(tmp_path / "c")))
     subprocess.check_call([sys.executable, "-S", str(source / "mcp_invoke.py"), "install",
                            "--bin", str(tmp_path / "bin")], env=env, stderr=subprocess.PIPE)
-    launcher = str(tmp_path / "bin" / "mcp-invoke")
+    launcher = str(tmp_path / "bin" / ("mcp-invoke.cmd" if WINDOWS else "mcp-invoke"))
     return source, env, launcher
 
 
@@ -10473,8 +10509,10 @@ def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_re
         tmp_path):
     source, env, launcher = _installed_copy(tmp_path)
     assert subprocess.check_output([launcher, "--version"], env=env).startswith(b"mcp_invoke ")
-    kept = [os.path.join(str(source / "__pycache__"), name)
-            for name in os.listdir(str(source / "__pycache__")) if "launcher" in name]
+    # Beside the file; on Windows, in the user's own cache only.
+    caches = str(tmp_path / "c" / "mcp_invoke" / "cache") if WINDOWS else str(
+        source / "__pycache__")
+    kept = [os.path.join(caches, name) for name in os.listdir(caches) if "launcher" in name]
     with open(kept[0], "rb") as f:
         stamp = f.read().split(b"\n", 1)[0] + b"\n"
     with open(kept[0], "wb") as f:
@@ -10484,12 +10522,14 @@ def test_a_launcher_whose_file_is_gone_says_so_and_one_whose_cache_is_no_code_re
     proc = subprocess.run([launcher, "--version"], env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
     assert (proc.returncode, proc.stdout) == (127, b"")
-    assert proc.stderr == ("mcp-invoke: cannot run %s: No such file or directory; run "
-                           "mcp_invoke.py install again from where it is now\n"
-                           % (source / "mcp_invoke.py")).encode()
+    try:
+        os.stat(str(source / "mcp_invoke.py"))
+    except OSError as e:
+        reason = e.strerror  # Windows words it its own way
+    assert proc.stderr == ("mcp-invoke: cannot run %s: %s; run mcp_invoke.py install again "
+                           "from where it is now\n" % (source / "mcp_invoke.py", reason)).encode()
 
 
-@posix_only("sh and #! scripts")
 @posix_only("sh and #! scripts")
 def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_file(tmp_path):
     source = tmp_path / "src"
@@ -10508,7 +10548,6 @@ def test_a_launcher_keeps_its_bytecode_in_the_cache_where_it_cannot_beside_the_f
         assert f.readline() == "#!%s -ES\n" % sys.executable
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
     source, env, launcher = _installed_copy(tmp_path)
@@ -10549,9 +10588,8 @@ def test_a_launcher_runs_no_bytecode_someone_else_could_have_planted(tmp_path):
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 def test_a_fifo_where_the_launchers_are_recorded_is_skipped_with_a_warning(tmp_path):
-    state = os.path.join(os.environ["HOME"], ".local", "state", "mcp_invoke")
+    state = _state_dir(os.environ["HOME"])
     os.makedirs(state, 0o700)
     os.mkfifo(os.path.join(state, "launchers.json"))  # skill reads it; nobody writes to it
     code, out, err = _ends_within(["skill", "--"] + SERVER)
@@ -11065,7 +11103,7 @@ def test_batch_exits_0_when_every_line_succeeds(capsys):
     assert code == 0 and len(out.splitlines()) == 2
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.skipif(not PROC, reason="needs /proc")
 def test_a_bad_batch_line_is_printed_as_soon_as_the_lines_before_it(tmp_path):
     lines = ['{"method": "ping"}', "not json",
              '{"method": "tools/call", "params": {"name": "echo", "arguments": {}}}']
@@ -11094,12 +11132,24 @@ def test_a_bad_batch_line_is_printed_as_soon_as_the_lines_before_it(tmp_path):
 class _Coprocess(object):
     """`batch` driven as a program drives it: a line written, its answer read,
     then the next. A read that finds nothing in ``patience`` seconds fails the
-    test (the client deadlocked) rather than hanging it."""
+    test (the client deadlocked) rather than hanging it. Its stdout is read by
+    a thread (a pipe cannot be selected on Windows)."""
 
     def __init__(self, args, patience=60, **kw):
         self.proc = _client(["batch"] + args, stdin=subprocess.PIPE, **kw)
         self.patience = patience
         self.out = b""
+        self.chunks = queue.Queue()
+        self.reader = threading.Thread(target=self._read, args=(self.proc.stdout,))
+        self.reader.daemon = True
+        self.reader.start()
+
+    def _read(self, stdout):
+        while True:
+            chunk = os.read(stdout.fileno(), 65536)
+            self.chunks.put(chunk)
+            if not chunk:
+                return
 
     def ask(self, method, params, ident=None):
         line = {"method": method, "params": params}
@@ -11110,15 +11160,13 @@ class _Coprocess(object):
         return self.answer()
 
     def answer(self):
-        import select
-        fd = self.proc.stdout.fileno()
         while b"\n" not in self.out:
-            ready, _, _ = select.select([fd], [], [], self.patience)
-            if not ready:
+            try:
+                chunk = self.chunks.get(timeout=self.patience)
+            except queue.Empty:
                 self.kill()
-            assert ready, "no answer line within %ds: the batch waits for more input" % (
-                self.patience)
-            chunk = os.read(fd, 65536)
+                raise AssertionError("no answer line within %ds: the batch waits for more "
+                                     "input" % self.patience)
             assert chunk, "stdout closed before the answer: %r" % self.out
             self.out += chunk
         line, _, self.out = self.out.partition(b"\n")
@@ -11135,8 +11183,13 @@ class _Coprocess(object):
         """Close stdin; (exit code, the rest of stdout, stderr)."""
         self.proc.stdin.close()
         self.proc.stdin = None  # for communicate(), which would flush it
-        out, err = self.proc.communicate(timeout=self.patience)
-        return self.proc.returncode, (self.out + out).decode(), err.decode()
+        stdout, self.proc.stdout = self.proc.stdout, None  # the reader's
+        err = self.proc.communicate(timeout=self.patience)[1]
+        self.reader.join(self.patience)
+        stdout.close()
+        while not self.chunks.empty():
+            self.out += self.chunks.get()
+        return self.proc.returncode, self.out.decode(), err.decode()
 
 
 def _echo(text):
@@ -11185,7 +11238,6 @@ def test_batch_reads_more_lines_than_it_reads_ahead_from_a_pipe_in_order():
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 @pytest.mark.parametrize("command", [
     "yes '{\"method\": \"tools/call\", \"params\": {\"name\": \"echo\", "
     "\"arguments\": {\"text\": \"y\"}}}' | %s batch -- %s | head -n 1",
@@ -11194,8 +11246,7 @@ def test_batch_reads_more_lines_than_it_reads_ahead_from_a_pipe_in_order():
 def test_a_streaming_command_ends_once_its_reader_has_gone(command):
     """`| head -n 1`: output stops, and so does the command, as tail -f does
     (endless input, endless updates)."""
-    line = command % (" ".join(shlex.quote(a) for a in CLIENT),
-                      " ".join(shlex.quote(a) for a in fake()))
+    line = command % (" ".join(map(shlex.quote, CLIENT)), " ".join(map(shlex.quote, fake())))
     proc = subprocess.Popen(["sh", "-c", line], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=HERE, env=_client_env())
     try:
@@ -11313,7 +11364,6 @@ def test_watch_events_give_each_version_then_the_count(era, capsys):
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_watch_stops_at_ctrl_c_with_exit_0_and_leaves_no_process(tmp_path):
     proc = _client(["watch", "fake://clock", "--"] + fake("ticking", delay=0.05))
     first = proc.stdout.readline()
@@ -11356,7 +11406,7 @@ def _completions(script, words):
     """What bash completes for ``words`` (the last one being completed)."""
     probe = ('source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _mcp_invoke; '
              'printf "%%s\\n" "${COMPREPLY[@]}"' % (
-                 shlex.quote(script), " ".join(shlex.quote(w) for w in words), len(words) - 1))
+                 shlex.quote(script), " ".join(map(shlex.quote, words)), len(words) - 1))
     out = subprocess.check_output(["bash", "-c", probe], env=dict(os.environ, PATH=os.path.dirname(
         sys.executable) + os.pathsep + os.environ.get("PATH", "")))
     return out.decode().split()
@@ -11589,7 +11639,6 @@ ECHOING = ("import json, os, sys\n"
            "                                                   'message': 'no'}}), flush=True)\n")
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_a_pin_or_skill_of_a_server_that_echoes_a_secret(capsys, tmp_path):
     """A skill is handed to agents: the secret is redacted. A pin holds what
@@ -11875,7 +11924,6 @@ def test_a_pin_file_with_a_key_twice_is_refused(capsys, tmp_path):
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_pin_written_again_keeps_its_permissions(capsys, tmp_path):
     path = str(tmp_path / "server.pin")
     assert run(capsys, "pin", path, "--", *fake())[0] == 0
@@ -12002,7 +12050,6 @@ def test_many_servers_refuse_a_pin_an_empty_choice_and_unknown_names(capsys, tmp
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_path):
     with open(str(tmp_path / ".mcp.json"), "w") as f:
         json.dump({"mcpServers": {name: {"command": sys.executable, "args": FAKE_ARGS + [
@@ -12023,14 +12070,13 @@ def test_ctrl_c_while_servers_are_listed_at_once_is_130_and_leaves_nothing(tmp_p
 # -- the era, remembered ----------------------------------------------------
 
 def _eras(home):
-    path = os.path.join(home, ".cache", "mcp_invoke", "eras.json")
+    path = os.path.join(_cache_dir(home), "eras.json")
     if not os.path.exists(path):
         return None
     with open(path) as f:
         return json.load(f)
 
 
-@posix_only("permission bits")
 @posix_only("permission bits")
 def test_a_legacy_servers_era_is_remembered_and_the_probe_skipped(capsys, tmp_path, own_home):
     record = tmp_path / "record"
@@ -12039,7 +12085,7 @@ def test_a_legacy_servers_era_is_remembered_and_the_probe_skipped(capsys, tmp_pa
     assert code == 0 and "(legacy era, probe fallback)" in out
     key = json.dumps([argv, os.getcwd()])
     assert _eras(own_home) == {key: {"era": "legacy", "version": LEGACY}}
-    directory = os.path.join(own_home, ".cache", "mcp_invoke")
+    directory = _cache_dir(own_home)
     assert os.stat(directory).st_mode & 0o777 == 0o700
     assert os.stat(os.path.join(directory, "eras.json")).st_mode & 0o777 == 0o600
     os.unlink(str(record))
@@ -12051,7 +12097,7 @@ def test_a_legacy_servers_era_is_remembered_and_the_probe_skipped(capsys, tmp_pa
 
 def test_a_server_that_answers_otherwise_than_remembered_is_probed_again(capsys, own_home):
     argv = era_server("modern")
-    path = os.path.join(own_home, ".cache", "mcp_invoke", "eras.json")
+    path = os.path.join(_cache_dir(own_home), "eras.json")
     os.makedirs(os.path.dirname(path))
     key = json.dumps([argv, os.getcwd()])
     with open(path, "w") as f:
@@ -12065,7 +12111,7 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
     assert run(capsys, "--no-cache", "ping", "--", *SERVER)[0] == 0
     assert run(capsys, "--protocol-version", LEGACY, "ping", "--", *SERVER)[0] == 0
     assert _eras(own_home) is None
-    path = os.path.join(own_home, ".cache", "mcp_invoke", "eras.json")
+    path = os.path.join(_cache_dir(own_home), "eras.json")
     os.makedirs(os.path.dirname(path))
     with open(path, "w") as f:
         f.write("{damaged")
@@ -12075,9 +12121,8 @@ def test_no_cache_and_a_pinned_version_leave_the_cache_alone(capsys, own_home):
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 def test_a_fifo_where_the_era_cache_is_kept_is_skipped_with_a_warning(tmp_path):
-    cache = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke")
+    cache = _cache_dir(os.environ["HOME"])
     os.makedirs(cache, 0o700)
     os.mkfifo(os.path.join(cache, "eras.json"))  # nobody ever writes to it
     code, out, err = _ends_within(["ping", "--"] + SERVER)
@@ -12093,7 +12138,6 @@ def _listings(trace):
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_modern_servers_tool_list_is_kept_for_its_ttl(capsys, tmp_path, own_home):
     argv = era_server("modern")
     for i, listed in ((1, 1), (2, 0)):
@@ -12102,9 +12146,9 @@ def test_a_modern_servers_tool_list_is_kept_for_its_ttl(capsys, tmp_path, own_ho
                              *argv)
         assert (code, out, err) == (0, "%d\n" % i, "")
         assert _listings(trace) == listed
-    files = os.listdir(os.path.join(own_home, ".cache", "mcp_invoke", "tools"))
+    files = os.listdir(os.path.join(_cache_dir(own_home), "tools"))
     assert len(files) == 1
-    path = os.path.join(own_home, ".cache", "mcp_invoke", "tools", files[0])
+    path = os.path.join(_cache_dir(own_home), "tools", files[0])
     assert os.stat(path).st_mode & 0o777 == 0o600
     # A name the cached list lacks is looked for in a new listing; --no-cache lists.
     trace = tmp_path / "t3"
@@ -12132,14 +12176,13 @@ def test_the_era_cache_keeps_no_secret_a_config_brought_in(capsys, tmp_path, mon
     _config(tmp_path, {"sec": {"command": sys.executable, "args": FAKE_ARGS + [
         "--tag", "${TOKEN}"]}})
     assert run(capsys, "--cache-ttl", "60", "call", "echo", "text=a")[0] == 0
-    kept = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke")
+    kept = _cache_dir(os.environ["HOME"])
     assert os.listdir(os.path.join(kept, "tools"))
     with open(os.path.join(kept, "eras.json")) as f:
         eras = f.read()
     assert "hunter2" not in eras and "***" in eras
 
 
-@posix_only("symlinks (Wine makes none)")
 @posix_only("symlinks (Wine makes none)")
 def test_a_cache_directory_that_is_a_link_is_not_written_through(capsys, tmp_path):
     victim = tmp_path / "victim"
@@ -12153,11 +12196,10 @@ def test_a_cache_directory_that_is_a_link_is_not_written_through(capsys, tmp_pat
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_cache_another_could_have_written_is_skipped_with_a_warning(capsys, tmp_path):
     argv = fake()
     run(capsys, "--cache-ttl", "60", "call", "echo", "text=x", "--", *argv)
-    tools = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke", "tools")
+    tools = os.path.join(_cache_dir(os.environ["HOME"]), "tools")
     kept = [os.path.join(tools, name) for name in os.listdir(tools)]
     assert len(kept) == 1
     os.chmod(kept[0], 0o666)  # others may write it: what it says may be anyone's
@@ -12276,11 +12318,10 @@ def test_a_tool_found_in_a_new_listing_is_remembered_with_that_listing(capsys, t
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 def test_a_fifo_where_a_tool_list_is_kept_is_skipped_with_a_warning(tmp_path):
     argv = ["--cache-ttl", "60", "call", "echo", "text=hi", "--"] + SERVER
     assert _ends_within(argv)[:2] == (0, "hi\n")
-    kept = os.path.join(os.environ["HOME"], ".cache", "mcp_invoke", "tools")
+    kept = os.path.join(_cache_dir(os.environ["HOME"]), "tools")
     names = os.listdir(kept)
     assert len(names) == 1
     os.unlink(os.path.join(kept, names[0]))
@@ -12320,8 +12361,8 @@ def test_a_root_that_does_not_exist_here_is_offered_with_a_warning(capsys, tmp_p
     monkeypatch.chdir(str(tmp_path))
     code, out, err = run(capsys, "--root", "no-such-dir", "--root", "/nonexistent/mcp-root",
                          "call", "ask_roots", "--", *era_server(era))
-    assert (code, out) == (0, "roots: file://%s file:///nonexistent/mcp-root\n"
-                           % urllib.parse.quote(str(tmp_path / "no-such-dir")))
+    assert (code, out) == (0, "roots: %s %s\n" % (_root_uri(tmp_path / "no-such-dir"),
+                                                  _root_uri("/nonexistent/mcp-root")))
     warnings = err.splitlines()
     assert len(warnings) == 2
     assert all(w.startswith("mcp_invoke: warning: ") for w in warnings)
@@ -12351,14 +12392,12 @@ def test_the_server_entry_is_checked_before_trace_and_answers_files(capsys, tmp_
 
 
 @posix_only("permission bits")
-@posix_only("permission bits")
 def test_a_trace_is_only_its_users_to_read(capsys, tmp_path):
     trace = tmp_path / "trace.jsonl"
     assert run(capsys, "--trace", str(trace), "ping", "--", *SERVER)[0] == 0
     assert stat.S_IMODE(os.stat(str(trace)).st_mode) == 0o600
 
 
-@posix_only("FIFOs")
 @posix_only("FIFOs")
 def test_a_pipe_given_as_arguments_or_answers_waits_timeout_at_most(capsys, tmp_path):
     fifo = str(tmp_path / "fifo")
@@ -12414,7 +12453,6 @@ def test_the_pages_a_list_had_are_shown_when_a_later_page_fails(capsys):
 
 
 @posix_only("FIFOs")
-@posix_only("FIFOs")
 def test_trace_to_a_pipe_nobody_reads_is_refused_at_once(capsys, tmp_path):
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)
@@ -12453,7 +12491,8 @@ def test_a_run_loads_no_gettext_and_argparse_still_says_what_it_should():
     assert proc.stderr == (b"mcp_invoke: argument --timeout: expected one argument "
                            b"(see --help)\n")
     code = "import mcp_invoke, gettext, argparse; print(argparse._ is gettext.gettext)"
-    assert subprocess.check_output([sys.executable, "-S", "-c", code], cwd=HERE) == b"True\n"
+    assert subprocess.check_output([sys.executable, "-S", "-c", code], cwd=HERE).rstrip(
+        b"\r\n") == b"True"  # Windows: print() ends its line with CR LF
 
 
 def test_plain_ascii_is_checked_for_control_characters_without_a_regex(monkeypatch):
@@ -12470,7 +12509,6 @@ def test_plain_ascii_is_checked_for_control_characters_without_a_regex(monkeypat
 # -- signals, pipes, full disks ---------------------------------------------
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     def like_nohup():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -12483,7 +12521,6 @@ def test_a_hangup_ignored_as_under_nohup_stays_ignored():
     assert (proc.returncode, out) == (0, b"done after 3 steps\n")
 
 
-@posix_only("POSIX signals")
 @posix_only("POSIX signals")
 @pytest.mark.parametrize("sig, code, word", [
     (signal.SIGINT, 130, "interrupted"),
@@ -12538,7 +12575,7 @@ def _signal_until_gone(pid, sig, times, gap):
         time.sleep(gap)
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.skipif(not PROC, reason="needs /proc")
 def test_sigterm_repeated_during_shutdown_still_exits_143_and_stops_the_server(tmp_path):
     for n in range(3):  # the race is intermittent
         proc, server = _hung_call(tmp_path, n)
@@ -12554,7 +12591,7 @@ def test_sigterm_repeated_during_shutdown_still_exits_143_and_stops_the_server(t
         assert _group_gone(server)
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.skipif(not PROC, reason="needs /proc")
 def test_a_second_ctrl_c_during_shutdown_still_exits_130_and_stops_the_server(tmp_path):
     # Where shutdown ends moves with the machine: a few gaps around 25 ms cover it.
     for n, gap in enumerate((0.005, 0.01, 0.015, 0.02, 0.025)):
@@ -12571,7 +12608,6 @@ def test_a_second_ctrl_c_during_shutdown_still_exits_130_and_stops_the_server(tm
         assert _group_gone(server)
 
 
-@posix_only("signals sent to a thread")
 @posix_only("signals sent to a thread")
 @pytest.mark.parametrize("when", ["before", "after", "events"])
 def test_ctrl_c_as_a_batch_writes_a_line_loses_none_and_repeats_none(capsys, monkeypatch,
@@ -12611,7 +12647,6 @@ def test_ctrl_c_as_a_batch_writes_a_line_loses_none_and_repeats_none(capsys, mon
 
 
 @posix_only("POSIX signals")
-@posix_only("POSIX signals")
 def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
     # A terminal sends Ctrl-C to its whole foreground process group: here the
     # client leads one, as a shell's job would.
@@ -12643,7 +12678,6 @@ def test_ctrl_c_at_a_terminal_reaches_the_client_not_the_server(tmp_path):
 
 
 @posix_only("signals sent to a thread")
-@posix_only("signals sent to a thread")
 def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
         capsys, ctrl_c_after_writing, tmp_path):
     # The command line's handler waits for the note of what the write took.
@@ -12657,7 +12691,6 @@ def test_ctrl_c_just_after_a_write_sends_the_call_once_and_cancels_it(
     assert len(calls) == 1 and cancelled == calls
 
 
-@posix_only("signals sent to a thread")
 @posix_only("signals sent to a thread")
 def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
         capsys, monkeypatch, tmp_path):
@@ -12696,7 +12729,6 @@ def test_ctrl_c_takes_back_the_calls_a_busy_server_has_not_been_sent(
 
 
 @posix_only("signals sent to a thread")
-@posix_only("signals sent to a thread")
 def test_ctrl_c_while_a_call_is_encoded_cancels_nothing(capsys, monkeypatch, tmp_path):
     # The call was never queued: the server hears of it neither way.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -12720,7 +12752,6 @@ def test_ctrl_c_while_a_call_is_encoded_cancels_nothing(capsys, monkeypatch, tmp
 
 
 @posix_only("signals sent to a thread")
-@posix_only("signals sent to a thread")
 def test_a_signal_inside_the_first_ones_handler_comes_second(capsys, monkeypatch, tmp_path):
     # SIGHUP is being handled when SIGTERM lands, before SIGHUP is noted: the
     # status is SIGHUP's, as the first signal's always is.
@@ -12743,9 +12774,12 @@ def test_a_request_the_server_was_not_reading_is_never_sent_and_says_so(capsys, 
     # The server sleeps before it answers the first call, not reading; the
     # calls queued behind the one partly in the pipe time out unsent: taken
     # back, never cancelled.
+    # Windows: what is in flight includes the buffers between the client and
+    # the thread that writes the pipe, some 200 KB more than a pipe holds.
     log = tmp_path / "rec"
+    size = 400000 if WINDOWS else 100000
     lines = [{"method": "tools/call", "params": {
-        "name": "echo", "arguments": {"text": "%d" % i + "z" * 100000}}} for i in range(4)]
+        "name": "echo", "arguments": {"text": "%d" % i + "z" * size}}} for i in range(4)]
     code, out, err = run(capsys, "--timeout", "0.5", "batch", "--",
                          *fake("late", delay=5, record=log),
                          stdin="".join(json.dumps(line) + "\n" for line in lines))
@@ -12760,6 +12794,7 @@ def test_a_request_the_server_was_not_reading_is_never_sent_and_says_so(capsys, 
     assert len(received) <= 2 and set(cancelled) <= set(received)
 
 
+@posix_only("select.poll")
 def test_ctrl_c_inside_the_selectors_change_is_an_interrupt(
         capsys, ctrl_c_in_unregistering, tmp_path):
     # Not "internal error: KeyError": the handler waits for the change to end.
@@ -12808,6 +12843,7 @@ def test_stdout_closed_early_is_not_a_traceback():
     assert proc.returncode == 0 and err == b""
 
 
+@posix_only("sh")
 def test_closed_stdout_and_stderr_are_not_tracebacks():
     closed = subprocess.run(
         "%s ping -- %s >&-; echo $?; %s call nope -- %s 2>&-; echo $?" % (
@@ -12842,7 +12878,6 @@ def _wchan(pid):
         return ""
 
 
-@posix_only("POSIX signals")
 @posix_only("POSIX signals")
 def test_a_stderr_nobody_reads_cannot_hold_the_run_past_ctrl_c():
     # -v relays the server's 2 MB of stderr to ours, which nobody reads here.
@@ -12891,6 +12926,7 @@ def _readme_examples():
     return examples
 
 
+@posix_only("bash")
 def test_readme_examples_print_what_the_readme_shows(tmp_path):
     examples = _readme_examples()
     assert len(examples) >= 10
