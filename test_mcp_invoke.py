@@ -2004,6 +2004,28 @@ def test_a_batch_file_server_is_not_given_a_line_break():
                                "argument with a line break ('a\\nb')")
 
 
+@pytest.mark.parametrize("line, words", [
+    (r'C:\Program Files\py.exe -c "print(1)"',
+     [r"C:\Program", r"Files\py.exe", "-c", "print(1)"]),
+    (r'"C:\Program Files\py.exe" x\y\ \\srv\share',
+     [r"C:\Program Files\py.exe", "x\\y\\", r"\\srv\share"]),
+    (r'a\"b "c\\" "d""e" "" \\\"f', ['a"b', "c\\", 'd"e', "", '\\"f']),
+    ("  spaced\tout  ", ["spaced", "out"]),
+])
+def test_a_windows_command_line_is_split_as_windows_programs_split_theirs(line, words):
+    assert mcp_invoke._windows_split(line) == words
+
+
+def test_a_word_shown_for_windows_is_taken_back_as_it_was():
+    words = ["plain", "", "a b", "C:\\dir\\", 'say "hi"', '\\"', "%PATH%", "&|<>^()!",
+             u"caf\u00e9 \u65e5", "tab\there", "\\\\srv\\x y\\"]
+    line = " ".join(mcp_invoke._windows_word(word) for word in words)
+    assert mcp_invoke._windows_split(line) == words
+    assert mcp_invoke._windows_word(r"C:\x\y.exe") == r"C:\x\y.exe"  # plain: as it is
+    with pytest.raises(ValueError):
+        mcp_invoke._windows_split('"open')
+
+
 def test_message_over_max_bytes_fails_fast_and_the_session_is_closed():
     with mcp_invoke.Client(fake(), timeout=10, max_bytes=200000) as c:
         assert len(c.call_tool("big", {"size": 150000})["content"][0]["text"]) == 150000
