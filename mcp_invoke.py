@@ -284,8 +284,8 @@ _LINGER = 0.5
 # Seconds a watch's resources/unsubscribe may take as it ends: a courtesy only.
 _UNSUBSCRIBE_WAIT = 2.0
 # Longest wait without looking at the server process (it may die while a child
-# it started holds the pipes open).
-_QUIET_CHECK = 1.0
+# it started holds the pipes open); on Windows also a step of Ctrl-C's.
+_QUIET_CHECK = min(1.0, _WAIT_STEP)
 # One os.read; large enough for big results, small enough not to waste memory.
 _READ_SIZE = 64 * 1024
 # Frames given to one os.writev: POSIX allows at least 16, Linux and the BSDs 1024.
@@ -2565,11 +2565,32 @@ class _Failed(object):
 # socketpair. _channel() makes a (read end, write end); _close_end ends one.
 if _WINDOWS:
     def _channel():
-        import socket  # lazy: what the loop waits on, on Windows
-        ends = socket.socketpair()
-        for end in ends:
-            end.setblocking(False)
-        return ends
+        """A loopback TCP pair made with the C module (socket.py's enums are
+        a tenth of a cold start there), its ends checked to be each other's,
+        Nagle's delay off: a frame goes at once, in however many sends."""
+        import _socket  # lazy: what the loop waits on, on Windows
+        family, kind = _socket.AF_INET, _socket.SOCK_STREAM
+        listener = _socket.socket(family, kind)
+        ends = []
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            ends.append(_socket.socket(family, kind))
+            ends[0].connect(listener.getsockname())
+            fd, address = listener._accept()
+            ends.append(_socket.socket(family, kind, 0, fd))
+            if address != ends[0].getsockname():  # another took the port's connection
+                raise ConnectionError(errno.ECONNABORTED, "a loopback pair was intercepted")
+            for end in ends:
+                end.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+                end.setblocking(False)
+        except BaseException:
+            for end in ends:
+                end.close()
+            raise
+        finally:
+            listener.close()
+        return ends[1], ends[0]
 
     def _read_end(end, size):
         try:
@@ -2685,13 +2706,13 @@ if _WINDOWS:
             self.errors, far_err = _channel()
             for end in (far_in, far_out, far_err):
                 end.setblocking(True)  # the threads' ends block; the loop's do not
-            import socket  # lazy: Windows stdio only
+            import _socket  # lazy: Windows stdio only
             # What is written and not yet read by the server held to about a
-            # pipe's worth, as on POSIX (a socketpair's buffers grow to
+            # pipe's worth, as on POSIX (a socket pair's buffers grow to
             # megabytes): a request the server did not read stays unsent, and
             # answers to a server that does not read back up where we see them.
-            self.input.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _READ_SIZE)
-            far_in.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _READ_SIZE)
+            self.input.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDBUF, _READ_SIZE)
+            far_in.setsockopt(_socket.SOL_SOCKET, _socket.SO_RCVBUF, _READ_SIZE)
             self.input_closed = False
             self._threads = [threading.Thread(target=target, args=args, daemon=True)
                              for target, args in ((self._to_pipe, (far_in, proc.stdin)),
@@ -2829,7 +2850,7 @@ if _WINDOWS:
         under cmd.exe with each argument reaching it unchanged (_batch_line).
         """
         import subprocess  # lazy: stdio servers and --sampling-command
-        found = _windows_which(os.fsdecode(argv[0]), options.get("env"))
+        found = _windows_which(os.fsdecode(argv[0]), options.get("env"), options.get("cwd"))
         if found is None:
             raise FileNotFoundError(errno.ENOENT, "not found", argv[0])
         if os.path.splitext(found)[1].lower() in (".cmd", ".bat"):
@@ -2899,27 +2920,30 @@ else:
         return _pgid_alive(proc.pid)  # start_new_session: the pid is the group's id
 
 
-def _windows_which(command, env):
-    """The file Windows runs for ``command``: a path as it is, a bare name
-    found as cmd.exe finds it (the working directory, unless
-    NoDefaultCurrentDirectoryInExePath is set, then the PATH of ``env``, else
-    ours), each with PATHEXT's extensions (``npx`` is npx.cmd). Not
-    shutil.which: it imports the compressors, a tenth of a cold start there."""
+def _windows_which(command, env, cwd=None):
+    """The file Windows runs for ``command``, as an absolute path: a path
+    relative to ``cwd`` (the server's working directory, as POSIX's exec
+    takes it; else ours), a bare name found as cmd.exe finds it (there,
+    unless NoDefaultCurrentDirectoryInExePath is set, then on the PATH of
+    ``env``, else ours), each with PATHEXT's extensions (``npx`` is
+    npx.cmd). Not shutil.which: it imports the compressors, a tenth of a
+    cold start there."""
     environ = os.environ if env is None else env
+    here = _cwd() if cwd is None else os.path.join(_cwd(), os.fsdecode(cwd))
     extensions = [e for e in (os.environ.get("PATHEXT") or ".COM;.EXE;.BAT;.CMD").lower()
                   .split(os.pathsep) if e]
     if os.path.dirname(command):
-        directories = [""]
+        directories = [here]
     else:
         path = next((v for k, v in environ.items() if k.upper() == "PATH"), None) or ""
         directories = ([] if "NoDefaultCurrentDirectoryInExePath" in os.environ else
-                       [_cwd()]) + [d.strip('"') for d in path.split(os.pathsep) if d.strip()]
+                       [here]) + [d.strip('"') for d in path.split(os.pathsep) if d.strip()]
     given = os.path.splitext(command)[1].lower() in extensions
     for directory in directories:
         base = os.path.join(directory, command)
         for name in ([base] if given else []) + [base + e for e in extensions]:
             if os.path.isfile(name):
-                return name
+                return os.path.abspath(name)
     return None
 
 
@@ -2968,8 +2992,8 @@ _CMD_LINE_MAX = 8191  # cmd.exe's longest command line
 # backslashes of a path are its own and not escapes. _which finds a command
 # on PATH as _spawn would run it.
 def _windows_split(line):
-    """The words of ``line`` as a Windows program takes them: blanks part
-    words outside quotes, 2n backslashes before a quote are n and the quote
+    """The words of ``line`` as a Windows program takes them: blanks (and
+    line ends) part words outside quotes, 2n backslashes before a quote are n and the quote
     opens or closes, 2n+1 are n and a quote, ``""`` in quotes is a quote,
     other backslashes are themselves. ValueError for an unclosed quote."""
     words, word, quoted, begun, i = [], [], False, False, 0
@@ -2990,7 +3014,7 @@ def _windows_split(line):
             else:
                 quoted = not quoted
             i += 1
-        elif c in " \t" and not quoted:
+        elif c in " \t\r\n" and not quoted:
             if begun:
                 words.append("".join(word))
                 word = []
@@ -3022,8 +3046,12 @@ if _WINDOWS:
     _shell_split, _shell_word = _windows_split, _windows_word
     _PYTHON_WORD = "python"  # what a Windows install puts on PATH
 
-    def _which(command, env=None):
-        return _windows_which(command, env)
+    def _which(command, env=None, cwd=None):
+        return _windows_which(command, env, cwd)
+
+    def _not_run(name, path):
+        return ("Windows runs programs and batch files (PATHEXT), and this is neither: "
+                "name what runs it first (e.g. %s %s)" % (_PYTHON_WORD, _shell_word(name)))
 else:
     _PYTHON_WORD = "python3"
 
@@ -3035,10 +3063,24 @@ else:
         import shlex  # lazy: only where a command is shown
         return shlex.quote(word)
 
-    def _which(command, env=None):
+    def _which(command, env=None, cwd=None):
         import shutil  # lazy: only where a command is looked for
         return shutil.which(command, path=(os.environ if env is None else env).get(
             "PATH", os.defpath))
+
+    def _not_run(name, path):
+        """Why exec could not run the file ``path``: what it names to run it."""
+        try:
+            with open(path, "rb") as f:
+                first = f.readline(256)
+        except (IOError, OSError):
+            first = b""
+        needed = (first[2:].split() or [b"?"])[0].decode("utf-8", "replace")
+        if not first.startswith(b"#!"):
+            return "a program it needs to start (its loader) was not found"
+        if first.rstrip(b"\n").endswith(b"\r"):
+            return "its #! line ends in a carriage return (DOS line endings)"
+        return "its interpreter %s was not found" % needed
 
 
 def _killpg(pgid, sig):
@@ -3148,25 +3190,13 @@ def _pgid_alive(pgid):
 
 def _not_found(name, cwd, env):
     """CommandNotFound for a command exec could not run, naming what is missing."""
-    path = name if os.sep in name else _which(name, env)
+    path = name if os.path.dirname(name) else _which(name, env, cwd)
     cwd = os.fsdecode(cwd) if cwd is not None else ""
     if path is None or not os.path.isfile(os.path.join(cwd, path)):
         return CommandNotFound("server command not found: %s (is it installed and on PATH?)"
                                % name)
-    # The file is there, so what exec missed is what it names to run it.
-    try:
-        with open(os.path.join(cwd, path), "rb") as f:
-            first = f.readline(256)
-    except (IOError, OSError):
-        first = b""
-    needed = (first[2:].split() or [b"?"])[0].decode("utf-8", "replace")
-    if not first.startswith(b"#!"):
-        why = "a program it needs to start (its loader) was not found"
-    elif first.rstrip(b"\n").endswith(b"\r"):
-        why = "its #! line ends in a carriage return (DOS line endings)"
-    else:
-        why = "its interpreter %s was not found" % needed
-    return CommandNotFound("server command %s cannot run: %s" % (name, why))
+    return CommandNotFound("server command %s cannot run: %s" % (
+        name, _not_run(name, os.path.join(cwd, path))))
 
 
 def _exit_status(returncode):
@@ -6343,6 +6373,9 @@ def _ecdsa_sign(d, message):
 _SESSION_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z"
 # How long a session may take to greet a client: its socket thread does so at once.
 _SESSION_HELLO = 5.0
+# Bytes read from what answers at a session's endpoint before it proved it is
+# the session (where it must): its greeting is far smaller.
+_HELLO_MAX = 1024 * 1024
 
 
 # Where a session is reached, so that only its user's processes reach it.
@@ -6393,7 +6426,7 @@ if _WINDOWS:
             said = {}
         port, key = said.get("port"), said.get("key")
         if not (isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536
-                and isinstance(key, str)):
+                and isinstance(key, str) and re.match(r"[0-9a-f]{64}\Z", key)):
             raise ConnectionRefusedError(errno.ECONNREFUSED, "not an endpoint", path)
         return port, key
 
@@ -6764,6 +6797,9 @@ class _SessionTransport(_Transport):
             self._eof = True
             self._failure = self._failure or ConnectionLost("session %s ended" % self.name)
             return
+        if self._hello is None and self._proof is not None and self.received > _HELLO_MAX:
+            self._failure = self._failure or self._impostor()  # read no further
+            return
         try:
             messages = self._framer.feed(data)
         except ProtocolError as e:
@@ -6774,6 +6810,11 @@ class _SessionTransport(_Transport):
             else:
                 self._inbox.append(message)
 
+    def _impostor(self):
+        return UsageError("what answers at session %s's endpoint is not that session (it "
+                          "does not know its key): remove %s if no session %s runs"
+                          % (self.name, self.path, self.name))
+
     def _said(self, envelope):
         """What the session itself says: its greeting, a request it could not
         carry, the end of the server."""
@@ -6782,10 +6823,7 @@ class _SessionTransport(_Transport):
             proof = envelope.get("proof")
             if self._proof is not None and not (isinstance(proof, str)
                                                 and _same_secret(proof, self._proof)):
-                self._failure = self._failure or UsageError(
-                    "what answers at session %s's endpoint is not that session (it does not "
-                    "know its key): remove %s if no session %s runs"
-                    % (self.name, self.path, self.name))
+                self._failure = self._failure or self._impostor()
                 return
             self._hello = _dict(envelope.get("state"))
         elif kind == "failed" and _is_id(envelope.get("id")):
@@ -9460,7 +9498,9 @@ def _root(path):
     if _is_file_uri(path):
         uri, name = path, path.rstrip("/").rsplit("/", 1)[-1]
     else:
-        path = os.path.normpath(path if os.path.isabs(path) else os.path.join(_cwd(), path))
+        # join: an absolute path stays; on Windows one without a drive (\\x) takes
+        # the working directory's, as the system takes it
+        path = os.path.normpath(os.path.join(_cwd(), path))
         uri = _file_uri(path)
         name = os.path.basename(path) or path
     return {"uri": uri, "name": name}
@@ -12016,6 +12056,10 @@ def _session_start(args, ctx, server):
         pid = _session_ready(ready, name, args, ctx.started)
     except BaseException:
         _unlink(log)  # a failed start leaves nothing behind (its error says why)
+        try:  # nor the endpoint of one stopped outright (Windows: terminated)
+            _remove_stale(path)
+        except (OSError, UsageError):
+            pass
         raise
     return ctx.mode.answer({"name": name, "pid": pid, "socket": path, "log": log},
                            ["started %s (pid %d)" % (name, pid)])
@@ -13916,6 +13960,9 @@ else:
 def _cmd_install(args, ctx):
     """install [--bin DIR] [--name NAME]: a launcher that runs this file from
     cached bytecode (CLI.md "Agents", "Windows")."""
+    if args.bin is not None and not args.bin.strip():
+        raise UsageError("install --bin %r: a directory, not blanks (leave --bin out for %s)"
+                         % (args.bin, _bin_home(os.environ)))
     directory = os.path.abspath(args.bin or _bin_home(os.environ))
     name = "mcp-invoke" if args.name is None else args.name
     if not re.match(r"[A-Za-z0-9._+-]+\Z", name) or name in (".", ".."):
@@ -16413,9 +16460,9 @@ def _stand_in_streams():
 # so it gets UTF-8 and LF, as stdout does, whatever the code page.
 if _WINDOWS:
     def _utf8_stderr():
-        stream = sys.stderr  # lines end in LF, as on stdout and on POSIX
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8", newline="\n")
+        stream = sys.stderr  # lines end in LF, as on stdout and on POSIX, and go
+        if hasattr(stream, "reconfigure"):  # out whole (3.8's is block-buffered)
+            stream.reconfigure(encoding="utf-8", newline="\n", line_buffering=True)
 else:
     def _utf8_stderr():
         pass

@@ -24,6 +24,7 @@ import re
 import selectors
 import shlex
 import shutil
+import socket
 import signal
 import stat
 import subprocess
@@ -57,6 +58,11 @@ def _root_uri(path):
     """The file URI of ``path`` made absolute (on Windows, on the current drive)."""
     import pathlib
     return pathlib.Path(os.path.abspath(str(path))).as_uri()
+
+
+def _word(word):
+    """``word`` as the client shows it in a command line here."""
+    return mcp_invoke._shell_word(word)
 
 
 def _line(words):
@@ -7123,7 +7129,7 @@ def test_describe_servers_shows_raw_commands_and_urls():
     servers = {"time": {"command": "uvx", "args": ["mcp-server-time", "--tz=${TZ}", "a b"]},
                "web": {"type": "http", "url": "https://h/mcp"}}
     assert _describe_servers(servers) == [
-        "time  stdio  uvx mcp-server-time '--tz=${TZ}' 'a b'",
+        "time  stdio  uvx mcp-server-time %s %s" % (_word("--tz=${TZ}"), _word("a b")),
         "web   http   https://h/mcp"]
 
 
@@ -7136,7 +7142,7 @@ def test_describe_servers_keeps_going_past_a_broken_entry():
                      "worse  ?      (not an object)",
                      'ws     ?      (has unsupported type "ws" (expected stdio, http, sse or '
                      'streamable-http))',
-                     """odd    stdio  '["python3"]' 1 null""",
+                     "odd    stdio  %s 1 null" % _word('["python3"]'),
                      "sse    sse    https://h/sse"]
     assert _describe_servers({}) == []
 
@@ -7511,9 +7517,9 @@ def test_raw_json_arguments_and_one_json_object():
     (["flag=maybe"], "expected boolean"),
     (["tags=[1,"], "expected array"),
     (["tags=solo"], "argument 'tags': expected array, got 'solo'; a list is JSON: "
-                    "tags:='[\"solo\"]'"),
+                    "tags:=" + _word('["solo"]')),
     (["opts=x"], "argument 'opts': expected object, got 'x'; an object is JSON: "
-                 "opts:='{\"name\": \"value\"}'"),
+                 "opts:=" + _word('{"name": "value"}')),
     (["zip:={"], "argument 'zip' is not valid JSON"),
     (['{"a": '], "the arguments object is not valid JSON"),
     (['["a"]'], "expected key=value"),
@@ -9139,7 +9145,8 @@ def test_a_2025_task_that_asked_for_input_ends_completed_before_its_result(capsy
 def test_a_task_id_in_advice_is_quoted_as_a_shell_word(capsys):
     code, out, err = cli(capsys, "--max-time", "0.5", "call", "research", "topic=tides", "--",
                          *task_server("modern", "task-forever", task_id="a b;c"))
-    assert code == 124 and "task wait 'a b;c' waits again, task cancel 'a b;c' stops it" in err
+    assert code == 124 and "task wait %s waits again, task cancel %s stops it" % (
+        _word("a b;c"), _word("a b;c")) in err
 
 
 # ---------------------------------------------------------------------------
@@ -9606,19 +9613,31 @@ def test_a_client_cannot_initialize_again_or_notify_the_server_through_a_session
 
 
 def test_a_client_that_floods_and_never_reads_holds_up_no_other(sessions, capsys):
+    # It goes on writing while the other calls: what it sends never runs
+    # dry, and the server's answer to the other must still be read.
     assert _start("flood", "--", *fake())[0] == 0
     sock, stream, _ = _raw_session(sessions, "flood")
-    sock.setblocking(False)
     ping = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n' * 1000
-    sent, deadline = 0, time.monotonic() + 1.0
-    while time.monotonic() < deadline:  # until the session stops reading it
+    done, sent = threading.Event(), [0]
+
+    def flood():
         try:
-            sent += sock.send(ping)
-        except BlockingIOError:
-            break
-    assert run(capsys, "--session", "flood", "--timeout", "3", "call", "echo",
-               "text=served") == (0, "served\n", "")
-    sock.close()
+            while not done.is_set():
+                sock.sendall(ping)
+                sent[0] += len(ping)
+        except OSError:
+            pass  # hung up on: it read nothing of what it was sent
+    flooder = threading.Thread(target=flood)
+    flooder.start()
+    try:
+        assert wait_for(lambda: sent[0] >= 5 * len(ping))  # under way
+        assert run(capsys, "--session", "flood", "--timeout", "3", "call", "echo",
+                   "text=served") == (0, "served\n", "")
+    finally:
+        done.set()
+        sock.shutdown(socket.SHUT_RDWR)
+        flooder.join(10)
+        sock.close()
     assert run(capsys, "--session", "flood", "ping")[0] == 0
 
 
@@ -9944,7 +9963,7 @@ def test_a_session_renews_a_refused_oauth_token_and_serves_on(sessions, capsys, 
 
 def test_the_shell_runs_each_line_as_the_cli_would_and_goes_on_after_errors(capsys):
     lines = ("call echo text=hi\n\ncall nope\ncall echo\ncall add a=1 b=2 --json\n"
-             "call echo 'text=two words'\nbatch\ncall echo --timeout 1\ncall fail\n"
+             "call echo \"text=two words\"\nbatch\ncall echo --timeout 1\ncall fail\n"
              "read fake://item/1\nhelp\nexit\ncall echo text=never\n")
     code, out, err = run(capsys, "shell", "--", *fake(), stdin=lines)
     assert code == 0
@@ -10513,6 +10532,15 @@ def test_install_puts_a_launcher_on_path_that_runs_this_file(capsys, tmp_path, m
     assert code == 2 and "a file name of letters" in err
 
 
+def test_install_into_a_blank_directory_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(str(tmp_path))
+    for blank in ("", "   "):
+        code, out, err = run(capsys, "install", "--bin", blank)
+        assert (code, out) == (2, "") and err.startswith(
+            "mcp_invoke: install --bin %r: a directory, not blanks (leave --bin out for " % blank)
+    assert os.listdir(str(tmp_path)) == []
+
+
 def _installed_copy(tmp_path):
     """A copy of this file in tmp_path/src, installed: (its directory, the
     environment to run it in, its launcher)."""
@@ -10704,8 +10732,8 @@ def test_options_after_the_command_work(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["ping"], "no server command: put it after --"),
     (["call", "echo", "text=a b"], "no server command: put it after --, e.g. mcp_invoke call "
-                                   "echo 'text=a b' -- python3 server.py, or name a configured "
-                                   "one with --server NAME (see servers)"),
+                                   "echo %s -- python3 server.py, or name a configured "
+                                   "one with --server NAME (see servers)" % _word("text=a b")),
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
          "install, pin, ping, prompt, prompts, read, replay, resources, schema, search, "

@@ -253,6 +253,12 @@ def _batch(exe, server):
                                 "fake-srv"], path=_windows_path(directory))
     if (code, out) != (0, "hi\n"):
         return "fake-srv on PATH: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
+    # A path relative to --cwd is the server's there, as POSIX's exec takes it.
+    code, out, err = _run(exe, ["mcp_invoke.py", "--no-cache", "--cwd", _windows_path(CACHE),
+                                "call", "echo", "text=hi", "--",
+                                "dir with space\\fake-srv.cmd"])
+    if (code, out) != (0, "hi\n"):
+        return "relative to --cwd: exit %s, stdout %r, stderr %r" % (code, out, err[-300:])
     # Without a batch file in between, not even %VAR% is touched.
     code, out, err = _run(exe, ["mcp_invoke.py", "--no-cache", "call", "echo", "text=x"]
                           + server + ["--mode", "echo-argv", "--tag", "%PATH% \"q\""])
@@ -315,43 +321,75 @@ def _sessions(exe, server):
     return "left running: %s" % left if left else None
 
 
-def _ctrl_c(exe, server):
-    """kill -INT on the client, a console Ctrl-C under Wine: exit 130, nothing left."""
+def _interrupt(exe, argv, tag, signals=1):
+    """``mcp_invoke.py argv`` under Wine, sent ``signals`` kill -INT (a console
+    Ctrl-C there) 0.1 s apart a second after its server (the process with
+    ``tag`` in its args that is not the client) runs: (exit code, stdout,
+    stderr, seconds from the last signal to its end), or a string: what
+    went wrong."""
     import signal
     import time
     env = dict(os.environ, WINEPREFIX=PREFIX, WINEDEBUG="-all")
-    tag = ["--tag", "windows-ctrl-c-check"]
-    proc = subprocess.Popen(["wine", exe, "mcp_invoke.py", "--no-cache", "call", "echo",
-                             "text=x"] + server + ["--mode", "hang-call"] + tag, cwd=HERE,
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    # Its stderr is not read: a session it starts, a Windows process, holds it.
+    proc = subprocess.Popen(["wine", exe, "mcp_invoke.py"] + argv, cwd=HERE, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL if "session" in argv else subprocess.PIPE)
     try:
         deadline = time.monotonic() + RUN_LIMIT
-        while not any("windows-ctrl-c-check" in line and "mcp_invoke.py" not in line
-                      for line in _processes()):  # the server runs
+        while not any(tag in line and "mcp_invoke.py" not in line for line in _processes()):
             if time.monotonic() > deadline or proc.poll() is not None:
                 return "the server never started"
             time.sleep(0.1)
-        time.sleep(1)  # the call sent
+        time.sleep(1)  # the request sent
         # The client's own process: wine starts it through start.exe, not as itself.
         ps = subprocess.run(["ps", "-eo", "pid,args"], stdout=subprocess.PIPE).stdout
         client = [int(line.split()[0]) for line in ps.decode("utf-8", "replace").splitlines()
-                  if "windows-ctrl-c-check" in line and "python.exe mcp_invoke.py" in line
-                  and "start.exe" not in line]
-        if len(client) != 1:
-            return "the client's process is not to be found: %r" % client
-        os.kill(client[0], signal.SIGINT)
+                  if tag in line and "python.exe mcp_invoke.py" in line
+                  and "start.exe" not in line and "_SESSION" not in line]
+        if not client:
+            return "the client's process is not to be found"
+        for n in range(signals):
+            if n:
+                time.sleep(0.1)
+            os.kill(min(client), signal.SIGINT)  # the starter, not the session it made
+        sent = time.monotonic()
         out, err = proc.communicate(timeout=RUN_LIMIT)
+        took = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    err = err.decode("utf-8", "replace")
-    if proc.returncode != 130 or out:
-        return "exit %s, stdout %r, stderr %r" % (proc.returncode, out, err[-300:])
+    return (proc.returncode, out.decode("utf-8", "replace"),
+            (err or b"").decode("utf-8", "replace"), took)
+
+
+def _ctrl_c(exe, server):
+    """kill -INT on the client, a console Ctrl-C under Wine: exit 130, nothing
+    left; a second one soon after, to a server that holds on, ends it at
+    once; one while a session starts leaves no endpoint."""
+    import time
+    tag = "windows-ctrl-c-check"
+    for signals, modes in ((1, ["--mode", "hang-call"]),
+                           (2, ["--mode", "hang-call", "--mode", "no-exit-on-eof"])):
+        ran = _interrupt(exe, ["--no-cache", "call", "echo", "text=x"] + server + modes
+                         + ["--tag", tag], tag, signals)
+        if isinstance(ran, str):
+            return ran
+        code, out, err, took = ran
+        if code != 130 or out:
+            return "%d Ctrl-C: exit %s, stdout %r, stderr %r" % (signals, code, out, err[-300:])
+        if signals == 2 and took > 2.0:
+            return "a second Ctrl-C: the client ended %.1fs after it" % took
+    ran = _interrupt(exe, ["session", "start", "w5"] + server + ["--mode", "hang-init",
+                                                                 "--tag", tag], tag)
+    if isinstance(ran, str):
+        return "session start: " + ran
+    if ran[0] != 130:
+        return "session start: exit %s" % ran[0]
+    if os.path.exists(_local("mcp_invoke", "sessions", "w5.session")):
+        return "session start, interrupted, left its endpoint file"
     time.sleep(1)
-    left = [line for line in _processes() if "windows-ctrl-c-check" in line
-            and "<defunct>" not in line]
+    left = [line for line in _processes() if tag in line and "<defunct>" not in line]
     return "left running: %s" % left if left else None
 
 
@@ -399,6 +437,40 @@ def _impostor(exe, server):
     code, out, err = _run(exe, ["mcp_invoke.py", "session", "start", "CON"] + server)
     if code != 2 or "names a device on Windows" not in err:
         return "session start CON: exit %s, stderr %r" % (code, err[-300:])
+    # One that floods is read no further than a greeting could be; a key that
+    # is not one makes the file no endpoint, and session list lists the rest.
+    flooder = socket.socket()
+    flooder.bind(("127.0.0.1", 0))
+    flooder.listen(4)
+
+    def flood():
+        try:
+            conn, _ = flooder.accept()
+            while True:
+                conn.sendall(b"x" * 65536)
+        except OSError:
+            pass
+    thread = threading.Thread(target=flood, daemon=True)
+    thread.start()
+    for name, port, key in (("w3", flooder.getsockname()[1], "ab" * 32),
+                            ("w4", flooder.getsockname()[1], "\u00e9")):
+        with open(os.path.join(sessions, name + ".session"), "w") as f:
+            json.dump({"port": port, "key": key}, f)
+    try:
+        code, out, err = _run(exe, ["mcp_invoke.py", "--session", "w3", "ping"], limit=30)
+        if code != 2 or "is not that session" not in err:
+            return "a flooding listener: exit %s, stderr %r" % (code, err[-300:])
+        code, out, err = _run(exe, ["mcp_invoke.py", "--session", "w4", "ping"], limit=30)
+        if code != 2 or "internal error" in err:
+            return "a key of another kind: exit %s, stderr %r" % (code, err[-300:])
+        code, out, err = _run(exe, ["mcp_invoke.py", "session", "list"], limit=30)
+        if code != 0 or "internal error" in err:
+            return "session list: exit %s, stderr %r" % (code, err[-300:])
+    finally:
+        flooder.close()
+        for name in ("w3", "w4"):
+            if os.path.exists(os.path.join(sessions, name + ".session")):
+                os.unlink(os.path.join(sessions, name + ".session"))
     return None
 
 
@@ -419,7 +491,8 @@ def _scenarios():
             ("sessions: start, call, list, no key no answer, stop, nothing left", _sessions),
             ("a listener at a session's port that does not know its key is refused",
              _impostor),
-            ("Ctrl-C: exit 130, the server and its tree gone", _ctrl_c),
+            ("Ctrl-C: exit 130, the server and its tree gone, a second one at once",
+             _ctrl_c),
             ("stderr through a pipe is UTF-8", _utf8_stderr)]
 
 
