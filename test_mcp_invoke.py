@@ -60,7 +60,7 @@ PROC = not WINDOWS and os.path.isdir("/proc")  # Linux's, not the processes of W
 def _root_uri(path):
     """The file URI of ``path`` made absolute (on Windows, on the current drive)."""
     import pathlib
-    return pathlib.Path(os.path.abspath(str(path))).as_uri()
+    return pathlib.Path(os.path.normpath(os.path.join(os.getcwd(), str(path)))).as_uri()
 
 
 def _word(word):
@@ -2986,12 +2986,12 @@ def test_http_a_burst_of_notifications_before_the_answer_does_not_stall():
         seen.append(params["progress"])
         time.sleep(0.0005)
     with _http("--mode", "sse") as url:
-        with mcp_invoke.Client(url=url, timeout=6) as client:
+        with mcp_invoke.Client(url=url, timeout=6 * PACE) as client:
             started = time.monotonic()
             result = client.call_tool("slow", {"steps": 1500, "delay": 0}, on_progress=slowly)
             assert result["content"][0]["text"] == "done after 1500 steps"
             assert seen == list(range(1, 1501))
-            assert time.monotonic() - started < 5  # a stall lasts the whole timeout
+            assert time.monotonic() - started < 5 * PACE  # a stall lasts the whole timeout
 
 
 @pytest.mark.parametrize("header", ["Host: evil.example", "Content-Length: 0",
@@ -4703,7 +4703,7 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
     import socket
     with _oauth_server(tmp_path) as (url, record):
         proc = subprocess.Popen(
-            CLIENT + ["--timeout", "5", "--url", url, "--oauth-cache", oauth_cache,
+            CLIENT + ["--timeout", "%g" % (5 * PACE), "--url", url, "--oauth-cache", oauth_cache,
                       "--oauth-listen", "call", "echo", "text=listened"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=HERE, env=_client_env())
@@ -4724,7 +4724,7 @@ def test_oauth_listen_is_not_held_up_by_a_connection_that_sends_nothing(tmp_path
             with urllib.request.urlopen(answer.getresponse().getheader("Location"),
                                         timeout=5) as r:
                 assert b"authorization received" in r.read()
-            assert time.monotonic() - start < 2  # not after the idle one's 5 s
+            assert time.monotonic() - start < 2 * PACE  # not after the idle one's 5 s
             out, err = proc.communicate(timeout=10)
         finally:
             idle.close()
@@ -5543,12 +5543,15 @@ def test_pages_are_held_together_to_max_bytes_and_max_time(capsys):
     assert (code, out) == (4, "")
     assert err == ("mcp_invoke: tools/list pages came to over 4096 bytes together "
                    "(raise --max-bytes to allow it)\n")
-    server = fake("endless-pages", delay=0.1)
-    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "0.8", "tools", "--", *server)
+    server = fake("endless-pages", delay=0.1 * PACE)
+    cap = "%g" % (0.8 * PACE)
+    code, out, err = run(capsys, "--timeout", "%g" % (0.5 * PACE), "--max-time", cap, "tools",
+                         "--", *server)
     shown = json.loads(out)  # the pages before the limit passed: nothing is lost
     assert code == 124 and shown["tools"] and shown["nextCursor"].startswith("page")
-    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of 0.8s "
-                          "over ") and err.endswith(" pages; --max-time SECONDS gives it longer\n")
+    assert err.startswith("mcp_invoke: tools/list took longer than its time limit of %ss "
+                          "over " % cap)
+    assert err.endswith(" pages; --max-time SECONDS gives it longer\n")
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -5583,27 +5586,29 @@ def test_late_response_after_timeout_is_ignored_and_the_session_goes_on(tmp_path
 
 def test_initialize_timeout_exits_124_without_cancelling_initialize(capsys, tmp_path):
     log = tmp_path / "rec"
-    code, out, err = run(capsys, "--timeout", "0.3", "ping", "--",
+    timeout = "%g" % (0.3 * PACE)
+    code, out, err = run(capsys, "--timeout", timeout, "ping", "--",
                          *fake("hang-init", record=log))
     assert code == 124 and out == ""
-    assert err == ("mcp_invoke: initialize timed out after 0.3s; --timeout SECONDS waits "
-                   "longer\n")
+    assert err == ("mcp_invoke: initialize timed out after %ss; --timeout SECONDS waits "
+                   "longer\n" % timeout)
     assert [r.get("method") for r in records(log)] == ["server/discover", "initialize"]
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_call_timeout_exits_124_and_sends_cancelled(era, capsys, tmp_path):
     log = tmp_path / "rec"
-    code, out, err = run(capsys, "--timeout", "0.3", "call", "echo", "text=x", "--",
+    timeout = "%g" % (0.3 * PACE)
+    code, out, err = run(capsys, "--timeout", timeout, "call", "echo", "text=x", "--",
                          *fake("hang-call", record=log, era=era))
     assert code == 124 and out == ""
-    assert err == ("mcp_invoke: tools/call timed out after 0.3s; --timeout SECONDS waits "
-                   "longer\n")
+    assert err == ("mcp_invoke: tools/call timed out after %ss; --timeout SECONDS waits "
+                   "longer\n" % timeout)
     sent = records(log)
     call = [r for r in sent if r.get("method") == "tools/call"][0]
     assert call["params"]["_meta"]["progressToken"] == call["id"]
-    assert sent[-1] == {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": call["id"], "reason": "timed out after 0.3s"}}
+    assert sent[-1] == {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+        "requestId": call["id"], "reason": "timed out after %ss" % timeout}}
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
@@ -5635,18 +5640,18 @@ def test_max_time_below_the_timeout_is_the_cap(capsys):
 
 
 def test_max_time_caps_a_request_that_gets_no_answer_whatever_the_timeout(capsys):
-    started = time.monotonic()
-    code, _, err = run(capsys, "--timeout", "10", "--max-time", "0.5", "call", "echo",
+    started, cap = time.monotonic(), 0.5 * PACE
+    code, _, err = run(capsys, "--timeout", "10", "--max-time", "%g" % cap, "call", "echo",
                        "text=x", "--", *fake("hang-call"))
-    assert code == 124 and "time limit of 0.5s" in err
-    assert time.monotonic() - started < 2.5
+    assert code == 124 and "time limit of %gs" % cap in err
+    assert time.monotonic() - started < 2.5 * PACE
     for timeout in (10, float("inf")):
-        with mcp_invoke.Client(fake("hang-call"), timeout=timeout, max_time=0.5,
+        with mcp_invoke.Client(fake("hang-call"), timeout=timeout, max_time=cap,
                                shutdown_grace=0.2) as c:
             started = time.monotonic()
             with pytest.raises(mcp_invoke.RequestTimeout):
                 c.call_tool("echo", {"text": "x"})
-            assert time.monotonic() - started < 1.5
+            assert time.monotonic() - started < 1.5 * PACE
 
 
 def test_pages_past_max_time_shorten_the_shutdown_too(capsys):
@@ -6165,14 +6170,15 @@ def test_max_time_bounds_every_input_required_round_together(capsys):
     # the machine; the ten rounds together would take 2 s, past the 0.7 s the
     # whole request may take.
     answer = {"result": {"resultType": "input_required", "requestState": "s"}}
-    started = time.monotonic()
-    code, out, err = run(capsys, "--timeout", "5", "--max-time", "0.7", "call", "echo",
-                         "text=x", "--", *fake("bad-frame", "late", era="modern", delay=0.2,
-                                               answer=json.dumps(answer)))
+    started, cap = time.monotonic(), "%g" % (0.7 * PACE)
+    code, out, err = run(capsys, "--timeout", "%g" % (5 * PACE), "--max-time", cap, "call",
+                         "echo", "text=x", "--", *fake("bad-frame", "late", era="modern",
+                                                       delay=0.2 * PACE,
+                                                       answer=json.dumps(answer)))
     assert (code, out) == (124, "")
-    assert err == ("mcp_invoke: tools/call took longer than its time limit of 0.7s; --max-time "
-                   "SECONDS gives it longer\n")
-    assert time.monotonic() - started < 1.9
+    assert err == ("mcp_invoke: tools/call took longer than its time limit of %ss; --max-time "
+                   "SECONDS gives it longer\n" % cap)
+    assert time.monotonic() - started < 1.9 * PACE
 
 
 SLOW_SAMPLER = _line([sys.executable, "-S", "-c", (
@@ -6186,23 +6192,24 @@ def test_max_time_bounds_a_burst_of_sampling_requests(capsys, era):
     # 20 requests at once, each answered by a 0.3 s command: 6 s of answering,
     # which counts against the call's 1 s like waiting for it does.
     started = time.monotonic()
-    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "1", "--sampling-command",
-                         SLOW_SAMPLER, "call", "echo", "text=x", "--",
+    code, out, err = run(capsys, "--timeout", "%g" % (0.5 * PACE), "--max-time", "%g" % PACE,
+                         "--sampling-command", SLOW_SAMPLER, "call", "echo", "text=x", "--",
                          *era_server(era, "sample-burst"))
     assert (code, out) == (124, "")
     assert err.splitlines()[-1].startswith("mcp_invoke: tools/call ")
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 2.5 * PACE
 
 
 def test_max_time_bounds_a_burst_of_elicitations_whose_schema_backtracks(capsys):
     # 15 defaults, each checked against ^(a+)+$, which it fails only after
     # exponential backtracking: each check alone may take its own time limit.
     started = time.monotonic()
-    code, out, err = run(capsys, "--timeout", "0.5", "--max-time", "1", "--elicit", "defaults",
-                         "call", "echo", "text=x", "--", *fake("elicit-burst"))
+    code, out, err = run(capsys, "--timeout", "%g" % (0.5 * PACE), "--max-time", "%g" % PACE,
+                         "--elicit", "defaults", "call", "echo", "text=x", "--",
+                         *fake("elicit-burst"))
     assert (code, out) == (124, "")
     assert err.splitlines()[-1].startswith("mcp_invoke: tools/call ")
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 2.5 * PACE
 
 
 def test_questions_left_by_a_call_past_its_limit_are_not_charged_to_the_next(tmp_path):
@@ -9148,7 +9155,8 @@ def test_a_2025_task_that_asked_for_input_ends_completed_before_its_result(capsy
 
 @pytest.mark.usefixtures("state_home")
 def test_a_task_id_in_advice_is_quoted_as_a_shell_word(capsys):
-    code, out, err = cli(capsys, "--max-time", "0.5", "call", "research", "topic=tides", "--",
+    code, out, err = cli(capsys, "--max-time", "%g" % (0.5 * PACE), "call", "research",
+                         "topic=tides", "--",
                          *task_server("modern", "task-forever", task_id="a b;c"))
     assert code == 124 and "task wait %s waits again, task cancel %s stops it" % (
         _word("a b;c"), _word("a b;c")) in err
@@ -9636,8 +9644,8 @@ def test_a_client_that_floods_and_never_reads_holds_up_no_other(sessions, capsys
     flooder.start()
     try:
         assert wait_for(lambda: sent[0] >= 5 * len(ping))  # under way
-        assert run(capsys, "--session", "flood", "--timeout", "3", "call", "echo",
-                   "text=served") == (0, "served\n", "")
+        assert run(capsys, "--session", "flood", "--timeout", "%g" % (3 * PACE), "call",
+                   "echo", "text=served") == (0, "served\n", "")
     finally:
         done.set()
         sock.shutdown(socket.SHUT_RDWR)
