@@ -8274,6 +8274,9 @@ class Client(_Engine):
                             initialize.error, "code", None) in _NO_HANDSHAKE:
                         raise discover.error  # a modern server, too slow for the time given
                     self._handshake(LATEST_LEGACY_VERSION, "probe fallback", initialize)
+                    # It answered: a discover it let pass (a legacy server may say
+                    # nothing to a method it does not know) does not cut its shutdown short.
+                    self._unresponsive = False
                     return
         finally:
             self._racing = False

@@ -5405,6 +5405,18 @@ def test_a_short_timeout_does_not_cancel_the_probe_before_the_handshake(tmp_path
     assert "notifications/cancelled" not in methods
 
 
+def test_a_legacy_server_silent_to_the_probe_still_gets_its_whole_shutdown_grace():
+    # It let discover pass unanswered and answered initialize: not a server
+    # that let a request time out, whose shutdown is cut to half a second.
+    c = mcp_invoke.Client(era_server("legacy", "silent-discover", "no-exit-on-eof"),
+                          timeout=0.3 * PACE, probe_timeout=3, shutdown_grace=1.0)
+    c.open()
+    assert c.era_source == "probe fallback"
+    started = time.monotonic()
+    c.close()
+    assert time.monotonic() - started >= 0.9
+
+
 def test_a_legacy_server_refusing_the_offered_version_is_offered_one_it_names(capsys):
     code, out, err = run(capsys, "info", "--", *fake("refuse-version", supported="2025-03-26"))
     assert (code, err) == (0, "")
