@@ -12657,6 +12657,8 @@ class _SessionServer(object):
             for uri in list(peer.subscribed):  # what it watched, no longer for it
                 self._unsubscribe(peer, {"uri": uri})
             return
+        if peer.closed and "id" in message and isinstance(message.get("method"), str):
+            return  # it went before this was sent: nobody to answer, nothing to cancel
         if message.get("session") == "stop":
             self.ending = "stopped (session stop)"
             return
