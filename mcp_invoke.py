@@ -907,17 +907,14 @@ def _running(frame, codes):
 # -- files and directories ----------------------------------------------------
 
 def _sha256():
-    """The SHA-256 constructor without hashlib, whose OpenSSL a cold start
-    spares (3 ms of a run that names a cache file by a hash; 20 under Wine):
-    Python's own _sha256 module, _sha2 from 3.12; hashlib where a build
-    left them out."""
+    """The SHA-256 constructor, without hashlib up to Python 3.11, whose own
+    _sha256 module spares a cold start hashlib's OpenSSL (3 ms of a run that
+    names a cache file by a hash); from 3.12 that module is _sha2, not in
+    every version's standard library, so hashlib."""
     try:
         from _sha256 import sha256
     except ImportError:
-        try:
-            from _sha2 import sha256
-        except ImportError:
-            from hashlib import sha256
+        from hashlib import sha256
     return sha256
 
 
