@@ -434,6 +434,8 @@ Modes:
                        or stdio client); modern, to each subscription, the
                        first if it listed fake://clock and the second if it
                        asked for toolsListChanged.  See Subscriptions above
+    stutter            (with ticking) each tick is told twice, the second
+                       time with nothing changed since the first
     echo-secrets       tools/call repeats what the client gave the server: on
                        stdio "API_KEY=" and that variable's value; over HTTP
                        the POST's request target as received (path and raw
@@ -823,7 +825,7 @@ MODES = (
     "second-list", "zod",
     "mutate", "hidden", "ticking", "echo-secrets", "odd-names", "invisible", "page-ttls",
     "page-scopes", "tools-only", "sampling-tools", "same-cursor", "echo-argv", "echo-basic",
-    "line-separators", "huge-description", "crlf",
+    "line-separators", "huge-description", "crlf", "stutter",
 ) + HTTP_MODES + OAUTH_MODES + TASK_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
@@ -2953,8 +2955,9 @@ class _Live(object):
     tick by their legacy_tick; subscriptions are subscriptions/listen ones.
     """
 
-    def __init__(self, delay):
+    def __init__(self, delay, told=1):
         self.delay = delay
+        self.told = told  # how many times each tick is told (stutter: 2)
         self.lock = threading.Lock()
         self.ticks = 0
         self.echo_description = None  # None: unchanged
@@ -2982,6 +2985,12 @@ class _Live(object):
             self.ticks += 1
             self.echo_description = "Echo text back (tick %d)." % self.ticks
             watchers, subscriptions = list(self.watchers), list(self.subscriptions)
+        for _ in range(self.told):
+            self.tell(watchers, subscriptions)
+        self.prune()
+
+    def tell(self, watchers, subscriptions):
+        """Tell of the last tick."""
         for server in watchers:
             try:
                 alive = server.legacy_tick()
@@ -2989,13 +2998,13 @@ class _Live(object):
                 alive = False
             if not alive:
                 with self.lock:
-                    self.watchers.remove(server)
+                    if server in self.watchers:
+                        self.watchers.remove(server)
         for subscription in subscriptions:
             if CLOCK_URI in subscription.uris:
                 subscription.notify("notifications/resources/updated", {"uri": CLOCK_URI})
             if subscription.tools:
                 subscription.notify("notifications/tools/list_changed")
-        self.prune()
 
     def mutate(self):
         """mutate: echo's new description, told to the subscriptions that asked."""
@@ -5261,7 +5270,7 @@ def _parse(argv):
                              if v.strip()]
         if not options.supported:
             parser.error("--supported needs at least one version")
-    options.live = _Live(options.delay)
+    options.live = _Live(options.delay, 2 if "stutter" in options.modes else 1)
     if options.task_polls < 1 or options.task_repeat < 1:
         parser.error("--task-polls and --task-repeat need 1 or more")
     options.poll_ms = _json_option(options.poll_ms)

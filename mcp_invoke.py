@@ -14379,31 +14379,39 @@ def _counted(summary):
 
 def _cmd_watch(client, args, ctx):
     """watch URI... / watch --tools: each version as it comes, until --count
-    updates, --max-time (the watch's length) or Ctrl-C; exit 0 for all three."""
+    updates, --max-time (the watch's length) or Ctrl-C; exit 0 for all three.
+    A change whose read gives what was printed last is not a new version: a
+    server that changes a thing and then says so is often read in between,
+    and that read has already shown it."""
     uris = args.args
     if not uris and not args.watch_tools:
         raise UsageError("watch takes one or more resource URIs, or --tools")
     until = None if args.max_time is None else time.monotonic() + args.max_time
-    seen, updates = {}, 0
+    shown, updates = {}, 0  # per thing watched: (versions printed, the last one)
     changes = client.watch(uris, args.watch_tools, until)
     try:
         for kind, uri in changes:
             key = "tools" if kind == "tools" else uri
-            update = seen[key] = seen.get(key, -1) + 1
-            updates += 1 if update else 0
             left = None if until is None else until - time.monotonic()
             if left is not None and left <= 0:
                 break
             try:  # each read within what is left of the watch
                 timeout = args.timeout if left is None else min(args.timeout, left)
-                if kind == "tools":
-                    _watched_tools(client, ctx, update, timeout)
-                else:
-                    _watched_resource(client, ctx, uri, update, timeout)
+                version = (_watched_tools(client, ctx, timeout) if kind == "tools"
+                           else client.read_resource(uri, timeout))
             except RequestTimeout:
                 if until is None or time.monotonic() < until:
                     raise
                 break  # the watch's length ran out during the read
+            printed, last = shown.get(key, (0, None))
+            if printed and version == last:
+                continue
+            shown[key] = (printed + 1, version)
+            updates += 1 if printed else 0
+            if kind == "tools":
+                _print_watched_tools(ctx, printed, version)
+            else:
+                _print_watched_resource(ctx, uri, printed, version)
             if args.count is not None and updates >= args.count:
                 break
             if ctx.out.closed:  # `watch ... | head -1`: nobody reads on, as for tail -f
@@ -14417,8 +14425,7 @@ def _cmd_watch(client, args, ctx):
     return 0
 
 
-def _watched_resource(client, ctx, uri, update, timeout):
-    result = client.read_resource(uri, timeout)
+def _print_watched_resource(ctx, uri, update, result):
     ctx.hidden("resource %r" % uri, result)
     ctx.mode.change({"uri": uri, "update": update, "result": result},
                     "--- %s%s" % (uri, " (update %d)" % update if update else ""),
@@ -14426,9 +14433,14 @@ def _watched_resource(client, ctx, uri, update, timeout):
     ctx.out.flush()
 
 
-def _watched_tools(client, ctx, update, timeout):
+def _watched_tools(client, ctx, timeout):
+    """The tool list as the policy shows it."""
     result = ctx.listed.pop("tools/list", None) or client.list_all("tools/list", timeout)
     result["tools"] = [t for t in result["tools"] if ctx.policy.shows(t)]
+    return result
+
+
+def _print_watched_tools(ctx, update, result):
     ctx.hidden_items("tool", "name", result["tools"])
     ctx.mode.change({"tools": True, "update": update, "result": result},
                     "--- tools%s" % (" (update %d)" % update if update else ""),

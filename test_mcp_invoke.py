@@ -8664,8 +8664,8 @@ def test_max_time_stops_the_wait_leaves_the_task_running_and_says_how_to_go_on(e
                                                                                tmp_path):
     log = tmp_path / "rec"
     server = task_server(era, "task-forever", record=log)
-    code, out, err = cli(capsys, "--max-time", "2", "call", "research", "topic=tides", "--",
-                         *server)
+    code, out, err = cli(capsys, "--max-time", str(2 * PACE), "call", "research",
+                         "topic=tides", "--", *server)
     assert (code, out) == (124, "")
     assert re.search(
         r"^mcp_invoke: timed out after [0-9.]+s \(--max-time\) waiting for task {0}, which "
@@ -8681,8 +8681,8 @@ def test_max_time_with_a_2025_tasks_result_open_sends_no_notifications_cancelled
                                                                                  tmp_path):
     log = tmp_path / "rec"
     answers = answers_file(tmp_path, {"name": "Ada"})
-    code, out, err = cli(capsys, "--max-time", "3", "--elicit", "answers", answers, "call",
-                         "research", "topic=tides", "--",
+    code, out, err = cli(capsys, "--max-time", str(3 * PACE), "--elicit", "answers", answers,
+                         "call", "research", "topic=tides", "--",
                          *task_server("legacy", "task-input", "task-forever", record=log))
     assert (code, out) == (124, "")
     assert len(sent(log, "tasks/result")) == 1 and len(answer_to(log, "q1")) == 1
@@ -8947,7 +8947,7 @@ def test_a_batch_line_whose_task_outlasts_max_time_says_how_to_go_on_as_call_doe
     params = {"name": "research", "arguments": {"topic": "tides"}}
     if era == "legacy":
         params["task"] = {}
-    code, out, err = run(capsys, "--max-time", "1", "batch", "--",
+    code, out, err = run(capsys, "--max-time", str(PACE), "batch", "--",
                          *task_server(era, "task-forever"),
                          stdin=json.dumps({"method": "tools/call", "params": params}) + "\n")
     [line] = [json.loads(text) for text in out.splitlines()]
@@ -9027,7 +9027,7 @@ def test_polling_is_never_faster_than_50_ms_whatever_the_server_asks(era, interv
 @pytest.mark.parametrize("era", ERAS)
 def test_a_huge_poll_interval_is_never_slept_past_max_time(era, tmp_path):
     # A day and more between polls; a client asleep that long is killed below.
-    proc = _client(["--max-time", "2", "call", "research", "topic=tides", "--"]
+    proc = _client(["--max-time", str(2 * PACE), "call", "research", "topic=tides", "--"]
                    + task_server(era, "task-forever", poll_ms=10 ** 12))
     out, err = finish(proc, 30)
     assert (proc.returncode, out) == (124, b"")
@@ -9146,7 +9146,7 @@ def test_a_task_whose_cancel_is_refused_is_kept_and_said_to_go_on(era, tmp_path,
 @pytest.mark.usefixtures("state_home")
 def test_a_2025_task_is_kept_until_tasks_result_gives_its_outcome(capsys, tmp_path):
     server = task_server("legacy", "task-held", task_polls=1)
-    code, out, err = cli(capsys, "--max-time", "1", "call", "research", "topic=tides", "--",
+    code, out, err = cli(capsys, "--max-time", str(PACE), "call", "research", "topic=tides", "--",
                          *server)
     assert code == 124 and "waiting for task %s, which goes on" % TASK_ID in err
     assert "completed" not in err  # its end is told with its outcome, which never came
@@ -11376,6 +11376,16 @@ def test_watch_prints_each_version_until_count_then_unsubscribes(era, capsys, tm
 
 
 @pytest.mark.parametrize("era", ERAS)
+def test_watch_prints_a_version_once_however_often_its_change_is_told(era, capsys):
+    code, out, err = run(capsys, "watch", "fake://clock", "--count", "3", "--",
+                         *era_server(era, "ticking", "stutter", delay=0.05))
+    assert code == 0, err
+    ticks = _ticks(out)
+    assert len(ticks) == 4 and ticks == sorted(set(ticks))
+    assert err.count("--- fake://clock") == 4 and "(update 3)" in err
+
+
+@pytest.mark.parametrize("era", ERAS)
 def test_watch_over_http_in_both_eras(era, capsys):
     with _http("--era", era, "--mode", "ticking", "--delay", "0.05") as url:
         code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "watch",
@@ -11400,7 +11410,7 @@ def test_watch_tools_under_a_pin_says_how_the_list_differs(capsys, tmp_path):
     code, out, err = run(capsys, "pin", pin, "--", *fake("ticking", delay=30))
     assert code == 0
     code, out, err = run(capsys, "--pin", pin, "watch", "--tools", "--count", "1", "--",
-                         *fake("ticking", delay=0.05))
+                         *fake("ticking", delay=0.3 * PACE))  # after the pin's check
     assert code == 0
     assert "warning: the tools differ from the pin %s: tool 'echo' description changed" % pin \
         in err
