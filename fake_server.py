@@ -15,6 +15,7 @@ Usage::
                            [--tag TEXT]
                            [--task-polls N] [--task-repeat R] [--poll-ms JSON]
                            [--task-ttl JSON] [--task-id ID] [--task-store FILE]
+                           [--skill-count N] [--skill-files F --skill-bytes B]
                            [--record-headers FILE] [--tls CERT KEY]
                            [--oauth [--oauth-client ID:SECRET]...
                             [--oauth-token-auth M,M] [--oauth-token-ttl S]
@@ -54,6 +55,19 @@ Usage::
     --task-store FILE  (task modes) keep the tasks in FILE, read before and
                      written after each use, so the next server process (a
                      client's `task wait ID`) finds them
+    --skill-count N  (skills modes) the catalog is N generated skills instead
+                     of the default four: skill://gen/s00001/SKILL.md,
+                     s00002, ... (names s00001, ..., descriptions "Generated
+                     skill N", one file each), listed 100 a page; 0: none.
+                     The skills modes' other skills still follow (those
+                     that lie about refunds find none); see Skills below
+    --skill-files F  (skills modes, with --skill-bytes) one more skill after
+                     the catalog: skill://bulk/SKILL.md (name bulk), of F
+                     files, SKILL.md then part/0001.md, part/0002.md, ...
+    --skill-bytes B  (with --skill-files) bulk's files total B bytes of
+                     deterministic ASCII: SKILL.md as it is (padded to B
+                     when F is 1; B at least its size, 100), the parts
+                     sharing the rest evenly, the first ones a byte more
     --state FILE     a JSON object that changes what the server offers, read
                      afresh for every request; see State below
     --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0: a free
@@ -246,6 +260,61 @@ Tasks (any task mode; each switches on "tasks"):
     -32602 ("Failed to retrieve task: Task not found" / "... Task has
     expired").  --record records every tasks/* request and notification as
     any other line, those read while a tasks/result is held included.
+
+Skills (any skills mode; each switches on skills):
+
+    The extension io.modelcontextprotocol/skills.  initialize and server/
+    discover declare capabilities.extensions {"io.modelcontextprotocol/
+    skills": {}} ({"directoryRead": true} in skills-dir-read) beside the
+    usual resources {} (forgetful, toolless and tools-only still declare
+    only what they say).  Without a skills mode nothing of this is
+    declared, and skills/list, skills/get and resources/directory/read are
+    -32601.  In either era:
+
+    skills/list     {"skills": [Skill, ...]}, every listed skill in one page
+                    (skills-pages: one a page; --skill-count: 100 a page),
+                    with nextCursor, an opaque string, while more follow; a
+                    cursor it did not issue is -32602
+    skills/get      {"skill": Skill} for params.uri, the SKILL.md uri of a
+                    skill served, listed or not; anything else is -32602
+    resources/read  every skill file (those in no manifest too): text when
+                    its bytes are UTF-8, else blob (base64); mimeType
+                    text/markdown (.md), text/x-sh (.sh), application/
+                    octet-stream (.bin), else text/plain.  An unknown uri
+                    is the era's -32002 or -32602.  Skill files are not in
+                    resources/list
+
+    A Skill is {"uri", "frontmatter", "resources": [{"uri", "digest":
+    "sha256:" 64 hex, "size"}, ...] or "dynamic"}; a manifest's digests and
+    sizes are those of the bytes served, but where a mode below lies.
+    Modern answers carry resultType complete, and skills/list's and
+    skills/get's ttlMs and cacheScope.  The catalog, digests included, is
+    made at the first request that needs it, once per process (every HTTP
+    session shares it); a request then only looks things up.  --record
+    records every request, so a test can tell which files were read.  The
+    default catalog, in listing order:
+
+    skill://git-workflow/SKILL.md                 git-workflow
+            description "Follow this team's Git conventions for branching
+            and commits"; one file, SKILL.md ("# Git workflow", a paragraph)
+    skill://acme/billing/refunds/SKILL.md         refunds
+            frontmatter {"name": "refunds", "description": "Process
+            customer refund requests per company policy", "license":
+            "Apache-2.0", "allowed-tools": "Bash(git:*) Read", "metadata":
+            {"version": "2.10", "owner": "billing"}}, in YAML with a
+            comment line, a quoted "2.10" and metadata as a block map.
+            Files: SKILL.md, examples/email.md, scripts/run.sh ("#!/bin/sh
+            \\necho refund\\n"), assets/logo.bin (0x89 P N G 0x00 0xff 0xfe,
+            then 0x80 to 0xbf: a blob) and nested/SKILL.md
+    skill://acme/billing/refunds/nested/SKILL.md  nested
+            description "A skill inside refunds"; one file, SKILL.md (also
+            in refunds' manifest)
+    skill://reports/daily/SKILL.md                daily
+            description "Assemble today's report from live data";
+            resources "dynamic"; SKILL.md and data/today.md are readable
+
+    Other SKILL.md files hold just name and description.  The skills modes
+    add theirs after these, in the order of the table below.
 
 HTTP (--http):
 
@@ -519,6 +588,61 @@ Task modes (see Tasks above; every one switches on tasks):
                        cancelled"
     task-held          2025: tasks/result is never answered, even once the task
                        has ended
+
+Skills modes (see Skills above; every one switches on skills):
+
+    skills             the default catalog, served truthfully
+    skills-pages       skills/list gives one skill a page
+    skills-partial     skills/list leaves out refunds; skills/get and
+                       resources/read still serve it
+    skills-duplicate   adds skill://acme/support/refunds/SKILL.md, also named
+                       refunds ("Support's refunds"), one file
+    skills-bad-digest  refunds' examples/email.md is served with other bytes
+                       ("approved" made "rejected") of the entry's size
+    skills-bad-size    refunds' examples/email.md is served with a "!" more
+                       than the entry's size and digest describe
+    skills-bad-frontmatter  refunds' entry says description "Refund
+                       anything asked"; its SKILL.md (true digest and size)
+                       says what it always does
+    skills-changing    once a skills/list or skills/get has been answered,
+                       every resources/read of a file under skill://acme/
+                       billing/refunds/ (nested's SKILL.md too) serves its
+                       bytes and "\\nchange N\\n", N counting such reads
+    skills-too-many    adds skill://big/many/SKILL.md (many): 513 files,
+                       SKILL.md and f/0001.md to f/0512.md; and skill://big/
+                       limit/SKILL.md (limit): 512 files, SKILL.md and
+                       f/0001.md to f/0511.md, of 16,777,216 bytes in all
+    skills-too-big     adds skill://big/huge/SKILL.md (huge): SKILL.md and
+                       data.bin (a blob), of 16,777,217 bytes in all
+    skills-bad-uri     adds skill://bad/NAME/SKILL.md for each NAME below,
+                       whose manifest lists SKILL.md and one file at a bad
+                       uri, served all the same: dotdot (skill://bad/dotdot/
+                       ../dotdot2/x.md), encoded (skill://bad/encoded/%2e%2e/
+                       x.md), dot (skill://bad/dot/./x.md), authority
+                       (skill://other/encoded/x.md), sibling (skill://bad/
+                       sibling-old/x.md); and noskillmd, whose manifest
+                       lists only skill://bad/noskillmd/x.md
+    skills-no-resources  adds skill://bad/none/SKILL.md (none), whose entry
+                       has no resources, and skill://bad/number/SKILL.md
+                       (number), whose resources is 5
+    skills-hostile     adds skills whose paths decode to more than file
+                       names, all true and served: skill://evil/x%2Fy/slash/
+                       SKILL.md (slash), skill://evil/nul%00/nul/SKILL.md
+                       (nul), skill://evil/back%5Cslash/back/SKILL.md (back),
+                       skill://evil/..%2F..%2Fetc/dots/SKILL.md (dots), and
+                       skill://evil/files/SKILL.md (files) with the file
+                       skill://evil/files/sub%2F..%2F..%2Fescape.md
+    skills-dir-read    declares directoryRead true and serves resources/
+                       directory/read {"uri", "cursor"} for every directory
+                       of every skill, its root (the SKILL.md uri without
+                       /SKILL.md) down: the direct children by name, files
+                       {"uri", "name", "mimeType"}, directories with
+                       mimeType inode/directory, 2 a page (cursors as
+                       skills/list's); -32602 for anything else (a file, a
+                       directory above a skill root, a trailing slash).
+                       daily's data/ lists today.md, and refunds' examples/
+                       also late.md, served but in no manifest, as a file
+                       added after the listing
 
 HTTP modes (with --http only):
 
@@ -805,6 +929,14 @@ TASK_MODES = ("tasks", "task-fail", "task-error-result", "task-failed-unmarked",
               "task-unasked", "task-odd-method", "task-undeclared",
               "task-odd-polls", "task-uncancellable", "task-held", "task-result-is-task")
 
+# Modes of the Skills extension (see Skills in the docstring); each one
+# switches on "skills" too.
+SKILL_MODES = ("skills", "skills-pages", "skills-partial", "skills-duplicate",
+               "skills-bad-digest", "skills-bad-size", "skills-bad-frontmatter",
+               "skills-changing", "skills-too-many", "skills-too-big",
+               "skills-bad-uri", "skills-no-resources", "skills-hostile",
+               "skills-dir-read")
+
 # Modes that write to stdout outside an answer or hold answers across
 # requests: stdio only.
 STDIO_MODES = ("banner", "bytewise", "close-stdout", "write-before-read", "crlf",
@@ -826,7 +958,7 @@ MODES = (
     "mutate", "hidden", "ticking", "echo-secrets", "odd-names", "invisible", "page-ttls",
     "page-scopes", "tools-only", "sampling-tools", "same-cursor", "echo-argv", "echo-basic",
     "line-separators", "huge-description", "crlf", "stutter",
-) + HTTP_MODES + OAUTH_MODES + TASK_MODES
+) + HTTP_MODES + OAUTH_MODES + TASK_MODES + SKILL_MODES
 
 # The retry field (milliseconds) of sse-retry's priming event.
 RETRY_MS = 100
@@ -862,7 +994,8 @@ EXIT_WAIT = 1.0
 
 # 2026-07-28 results that are CacheableResult: they need ttlMs and cacheScope.
 CACHEABLE = ("tools/list", "prompts/list", "resources/list",
-             "resources/templates/list", "resources/read")
+             "resources/templates/list", "resources/read",
+             "skills/list", "skills/get")  # the last two: the Skills extension
 TTL_MS = 60000
 
 # Default --size per mode: enough to overflow a 64 KiB pipe many times over.
@@ -1400,6 +1533,413 @@ def _completion_values(ref, argument, context):
 
 
 # ---------------------------------------------------------------------------
+# Skills: the io.modelcontextprotocol/skills extension (skills modes)
+# ---------------------------------------------------------------------------
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+
+# The per-skill limits every host must accept (the extension's Limits).
+SKILL_FILE_LIMIT = 512
+SKILL_BYTE_LIMIT = 16777216
+
+# skills/list's page with --skill-count; resources/directory/read's page.
+SKILL_COUNT_PAGE = 100
+DIRECTORY_PAGE = 2
+
+DIRECTORY_MIME = "inode/directory"
+SKILL_MIME_TYPES = {".md": "text/markdown", ".sh": "text/x-sh",
+                    ".bin": "application/octet-stream"}  # else text/plain
+
+# The default catalog's refunds skill: its directory, and its SKILL.md's
+# frontmatter written with some variety (a comment, a quoted "2.10", a plain
+# license, metadata as a block map), which the entry renders as JSON.
+REFUNDS_DIR = "skill://acme/billing/refunds"
+REFUNDS_URI = REFUNDS_DIR + "/SKILL.md"
+REFUNDS_FRONTMATTER = {
+    "name": "refunds",
+    "description": "Process customer refund requests per company policy",
+    "license": "Apache-2.0", "allowed-tools": "Bash(git:*) Read",
+    "metadata": {"version": "2.10", "owner": "billing"}}
+REFUNDS_MD = (b"---\n"
+              b"name: refunds\n"
+              b"description: Process customer refund requests per company policy\n"
+              b"# Licensed as the rest of the billing handbook.\n"
+              b"license: Apache-2.0\n"
+              b"allowed-tools: Bash(git:*) Read\n"
+              b"metadata:\n"
+              b"  version: \"2.10\"\n"
+              b"  owner: billing\n"
+              b"---\n"
+              b"\n"
+              b"# Refunds\n"
+              b"\n"
+              b"Check the order against the refund policy, answer the customer "
+              b"with\nexamples/email.md, then record the refund with "
+              b"scripts/run.sh.\n")
+# examples/email.md; skills-bad-digest swaps "approved" for "rejected" (the
+# same length), skills-bad-size adds a "!".
+REFUNDS_EMAIL = (b"# Refund email\n\nDear customer,\n\nYour refund has been "
+                 b"approved.  It reaches your account within\nfive working "
+                 b"days.\n\nKind regards,\nBilling\n")
+REFUNDS_SCRIPT = b"#!/bin/sh\necho refund\n"
+# assets/logo.bin: a PNG's first bytes gone wrong, then 64 continuation
+# bytes: not UTF-8 anywhere, so served as a blob.
+REFUNDS_LOGO = b"\x89PNG\x00\xff\xfe" + bytes(range(0x80, 0xc0))
+# skills-dir-read: a file in refunds' examples/ that its entry does not list.
+REFUNDS_LATE = b"# Late example\n\nAdded after the listing.\n"
+
+# --skill-files: the bulk skill's SKILL.md, before any padding.
+BULK_DESCRIPTION = "Bulk files for the bench"
+BULK_BODY = "# Bulk\n\nThe files under part/ are filler.\n"
+
+DAILY_TODAY = b"# Today\n\nOrders: 42\nRefunds: 3\n"
+
+# The filler of generated files, one line repeated, cut where it must be.
+FILL_LINE = b"The quick brown fox jumps over the lazy dog, again and again.\n"
+
+
+def _skill_md(name, description, body):
+    """A SKILL.md whose frontmatter is just name and description, both plain
+    YAML scalars (none of ours needs quoting)."""
+    return ("---\nname: %s\ndescription: %s\n---\n\n%s"
+            % (name, description, body)).encode("utf-8")
+
+
+def _filler(label, size):
+    """size bytes of ASCII text: a line naming label, then FILL_LINE again and
+    again, cut at size."""
+    head = label.encode("ascii") + b"\n"
+    return (head + FILL_LINE * (size // len(FILL_LINE) + 1))[:size]
+
+
+def _spread(first, files, total):
+    """The sizes of files files summing to total, the first one first bytes
+    long and the others sharing the rest evenly (the earlier ones a byte more);
+    one file alone is total bytes.  ValueError if total is below first."""
+    if total < first:
+        raise ValueError("%d bytes do not hold SKILL.md's %d" % (total, first))
+    if files == 1:
+        return [total]
+    share, extra = divmod(total - first, files - 1)
+    return [first] + [share + (1 if n < extra else 0) for n in range(files - 1)]
+
+
+def _skill_mime(uri):
+    """A skill file's mimeType, by its name's extension."""
+    name = uri.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return SKILL_MIME_TYPES.get(name[dot:] if dot > 0 else "", "text/plain")
+
+
+def _opaque_cursor(kind, start):
+    """The cursor of the page of a listing (kind) that starts at start: opaque
+    base64, not a number a client could guess."""
+    return base64.urlsafe_b64encode(
+        ("%s\n%d" % (kind, start)).encode("utf-8")).decode("ascii")
+
+
+def _opaque_page(items, key, cursor, per_page, kind):
+    """One page of items (all of them when per_page is None), with nextCursor
+    if more follow; a cursor this listing did not issue is -32602."""
+    per_page = per_page or max(len(items), 1)
+    start = 0
+    if cursor is not None:
+        start = -1
+        if isinstance(cursor, str):
+            try:
+                text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+                start = int(text.rpartition("\n")[2])
+            except ValueError:  # binascii.Error and the Unicode errors too
+                start = -1
+        if (_opaque_cursor(kind, start) != cursor or
+                not 0 < start < len(items) or start % per_page):
+            raise _RpcError(INVALID_PARAMS, "Invalid cursor: %r" % (cursor,))
+    result = {key: items[start:start + per_page]}
+    if start + per_page < len(items):
+        result["nextCursor"] = _opaque_cursor(kind, start + per_page)
+    return result
+
+
+class _SkillCatalog(object):
+    """The skills and skill files served, made once per process at the first
+    request that needs them (every HTTP session shares it), digests included;
+    after that a request only looks things up.
+
+    Each mode's additions and lies are applied here; see Skills in the
+    docstring.  A Skill entry's manifest is made from the bytes of its files
+    as first added; the lies then change what is served.
+    """
+
+    def __init__(self, modes, count=None, bulk=None):
+        self.modes = frozenset(modes)
+        self.count = count  # --skill-count, or None: the default catalog
+        self.bulk = bulk  # (--skill-files, --skill-bytes), or None
+        self.lock = threading.Lock()  # HTTP sessions run in threads
+        self.built = False
+        self.sha256 = None
+        self.order = []  # skill uris, in listing order
+        self.entries = {}  # skill uri: its Skill entry
+        self.unlisted = set()  # skill uris that skills/list leaves out
+        self.listing = []  # the entries skills/list gives
+        self.files = {}  # file uri: the bytes served
+        self.directories = {}  # skills-dir-read: directory uri: {name: child}
+        self.seen = False  # skills-changing: a skills/list or skills/get answered
+        self.changes = 0  # skills-changing: reads changed so far
+
+    def ready(self):
+        """The catalog, made now if this is the first call."""
+        with self.lock:
+            if not self.built:
+                import hashlib  # lazy: skills modes only, at the first use
+                self.sha256 = hashlib.sha256
+                self.build()
+                self.built = True
+        return self
+
+    # -- making ---------------------------------------------------------
+
+    def add(self, uri, frontmatter, files, resources=True):
+        """Serve files ([(uri, bytes)]) and publish the skill at uri.
+
+        resources: True for the manifest of every file, a list of file uris
+        for the manifest of those, None for an entry without the key, and
+        anything else ("dynamic", 5) as the value.
+        """
+        for file_uri, data in files:
+            self.files[file_uri] = data
+        entry = {"uri": uri, "frontmatter": dict(frontmatter)}
+        if resources is True:
+            resources = [file_uri for file_uri, _ in files]
+        if isinstance(resources, list):
+            entry["resources"] = [self.manifest(file_uri) for file_uri in resources]
+        elif resources is not None:
+            entry["resources"] = resources
+        self.order.append(uri)
+        self.entries[uri] = entry
+
+    def add_simple(self, uri, description, more=(), resources=True, body=None):
+        """A skill whose name is its uri's last directory, with a SKILL.md of
+        name and description, then the files more ([(uri, bytes)])."""
+        name = uri.rsplit("/", 2)[-2]
+        text = _skill_md(name, description, body or "# %s\n\nA skill named %s.\n"
+                         % (name, name))
+        self.add(uri, {"name": name, "description": description},
+                 [(uri, text)] + list(more), resources)
+
+    def add_sized(self, uri, description, files, total, name_part, data=None,
+                  body=None):
+        """A skill of files files summing to total bytes: SKILL.md (padded
+        when alone), then name_part(n) for n from 1, of ASCII filler, or of
+        data(size) when given."""
+        name = uri.rsplit("/", 2)[-2]
+        text = _skill_md(name, description, body or "# %s\n\nMany bytes.\n" % name)
+        sizes = _spread(len(text), files, total)
+        text += _filler(name, sizes[0] - len(text))  # b"" unless alone
+        base = uri[:-len("SKILL.md")]
+        more = []
+        for n, size in enumerate(sizes[1:], 1):
+            part = base + name_part(n)
+            more.append((part, data(size) if data else _filler(part, size)))
+        self.add(uri, {"name": name, "description": description},
+                 [(uri, text)] + more)
+
+    def manifest(self, uri):
+        """The SkillResource of a file, from the bytes it has now."""
+        data = self.files[uri]
+        return {"uri": uri, "digest": "sha256:" + self.sha256(data).hexdigest(),
+                "size": len(data)}
+
+    def build(self):
+        modes = self.modes
+        if self.count is None:
+            self.add_defaults()
+        else:
+            for n in range(1, self.count + 1):
+                self.add_simple("skill://gen/s%05d/SKILL.md" % n,
+                                "Generated skill %d" % n)
+        if self.bulk is not None:
+            self.add_sized("skill://bulk/SKILL.md", BULK_DESCRIPTION,
+                           self.bulk[0], self.bulk[1], lambda n: "part/%04d.md" % n,
+                           body=BULK_BODY)
+        if "skills-duplicate" in modes:
+            self.add_simple("skill://acme/support/refunds/SKILL.md",
+                            "Support's refunds")
+        if "skills-too-many" in modes:
+            self.add_simple("skill://big/many/SKILL.md", "One file too many", [
+                ("skill://big/many/f/%04d.md" % n, b"# f/%04d\n" % n)
+                for n in range(1, SKILL_FILE_LIMIT + 1)])
+            self.add_sized("skill://big/limit/SKILL.md", "Right at both limits",
+                           SKILL_FILE_LIMIT, SKILL_BYTE_LIMIT, lambda n: "f/%04d.md" % n)
+        if "skills-too-big" in modes:
+            self.add_sized("skill://big/huge/SKILL.md", "One byte too big", 2,
+                           SKILL_BYTE_LIMIT + 1, lambda n: "data.bin",
+                           lambda size: (bytes(range(256)) * (size // 256 + 1))[:size])
+        if "skills-bad-uri" in modes:
+            self.add_bad_uris()
+        if "skills-no-resources" in modes:
+            self.add_simple("skill://bad/none/SKILL.md", "An entry without resources",
+                            resources=None)
+            self.add_simple("skill://bad/number/SKILL.md", "An entry whose resources "
+                            "is a number", resources=5)
+        if "skills-hostile" in modes:
+            for uri in ("skill://evil/x%2Fy/slash/SKILL.md",
+                        "skill://evil/nul%00/nul/SKILL.md",
+                        "skill://evil/back%5Cslash/back/SKILL.md",
+                        "skill://evil/..%2F..%2Fetc/dots/SKILL.md"):
+                self.add_simple(uri, "A skill on a hostile path")
+            self.add_simple("skill://evil/files/SKILL.md", "A skill with a hostile "
+                            "file path", [("skill://evil/files/sub%2F..%2F..%2Fescape.md",
+                                           b"# Escape\n\nA file on a hostile path.\n")])
+        self.lie()
+        self.listing = [self.entries[uri] for uri in self.order
+                        if uri not in self.unlisted]
+        if "skills-dir-read" in modes:
+            self.index_directories()
+
+    def add_defaults(self):
+        """The four skills of the default catalog, in listing order."""
+        self.add_simple("skill://git-workflow/SKILL.md",
+                        "Follow this team's Git conventions for branching and commits",
+                        body="# Git workflow\n\nBranch from main as feature/TOPIC, "
+                             "keep each commit to one change with\nits subject in the "
+                             "imperative, and rebase on main before asking for\n"
+                             "review.\n")
+        nested_uri = REFUNDS_DIR + "/nested/SKILL.md"
+        nested = _skill_md("nested", "A skill inside refunds",
+                           "# Nested\n\nA skill of its own, inside refunds' "
+                           "directory.\n")
+        self.add(REFUNDS_URI, REFUNDS_FRONTMATTER, [
+            (REFUNDS_URI, REFUNDS_MD),
+            (REFUNDS_DIR + "/examples/email.md", REFUNDS_EMAIL),
+            (REFUNDS_DIR + "/scripts/run.sh", REFUNDS_SCRIPT),
+            (REFUNDS_DIR + "/assets/logo.bin", REFUNDS_LOGO),
+            (nested_uri, nested)])
+        self.add(nested_uri, {"name": "nested", "description": "A skill inside refunds"},
+                 [(nested_uri, nested)])
+        self.add_simple("skill://reports/daily/SKILL.md",
+                        "Assemble today's report from live data",
+                        [("skill://reports/daily/data/today.md", DAILY_TODAY)],
+                        resources="dynamic",
+                        body="# Daily report\n\nRead data/today.md, which changes "
+                             "through the day, and sum it up.\n")
+
+    def add_bad_uris(self):
+        """skills-bad-uri: one skill per file uri a client must refuse."""
+        x = b"# x\n\nA file at a bad uri.\n"
+        for name, bad in (("dotdot", "skill://bad/dotdot/../dotdot2/x.md"),
+                          ("encoded", "skill://bad/encoded/%2e%2e/x.md"),
+                          ("dot", "skill://bad/dot/./x.md"),
+                          ("authority", "skill://other/encoded/x.md"),
+                          ("sibling", "skill://bad/sibling-old/x.md")):
+            self.add_simple("skill://bad/%s/SKILL.md" % name,
+                            "A skill with a bad file uri", [(bad, x)])
+        uri = "skill://bad/noskillmd/SKILL.md"
+        self.add_simple(uri, "A manifest without its SKILL.md",
+                        [("skill://bad/noskillmd/x.md", x)],
+                        resources=["skill://bad/noskillmd/x.md"])
+
+    def lie(self):
+        """The modes that make what is served, or listed, differ from the
+        entries made so far."""
+        email = REFUNDS_DIR + "/examples/email.md"
+        if email in self.files:
+            if "skills-bad-digest" in self.modes:
+                self.files[email] = self.files[email].replace(b"approved", b"rejected")
+            if "skills-bad-size" in self.modes:
+                self.files[email] += b"!"
+        if REFUNDS_URI in self.entries:
+            if "skills-bad-frontmatter" in self.modes:
+                self.entries[REFUNDS_URI]["frontmatter"]["description"] = (
+                    "Refund anything asked")
+            if "skills-partial" in self.modes:
+                self.unlisted.add(REFUNDS_URI)
+            if "skills-dir-read" in self.modes:
+                self.files[REFUNDS_DIR + "/examples/late.md"] = REFUNDS_LATE
+
+    def index_directories(self):
+        """skills-dir-read: every directory of every skill, from its root (the
+        SKILL.md uri without /SKILL.md) down, with its direct children.  A
+        file under a nested skill is indexed from the outer root, so the
+        nested root is a directory of the outer skill's too.  Files whose
+        path has an empty, . or .. segment are left out."""
+        roots = set(uri[:-len("/SKILL.md")] for uri in self.order)
+        for root in roots:
+            self.directories[root] = {}
+        for uri in self.files:
+            slash = uri.find("/", len("skill://"))
+            while slash != -1 and uri[:slash] not in roots:
+                slash = uri.find("/", slash + 1)
+            if slash == -1:
+                continue  # outside every skill (skills-bad-uri's authority)
+            parts = uri[slash + 1:].split("/")
+            if set(parts) & {"", ".", ".."}:
+                continue
+            directory = uri[:slash]
+            for part in parts[:-1]:
+                child = directory + "/" + part
+                self.directories[directory][part] = {
+                    "uri": child, "name": part, "mimeType": DIRECTORY_MIME}
+                directory = child
+                self.directories.setdefault(directory, {})
+            self.directories[directory][parts[-1]] = {
+                "uri": uri, "name": parts[-1], "mimeType": _skill_mime(uri)}
+
+    # -- serving --------------------------------------------------------
+
+    def list_page(self, cursor):
+        """skills/list's result for this cursor."""
+        per_page = None
+        if "skills-pages" in self.modes:
+            per_page = 1
+        elif self.count is not None:
+            per_page = SKILL_COUNT_PAGE
+        result = _opaque_page(self.listing, "skills", cursor, per_page, "skills/list")
+        self.seen = True
+        return result
+
+    def get(self, uri):
+        """skills/get's result: the entry of the skill whose SKILL.md is at uri."""
+        if not isinstance(uri, str):
+            raise _RpcError(INVALID_PARAMS, "Missing skill uri")
+        entry = self.entries.get(uri)
+        if entry is None:
+            raise _RpcError(INVALID_PARAMS, "No skill is served at %s" % uri)
+        self.seen = True
+        return {"skill": entry}
+
+    def read(self, uri):
+        """resources/read's content for a skill file, or None if not one."""
+        data = self.files.get(uri)
+        if data is None:
+            return None
+        if "skills-changing" in self.modes and uri.startswith(REFUNDS_DIR + "/"):
+            with self.lock:
+                if self.seen:
+                    self.changes += 1
+                    data += b"\nchange %d\n" % self.changes
+        content = {"uri": uri, "mimeType": _skill_mime(uri)}
+        try:
+            content["text"] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            content["blob"] = base64.b64encode(data).decode("ascii")
+        return content
+
+    def directory(self, uri, cursor):
+        """resources/directory/read's result: a page of uri's direct children,
+        by name, 2 a page."""
+        if not isinstance(uri, str):
+            raise _RpcError(INVALID_PARAMS, "Missing directory uri")
+        children = self.directories.get(uri)
+        if children is None:
+            if uri in self.files:
+                raise _RpcError(INVALID_PARAMS, "%s is not a directory resource" % uri)
+            raise _RpcError(INVALID_PARAMS, "No directory resource at %s" % uri)
+        items = [children[name] for name in sorted(children)]
+        return _opaque_page(items, "resources", cursor, DIRECTORY_PAGE,
+                            "resources/directory/read " + uri)
+
+
+# ---------------------------------------------------------------------------
 # Server: wire, dispatch and the standard methods
 # ---------------------------------------------------------------------------
 
@@ -1450,6 +1990,14 @@ class _Server(object):
         if self.tasks_on:
             self.handlers.update(self.LEGACY_TASK_HANDLERS)
             self.modern_handlers.update(self.MODERN_TASK_HANDLERS)
+        # Skills, in any skills mode: the catalog is the process's.
+        self.skills = options.skills
+        if self.skills is not None:
+            self.handlers.update(self.SKILL_HANDLERS)
+            self.modern_handlers.update(self.SKILL_HANDLERS)
+            if "skills-dir-read" in self.modes:
+                self.handlers.update(self.DIRECTORY_HANDLERS)
+                self.modern_handlers.update(self.DIRECTORY_HANDLERS)
 
     # -- writing --------------------------------------------------------
 
@@ -2086,6 +2634,10 @@ class _Server(object):
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise _RpcError(INVALID_PARAMS, "Missing resource uri")
+        if self.skills is not None:
+            content = self.skills.ready().read(uri)
+            if content is not None:
+                return {"contents": [content]}
         prefix = "fake://item/"
         if uri.startswith(prefix) and len(uri) > len(prefix):
             return {"contents": [{"uri": uri, "mimeType": "text/plain",
@@ -2113,6 +2665,18 @@ class _Server(object):
         # 2026-07-28 moved "resource not found" to Invalid params.
         code = INVALID_PARAMS if self.current.modern else RESOURCE_NOT_FOUND
         raise _RpcError(code, "Resource not found: %s" % uri)
+
+    # -- skills (the extension io.modelcontextprotocol/skills) ------------
+
+    def skills_list(self, request_id, params):
+        return self.skills.ready().list_page(params.get("cursor"))
+
+    def skills_get(self, request_id, params):
+        return self.skills.ready().get(params.get("uri"))
+
+    def directory_read(self, request_id, params):
+        """skills-dir-read: resources/directory/read."""
+        return self.skills.ready().directory(params.get("uri"), params.get("cursor"))
 
     def known_uri(self, uri):
         """Whether uri names a resource we serve: listed, fake://blob or
@@ -2548,6 +3112,11 @@ class _Server(object):
     MODERN_TASK_HANDLERS = {"tasks/get": tasks_get, "tasks/update": tasks_update,
                             "tasks/cancel": tasks_cancel}
 
+    # Added in the skills modes, in both eras; resources/directory/read only
+    # where directoryRead is declared (skills-dir-read).
+    SKILL_HANDLERS = {"skills/list": skills_list, "skills/get": skills_get}
+    DIRECTORY_HANDLERS = {"resources/directory/read": directory_read}
+
     # -- input from the client: server requests or MRTR ------------------
 
     def collect(self, request, keys, forever=False):
@@ -2867,7 +3436,9 @@ def _modern_result(method, result, server_info=None):
 def _capabilities(modes, legacy):
     """The server capabilities, for initialize (legacy) or server/discover.
 
-    listChanged and subscribe only where a mode sends those notifications.
+    listChanged and subscribe only where a mode sends those notifications;
+    extensions {io.modelcontextprotocol/skills} in the skills modes (not in
+    forgetful, toolless and tools-only, which declare what they say).
     """
     if modes & {"forgetful", "toolless"}:
         return {}
@@ -2876,8 +3447,12 @@ def _capabilities(modes, legacy):
     if "tools-only" in modes:
         return {"tools": tools}
     resources = {"subscribe": True, "listChanged": True} if "ticking" in modes else {}
-    return {"tools": tools, "resources": resources, "prompts": {}, "logging": {},
-            "completions": {}}
+    capabilities = {"tools": tools, "resources": resources, "prompts": {},
+                    "logging": {}, "completions": {}}
+    if modes & set(SKILL_MODES):
+        capabilities["extensions"] = {SKILLS_EXTENSION: (
+            {"directoryRead": True} if "skills-dir-read" in modes else {})}
+    return capabilities
 
 
 def _notification(method, params):
@@ -5211,6 +5786,15 @@ def _build_parser():
     parser.add_argument("--task-store", metavar="FILE",
                         help="task modes: keep the tasks in FILE, for the next "
                              "server process")
+    parser.add_argument("--skill-count", type=int, metavar="N",
+                        help="skills modes: the catalog is N generated skills, "
+                             "listed 100 a page")
+    parser.add_argument("--skill-files", type=int, metavar="F",
+                        help="skills modes, with --skill-bytes: one more skill, "
+                             "bulk, of F files")
+    parser.add_argument("--skill-bytes", type=int, metavar="B",
+                        help="skills modes, with --skill-files: bulk's files "
+                             "total B bytes")
     parser.add_argument("--tag", metavar="TEXT",
                         help="ignored: a word on the command line (echo-argv shows it)")
     parser.add_argument("--run-id", metavar="TOKEN",
@@ -5276,7 +5860,32 @@ def _parse(argv):
     options.poll_ms = _json_option(options.poll_ms)
     options.task_ttl = _json_option(options.task_ttl)
     options.board = _TaskBoard(options.task_store, options.task_id)
+    options.skills = _parse_skills(parser, options)
     return options
+
+
+def _parse_skills(parser, options):
+    """Check the skills options; the catalog (made at its first use), or None
+    without a skills mode."""
+    bench = [name for name in ("skill_count", "skill_files", "skill_bytes")
+             if getattr(options, name) is not None]
+    if not set(options.modes) & set(SKILL_MODES):
+        if bench:
+            parser.error("--%s needs a skills mode" % bench[0].replace("_", "-"))
+        return None
+    if options.skill_count is not None and options.skill_count < 0:
+        parser.error("--skill-count needs 0 or more")
+    bulk = None
+    if (options.skill_files is None) != (options.skill_bytes is None):
+        parser.error("--skill-files and --skill-bytes go together")
+    if options.skill_files is not None:
+        if options.skill_files < 1:
+            parser.error("--skill-files needs 1 or more")
+        least = len(_skill_md("bulk", BULK_DESCRIPTION, BULK_BODY))
+        if options.skill_bytes < least:
+            parser.error("--skill-bytes needs %d or more (bulk's SKILL.md)" % least)
+        bulk = (options.skill_files, options.skill_bytes)
+    return _SkillCatalog(options.modes, options.skill_count, bulk)
 
 
 def _json_option(text):

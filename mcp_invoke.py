@@ -75,6 +75,8 @@ The file, top to bottom (each part opens with a banner), in two parts:
     Wire helpers     JSON in and out, the framer that splits stdout into messages,
                      and for HTTP the server-sent events parser and capped bodies
     JSON Schema      the checker (draft 2020-12 and older dialects)
+    Skills           a published skill's entry checked, its files verified, its
+                     front matter read as the subset of YAML it is written in
     Transports       _Transport, the interface the Client uses; _StdioTransport,
                      the server process and one selectors loop
     Transports       _HttpTransport: Streamable HTTP on http.client and worker
@@ -97,6 +99,7 @@ The file, top to bottom (each part opens with a banner), in two parts:
     Sessions         a server kept alive behind a Unix socket, for many runs
     Shell            commands typed against one open server
     Agents           search, skill, the launcher: the front door for coding agents
+    Skills a server publishes   skills, skills get: listed, fetched verified
     Commands         one function per command, and the parser
     Trust            the tool policy, pins, and what a batch checks each line against
     Many servers     tools --all, server__tool
@@ -154,6 +157,8 @@ __all__ = [
     "RequestTimeout",
     "LaunchError",
     "CommandNotFound",
+    "SkillRefused",
+    "fetch_skill",
     # The protocol versions spoken, and the defaults and limits the Client's
     # arguments and documentation name: every constant without an underscore.
     "LATEST_PROTOCOL_VERSION",
@@ -168,6 +173,8 @@ __all__ = [
     "SHUTDOWN_GRACE",
     "MAX_IN_FLIGHT",
     "MAX_PAGES",
+    "SKILL_MAX_FILES",
+    "SKILL_MAX_BYTES",
     "PROBE_TIMEOUT",
     "MAX_INPUT_ROUNDS",
     "MAX_TIME_FACTOR",
@@ -235,6 +242,10 @@ _CAPABILITY_OF = {
     "resources/unsubscribe": ("resources", "subscribe"),
     "prompts/list": ("prompts",), "prompts/get": ("prompts",),
     "completion/complete": ("completions",), "logging/setLevel": ("logging",),
+    "skills/list": ("extensions", "io.modelcontextprotocol/skills"),
+    "skills/get": ("extensions", "io.modelcontextprotocol/skills"),
+    "resources/directory/read": ("extensions", "io.modelcontextprotocol/skills",
+                                 "directoryRead"),
 }
 # Tasks (2025-11-25 basic/utilities/tasks; the 2026-07-28 extension, spec
 # extensions/tasks.md): the extension's id, one key however many dots it holds.
@@ -242,6 +253,12 @@ _TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _RELATED_TASK = "io.modelcontextprotocol/related-task"
 _TASK_STATES = ("working", "input_required", "completed", "failed", "cancelled")
 _TASK_ENDS = ("completed", "failed", "cancelled")
+# Skills a server publishes (spec extensions/skills.md): the extension's id, and
+# the limits every host must accept (its "Limits"), which this one keeps to.
+_SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+SKILL_MAX_FILES = 512
+SKILL_MAX_BYTES = 16 * 1024 * 1024
+_SKILL_FILE = "SKILL.md"
 # Polling a task never comes faster than this, whatever interval the server asks for.
 MIN_POLL_INTERVAL = 0.05
 # Elicitation modes this client declares and answers (client/elicitation).
@@ -503,6 +520,20 @@ class RequestTimeout(MCPError):
     def __init__(self, message, method=None, stderr_tail="", timeout=None):
         MCPError.__init__(self, message, method, stderr_tail)
         self.timeout = timeout
+
+
+class SkillRefused(MCPError):
+    """A skill the server publishes, or one of its files, failed verification
+    against its entry (size, digest, front matter, a file not listed), or was
+    refused before any read (over the limits, a URI outside the skill, no
+    file list). Attributes ``skill`` (its SKILL.md URI) and ``uri`` (the file,
+    or None for the entry as a whole)."""
+
+    exit_code = 7
+
+    def __init__(self, message, skill=None, uri=None):
+        MCPError.__init__(self, message)
+        self.skill, self.uri = skill, uri
 
 
 class LaunchError(MCPError):
@@ -1008,6 +1039,34 @@ if _WINDOWS:
         except OSError:
             pass
 
+    def _folder_at(name, folder, create=False):
+        """The directory ``name`` in ``folder`` (made first, with ``create``),
+        refused (ELOOP) where it is a link or junction."""
+        path = os.path.join(folder, name)
+        if create:
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                pass
+        if _is_link(os.lstat(path)):
+            raise _refused_link(path)
+        if not os.path.isdir(path):
+            raise OSError(errno.ENOTDIR, "not a directory", path)
+        return path
+
+    def _remove_tree_at(name, folder):
+        """Remove ``name`` in ``folder`` and what it holds, never through a link."""
+        import shutil  # lazy: only a directory swapped in whole needs it
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return
+        if _is_link(info) or not os.path.isdir(path):
+            os.unlink(path) if not os.path.isdir(path) else os.rmdir(path)
+        else:
+            shutil.rmtree(path)
+
     def _try_lock(fd):
         """Take the lock of ``fd``'s file, or raise OSError if another holds it;
         it ends when ``fd`` closes."""
@@ -1071,6 +1130,43 @@ else:
             os.unlink(name, dir_fd=folder)
         except OSError:
             pass
+
+    def _folder_at(name, folder, create=False):
+        """The directory ``name`` in ``folder`` (made first, with ``create``),
+        opened without following a link; one that is a link (ELOOP) or another
+        user's (EPERM) is refused: what is planted there is not written into."""
+        if create:
+            try:
+                os.mkdir(name, 0o777, dir_fd=folder)
+            except FileExistsError:
+                pass
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(_lstat_at(name, folder)):
+                raise _refused_link(name)
+            raise
+        if not _owned(os.fstat(fd)):
+            os.close(fd)
+            raise OSError(errno.EPERM, "%s is not this user's" % name, name)
+        return fd
+
+    def _remove_tree_at(name, folder):
+        """Remove ``name`` in ``folder`` and what it holds, never through a link."""
+        try:
+            info = _lstat_at(name, folder)
+        except FileNotFoundError:
+            return
+        if info.st_mode & 0o170000 != 0o040000:
+            os.unlink(name, dir_fd=folder)
+            return
+        inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+        try:
+            for child in os.listdir(inner):
+                _remove_tree_at(child, inner)
+        finally:
+            os.close(inner)
+        os.rmdir(name, dir_fd=folder)
 
     def _try_lock(fd):
         import fcntl  # lazy: POSIX only
@@ -1149,6 +1245,90 @@ def _write_whole(path, data, private=True, narrow=True, durable=True, mode=None)
         raise
     finally:
         _close_folder(folder)
+
+
+class _NewDirectory(object):
+    """A directory built beside its place and swapped in only when whole
+    (skills get --out): a failure leaves an earlier copy as it was, and
+    nothing new but the empty directories above it.
+
+    ``base`` is a directory the user named (its own links followed: pass it
+    through os.path.realpath); ``parts`` are plain names below it, the last
+    the directory built. Below ``base`` nothing is reached through a link or
+    written into another user's directory (see _folder_at). Files are made
+    0666 less the umask: never executable. Raises OSError.
+    """
+
+    def __init__(self, base, parts):
+        self._folders = [_open_folder(base)]
+        try:
+            for name in parts[:-1]:
+                self._folders.append(_folder_at(name, self._folders[-1], create=True))
+            self.name = parts[-1]
+            self._new = ".%s.%d.new" % (self.name, os.getpid())
+            _remove_tree_at(self._new, self._folders[-1])  # left by a run that died
+            self._root = _folder_at(self._new, self._folders[-1], create=True)
+        except BaseException:
+            self._close()
+            raise
+
+    def write(self, parts, data):
+        """The file at ``parts`` (plain names) inside, holding ``data`` (bytes)."""
+        opened = []
+        try:
+            folder = self._root
+            for name in parts[:-1]:
+                folder = _folder_at(name, folder, create=True)
+                opened.append(folder)
+            fd = _create_at(parts[-1], 0o666, folder)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        finally:
+            for folder in opened:
+                _close_folder(folder)
+
+    def commit(self):
+        """Swap it in: the old copy moved aside, the new one renamed in, the old removed."""
+        parent, old = self._folders[-1], ".%s.%d.old" % (self.name, os.getpid())
+        try:
+            _close_folder(self._root)
+            self._root = None
+            _remove_tree_at(old, parent)
+            try:
+                _replace_at(self.name, old, parent)  # a link there is moved, not followed
+            except FileNotFoundError:
+                pass
+            try:
+                _replace_at(self._new, self.name, parent)
+            except BaseException:
+                try:  # the old copy back where it was
+                    _replace_at(old, self.name, parent)
+                except OSError:
+                    pass
+                raise
+            _remove_tree_at(old, parent)
+        finally:
+            self._close()
+
+    def abandon(self):
+        """Remove what was built; the old copy, if any, stays as it was."""
+        try:
+            if self._root is not None:
+                _close_folder(self._root)
+                self._root = None
+            _remove_tree_at(self._new, self._folders[-1])
+        except OSError:
+            pass
+        finally:
+            self._close()
+
+    def _close(self):
+        while self._folders:
+            _close_folder(self._folders.pop())
 
 
 def _named(path):
@@ -2403,6 +2583,1109 @@ def _is_date_time(text, date_only):
         return False
     # A leap second is 23:59:60 in UTC (RFC 3339 §5.7), wherever the offset puts it.
     return second != "60" or (int(hour) * 60 + int(minute) - offset) % (24 * 60) == 24 * 60 - 1
+
+
+# ---------------------------------------------------------------------------
+# Skills: a published skill's entry checked, its files verified, its front matter read
+# ---------------------------------------------------------------------------
+# The extension io.modelcontextprotocol/skills (spec extensions/skills.md), and
+# the subset of YAML a SKILL.md's front matter is read in.
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _checked_skill(skill, allow_dynamic=False):
+    """The files an entry lists, by URI: {uri: (size, digest)}; None for a
+    "dynamic" one (refused unless ``allow_dynamic``). Everything refused
+    before any read (skills.md "Resources", "Limits") raises SkillRefused:
+    no file list, a malformed file, a file outside the skill's directory,
+    one listed twice, SKILL.md missing from it, or over the limits."""
+    if not isinstance(skill, dict) or not isinstance(skill.get("uri"), str):
+        raise SkillRefused("a skill entry is an object with a uri, not %s" % _show(skill))
+    uri = skill["uri"]
+    front = skill.get("frontmatter")
+    if not isinstance(front, dict) or not isinstance(front.get("name"), str) \
+            or not isinstance(front.get("description"), str):
+        raise SkillRefused("skill %s: its entry has no frontmatter with a name and a "
+                           "description" % uri, uri)
+    segments = _skill_path(uri)
+    if segments[-1] != front["name"]:
+        raise SkillRefused("skill %s: its URI does not end in its name %s (the extension "
+                           "asks that it does)" % (uri, _show(front["name"])), uri)
+    resources = skill.get("resources")
+    if resources == "dynamic":
+        if not allow_dynamic:
+            raise SkillRefused("skill %s is dynamic: the server gives no file list to verify "
+                               "it against (--allow-dynamic reads it unverified)" % uri, uri)
+        return None
+    if not isinstance(resources, list):
+        raise SkillRefused("skill %s: its entry's resources is %s, neither a file list nor "
+                           '"dynamic"' % (uri, "missing" if resources is None
+                                          else _show(resources)), uri)
+    if len(resources) > SKILL_MAX_FILES:
+        raise SkillRefused("skill %s has %d files, more than the %d a skill may have"
+                           % (uri, len(resources), SKILL_MAX_FILES), uri)
+    files = collections.OrderedDict()
+    for item in resources:
+        files.update([_skill_resource(uri, item, files)])
+    total = sum(size for size, _ in files.values())
+    if total > SKILL_MAX_BYTES:
+        raise SkillRefused("skill %s comes to %d bytes, more than the %d a skill may have"
+                           % (uri, total, SKILL_MAX_BYTES), uri)
+    if uri not in files:
+        raise SkillRefused("skill %s: its file list does not name its SKILL.md" % uri, uri)
+    return files
+
+
+def _skill_resource(skill, item, files):
+    """(uri, (size, digest)) of one entry of a file list, or SkillRefused."""
+    item = item if isinstance(item, dict) else {}
+    uri, size, digest = item.get("uri"), item.get("size"), item.get("digest")
+    if not isinstance(uri, str) or isinstance(size, bool) or not isinstance(size, int) \
+            or size < 0 or not isinstance(digest, str) or not _DIGEST.match(digest):
+        raise SkillRefused("skill %s: a file of its list is not {uri, size, digest: "
+                           "sha256:HEX}: %s" % (skill, _show(item)), skill)
+    if uri != skill:
+        _skill_relative(skill, uri)
+    if uri in files:
+        raise SkillRefused("skill %s lists %s twice" % (skill, uri), skill, uri)
+    return uri, (size, digest)
+
+
+def _skill_path(uri):
+    """The segments of a skill's path (SCHEME://SKILL-PATH/SKILL.md), as
+    written; SkillRefused for a URI not of that form or with a segment that
+    is empty, "." or ".." (percent-encoded or not)."""
+    scheme = _URI_SCHEME.match(uri)
+    if scheme is None or not uri.endswith("/" + _SKILL_FILE):
+        raise SkillRefused("%s is not a skill's URI (SCHEME://PATH/SKILL.md)" % _show(uri), uri)
+    segments = uri[scheme.end():-len(_SKILL_FILE) - 1].split("/")
+    for segment in segments:
+        if _unquoted(segment) in ("", ".", ".."):
+            raise SkillRefused("%s is not a skill's URI: its path has an empty, . or .. "
+                               "segment" % _show(uri), uri)
+    return [_unquoted(segment) for segment in segments]
+
+
+def _skill_relative(skill, uri):
+    """The segments of file ``uri`` below skill ``skill``'s directory, percent-
+    decoded; SkillRefused for one outside it: another scheme or authority, a
+    sibling that shares a prefix (refunds-old), or a ".", ".." or empty segment."""
+    root = skill[:-len(_SKILL_FILE)]  # SCHEME://PATH/, ending in its slash
+    if not isinstance(uri, str) or not uri.startswith(root) or len(uri) == len(root):
+        raise SkillRefused("%s is not inside skill %s's directory, so it is not read"
+                           % (_show(uri), skill), skill, uri if isinstance(uri, str) else None)
+    segments = [_unquoted(segment) for segment in uri[len(root):].split("/")]
+    if any(segment in ("", ".", "..") for segment in segments):
+        raise SkillRefused("%s reaches outside skill %s's directory (an empty, . or .. "
+                           "segment), so it is not read" % (_show(uri), skill), skill, uri)
+    return segments
+
+
+def _unquoted(segment):
+    """A URI path segment percent-decoded (as UTF-8, invalid bytes kept as escapes)."""
+    if "%" not in segment:
+        return segment
+    from urllib.parse import unquote  # lazy: only a skill's URIs need it
+    return unquote(segment, errors="surrogateescape")
+
+
+def _skill_bytes(result, uri, skill):
+    """The bytes resources/read gave for ``uri``: UTF-8 of ``text``, or ``blob`` decoded."""
+    contents = [c for c in _list(_dict(result).get("contents")) if isinstance(c, dict)]
+    mine = [c for c in contents if c.get("uri") == uri] or (contents if len(contents) == 1
+                                                             else [])
+    if len(mine) != 1:
+        raise SkillRefused("%s: resources/read gave %d contents for it, not one, so it is not "
+                           "used" % (uri, len(mine)), skill, uri)
+    content = mine[0]
+    if isinstance(content.get("text"), str):
+        return content["text"].encode("utf-8", "surrogatepass")
+    import base64  # lazy: a blob only
+    import binascii  # lazy: a blob only
+    try:
+        return base64.b64decode(content.get("blob"), validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise SkillRefused("%s: resources/read gave neither text nor base64 blob, so it is "
+                           "not used" % uri, skill, uri)
+
+
+def _verify_skill_bytes(data, uri, listed, skill):
+    """The byte count, then the SHA-256, against the entry: SkillRefused for a mismatch."""
+    size, digest = listed
+    if len(data) != size:
+        raise SkillRefused("%s is %d bytes, its entry says %d: not used (the skill may have "
+                           "changed since its entry was read)" % (uri, len(data), size),
+                           skill, uri)
+    found = "sha256:" + _sha256()(data).hexdigest()
+    if found != digest:
+        raise SkillRefused("%s has SHA-256 %s, its entry says %s: not used (the skill may "
+                           "have changed since its entry was read)" % (
+                               uri, found[7:19], digest[7:19]), skill, uri)
+
+
+def _verify_front_matter(data, skill):
+    """SKILL.md's front matter, read as YAML, against the entry's, field by field."""
+    uri = skill["uri"]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SkillRefused("%s is not UTF-8 text, so its front matter cannot be read" % uri,
+                           uri, uri)
+    try:
+        difference = _front_difference(_front_matter(text), skill["frontmatter"])
+    except _YamlRefused as e:
+        raise SkillRefused("%s line %d: %s: its front matter cannot be vouched for" % (
+            uri, e.line, e.reason), uri, uri)
+    if difference is not None:
+        raise SkillRefused("%s: its front matter differs from its entry's: %s" % (
+            uri, difference), uri, uri)
+
+
+# -- The front matter: the subset of YAML it is read in ---------------------
+
+import re
+
+_MAX_BYTES = 64 * 1024
+_MAX_DEPTH = 64
+_MAX_NODES = 10000
+_MAX_KEY_CHARS = 1024
+_SHOWN_CHARS = 60
+
+_CLOSING = re.compile(r"^---$", re.MULTILINE)
+_MARKER = re.compile(r"^(?:(?:---|\.\.\.)(?=[ \t\n]|\Z)|%)", re.MULTILINE)
+_FORBIDDEN = re.compile(
+    "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+    "\U00010000-\U0010ffff]")
+_NEWLINE = re.compile("\n")
+_SPACES = re.compile(" *")
+_WHITE = re.compile("[ \t]*")
+_PLAIN_STOP = re.compile(r"[\t\n]| #|:(?=[ \t\n]|\Z)")
+_FLOW_PLAIN_STOP = re.compile(r"[\t\n,\[\]{}?]| #|:(?=[ \t\n,\[\]{}]|\Z)")
+_SINGLE_RUN = re.compile(r"[^'\n \t]+")
+_DOUBLE_RUN = re.compile(r'[^"\\\n \t]+')
+_HEX = re.compile(r"[0-9a-fA-F]*\Z")
+_BLOCK_HEADER = re.compile(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?")
+
+_MISALIGNED = "this line's indentation matches none of the lines above it"
+_TAB = "a tab outside quotes and block scalars (PyYAML refuses it)"
+_INDICATORS = {
+    "&": "anchors (&) are not read",
+    "*": "aliases (*) are not read",
+    "!": "tags (!) are not read",
+    "%": "'%' starts a directive, and directives are not read",
+    "@": "'@' is reserved: it cannot start a plain scalar",
+    "`": "'`' is reserved: it cannot start a plain scalar",
+    "#": "a comment where a value should be",
+}
+_YAML_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n",
+    "v": "\v", "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"',
+    "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+    "P": "\u2029",
+}
+_ESCAPE_SIZES = {"x": 2, "u": 4, "U": 8}
+
+
+class _YamlRefused(ValueError):
+    """Front matter outside the subset this reader vouches for, or malformed."""
+
+    def __init__(self, line, reason):
+        ValueError.__init__(self, "SKILL.md line %d: %s" % (line, reason))
+        self.line = line
+        self.reason = reason
+
+
+class _Plain(str):
+    """A plain (unquoted) scalar: it may read as null, a bool, a number or a
+    timestamp as well as its own string."""
+
+    __slots__ = ()
+
+
+class _Tail(str):
+    """A block scalar that runs to the end of the front matter; ``cut`` is its
+    text when the line break before the closing --- is left out of the YAML."""
+
+    cut = None
+
+
+class _Source(object):
+    """The front matter's text (each line ending in LF), the SKILL.md line of
+    its first line, and the count of nodes read so far."""
+
+    def __init__(self, text, first_line):
+        self.text = text
+        self.first_line = first_line
+        self.starts = [0]
+        self.starts.extend(match.end() for match in _NEWLINE.finditer(text))
+        self.nodes = 0
+
+    def line_start(self, pos):
+        from bisect import bisect_right  # lazy: only a skill's front matter
+        return self.starts[bisect_right(self.starts, pos) - 1]
+
+    def refused(self, pos, reason):
+        from bisect import bisect_right  # lazy: only a skill's front matter
+        line = bisect_right(self.starts, pos) - 1 + self.first_line
+        return _YamlRefused(line, reason)
+
+
+# -- Finding the front matter -------------------------------------------------
+
+def _front_matter(text):
+    """The front matter of SKILL.md's text: dicts, lists, and for scalars str,
+    or _Plain for plain scalars (or _Tail for a block scalar ending it)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.split("\n", 1)[0] != "---":
+        raise _YamlRefused(1, "no front matter: SKILL.md does not start with ---")
+    closing = _CLOSING.search(text, 4)
+    if closing is None or len(text) < 4:
+        raise _YamlRefused(1, "the front matter is never closed: no line --- ends it")
+    body = text[4:closing.start()]
+    if (len(body) > _MAX_BYTES
+            or len(body.encode("utf-8", "surrogatepass")) > _MAX_BYTES):
+        raise _YamlRefused(1, "the front matter is over 64 KiB")
+    src = _Source(body, 2)
+    bad = _FORBIDDEN.search(body)
+    if bad is not None:
+        raise src.refused(bad.start(), _character_reason(bad.group()))
+    marker = _MARKER.search(body)
+    if marker is not None:
+        if marker.group() == "%":
+            raise src.refused(marker.start(), _INDICATORS["%"])
+        raise src.refused(marker.start(), "a document marker (%s): several documents "
+                          "are not read" % marker.group())
+    return _document(src)
+
+
+def _character_reason(char):
+    """Why a character the pre-scan found is refused."""
+    if char == "\ufeff":
+        return "a byte order mark inside the front matter"
+    if char in "\x85\u2028\u2029":
+        return ("the character U+%04X, a line break in YAML 1.1 and not in 1.2"
+                % ord(char))
+    return "the character U+%04X, which YAML does not allow" % ord(char)
+
+
+def _document(src):
+    """The front matter's one node, which must be a mapping."""
+    start, indent = _next_line(src, 0)
+    if indent < 0:
+        raise src.refused(0, "the front matter is empty")
+    first = start + indent
+    pos, value = _block_node(src, first, -1, 0)
+    start, indent = _next_line(src, pos)
+    if indent >= 0:
+        raise src.refused(start + indent, _MISALIGNED)
+    if not isinstance(value, dict):
+        raise src.refused(first, "the front matter is not a mapping of fields")
+    return value
+
+
+# -- Lines, spaces and comments ---------------------------------------------
+
+def _next_line(src, pos):
+    """From the start of a line, the start of the next line holding content
+    (blank and comment lines passed) and its indentation; -1 at the end."""
+    text = src.text
+    while pos < len(text):
+        end = _SPACES.match(text, pos).end()
+        char = text[end:end + 1]
+        if char == "\t":
+            raise src.refused(end, _TAB)
+        if char == "#":
+            end = _line_end(text, end)
+            char = "\n"
+        if char != "\n":
+            return pos, end - pos
+        pos = end + 1
+    return len(text), -1
+
+
+def _end_of_line(src, pos):
+    """Pass the spaces and comment that may close a line after a value ending
+    at pos; the start of the next line."""
+    text = src.text
+    end = _SPACES.match(text, pos).end()
+    if text.startswith("#", end):
+        if end == pos and pos != src.line_start(pos):
+            raise src.refused(end, "a comment must be set off from the value by a space")
+        end = _line_end(text, end)
+    if end >= len(text):
+        return len(text)
+    if text[end] == "\n":
+        return end + 1
+    if text[end] == "\t":
+        raise src.refused(end, _TAB)
+    raise src.refused(end, "unexpected text after the value")
+
+
+def _line_end(text, pos):
+    """The position of the line break that ends pos's line (or of the end)."""
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def _enter(src, pos, depth):
+    if depth > _MAX_DEPTH:
+        raise src.refused(pos, "the front matter nests deeper than %d" % _MAX_DEPTH)
+    _yaml_count(src, pos)
+
+
+def _yaml_count(src, pos):
+    src.nodes += 1
+    if src.nodes > _MAX_NODES:
+        raise src.refused(pos, "the front matter holds more than %d values" % _MAX_NODES)
+
+
+def _is_entry(text, pos):
+    """Whether a block sequence entry ('- ') starts at pos."""
+    return text.startswith("-", pos) and text[pos + 1:pos + 2] in ("", " ", "\n", "\t")
+
+
+# -- Block collections --------------------------------------------------------
+
+def _block_node(src, pos, owner, depth):
+    """The node at pos, first on its line or after '- ': a block sequence or
+    mapping, or what _inline_node reads. owner is the parent's column."""
+    if _is_entry(src.text, pos):
+        return _block_sequence(src, pos, depth + 1)
+    if _key(src, pos, owner) is not None:
+        return _block_mapping(src, pos, depth + 1)
+    return _inline_node(src, pos, owner, depth)
+
+
+def _block_mapping(src, pos, depth):
+    """A block mapping whose first key is at pos; its keys stand in pos's column."""
+    _enter(src, pos, depth)
+    column = pos - src.line_start(pos)
+    mapping = {}
+    while True:
+        found = _key(src, pos, column)
+        if found is None:
+            raise src.refused(pos, "expected a line 'key: value'")
+        key, after = found
+        _check_key(src, pos, key, mapping)
+        pos, value = _map_value(src, after, column, depth)
+        mapping[key] = value
+        start, indent = _next_line(src, pos)
+        if indent < column:
+            return start, mapping
+        if indent > column:
+            raise src.refused(start + indent, _MISALIGNED)
+        pos = start + indent
+
+
+def _check_key(src, pos, key, mapping):
+    _yaml_count(src, pos)
+    if len(key) > _MAX_KEY_CHARS:
+        raise src.refused(pos, "a key longer than %d characters" % _MAX_KEY_CHARS)
+    if isinstance(key, _Plain) and key == "<<":
+        raise src.refused(pos, "merge keys (<<) are not read")
+    if key in mapping:
+        raise src.refused(pos, "the key %s appears twice in this mapping" % _shown(key))
+
+
+def _map_value(src, pos, column, depth):
+    """The value after the ':' at pos - 1 of a key in column: on the key's line,
+    or on the lines below (a sequence there may stand in the key's column)."""
+    text = src.text
+    after = _SPACES.match(text, pos).end()
+    if text.startswith("\t", after):
+        raise src.refused(after, _TAB)
+    if after < len(text) and text[after] not in "\n#":
+        return _inline_node(src, after, column, depth)
+    start, indent = _next_line(src, _end_of_line(src, pos))
+    if indent > column or (indent == column and _is_entry(text, start + indent)):
+        return _block_node(src, start + indent, column, depth)
+    _yaml_count(src, pos)
+    return start, _Plain("")
+
+
+def _block_sequence(src, pos, depth):
+    """A block sequence whose first '-' is at pos; its entries stand in pos's column."""
+    _enter(src, pos, depth)
+    text = src.text
+    column = pos - src.line_start(pos)
+    items = []
+    while True:
+        after = _SPACES.match(text, pos + 1).end()
+        if text.startswith("\t", after):
+            raise src.refused(after, _TAB)
+        if after < len(text) and text[after] not in "\n#":
+            pos, item = _block_node(src, after, column, depth)
+        else:
+            start, indent = _next_line(src, _end_of_line(src, pos + 1))
+            if indent > column:
+                pos, item = _block_node(src, start + indent, column, depth)
+            else:
+                _yaml_count(src, pos)
+                pos, item = start, _Plain("")
+        items.append(item)
+        start, indent = _next_line(src, pos)
+        if indent > column:
+            raise src.refused(start + indent, _MISALIGNED)
+        if indent < column or not _is_entry(text, start + indent):
+            return start, items
+        pos = start + indent
+
+
+def _key(src, pos, owner):
+    """The implicit key at pos and the position after its ':', or None when
+    no 'key:' starts there."""
+    text = src.text
+    char = text[pos:pos + 1]
+    if char in ("'", '"'):
+        end, key = _quoted(src, pos, owner)
+        if "\n" in text[pos:end]:
+            return None
+    elif char in ("", "[", "{", "|", ">"):
+        return None
+    else:
+        _check_plain_start(src, pos, False)
+        end = _plain_run(src, pos, False)
+        key = _Plain(text[pos:end])
+    colon = _SPACES.match(text, end).end()
+    if text.startswith(":", colon) and text[colon + 1:colon + 2] in ("", " ", "\n", "\t"):
+        return key, colon + 1
+    return None
+
+
+# -- Scalars and flow collections on a line ----------------------------------
+
+def _inline_node(src, pos, owner, depth):
+    """A flow collection or scalar at pos that ends its node's lines; the start
+    of the next line and the value."""
+    text = src.text
+    char = text[pos]
+    if char in "|>":
+        return _block_scalar(src, pos, owner)
+    if char in "[{":
+        end, value = _flow_collection(src, pos, owner, depth + 1)
+    else:
+        _yaml_count(src, pos)
+        if char in "'\"":
+            end, value = _quoted(src, pos, owner)
+        else:
+            _check_plain_start(src, pos, False)
+            end, value = _yaml_plain(src, pos, owner, False)
+    if text.startswith(":", _SPACES.match(text, end).end()):
+        if char in "[{":
+            raise src.refused(pos, "complex keys ([ ] or { } as a key) are not read")
+        if "\n" in text[pos:end]:
+            raise src.refused(pos, "a key cannot span lines")
+        raise src.refused(pos, "a mapping cannot start on its key's line")
+    return _end_of_line(src, end), value
+
+
+def _check_plain_start(src, pos, flow):
+    """Refuse what cannot start a plain scalar at pos, naming it."""
+    text = src.text
+    char = text[pos]
+    follows = text[pos + 1:pos + 2]
+    if char in _INDICATORS:
+        raise src.refused(pos, _INDICATORS[char])
+    if char in "|>":
+        raise src.refused(pos, "a block scalar (| or >) inside [ ] or { }")
+    if char in ",[]{}":
+        raise src.refused(pos, "a '%s' where a value should be" % char)
+    if char in "-?:" and follows in ("", " ", "\n", "\t"):
+        raise src.refused(pos, {
+            "-": "a block sequence cannot start here",
+            "?": "complex keys ('? ') are not read",
+            ":": "a ':' without a key before it"}[char])
+    if flow and (char in "?:" or char == "-" and follows in ",[]{}"):
+        raise src.refused(pos, "a value inside [ ] or { } that starts with '%s' is "
+                          "read differently by YAML 1.1 and 1.2" % char)
+
+
+def _plain_run(src, pos, flow):
+    """The end of the text of a plain scalar on pos's line, trailing spaces
+    left out: it stops at ': ', ' #' and, inside [ ] or { }, at , [ ] { }."""
+    text = src.text
+    stop = (_FLOW_PLAIN_STOP if flow else _PLAIN_STOP).search(text, pos)
+    end = len(text) if stop is None else stop.start()
+    if text.startswith("\t", end):
+        raise src.refused(end, _TAB)
+    if text.startswith("?", end):
+        raise src.refused(end, "a '?' inside [ ] or { } is read differently by "
+                          "YAML 1.1 and 1.2")
+    while end > pos and text[end - 1] == " ":
+        end -= 1
+    return end
+
+
+def _yaml_plain(src, pos, owner, flow):
+    """A plain scalar at pos, continued on the lines below indented more than
+    owner: a line break reads as a space, n empty lines as n line feeds."""
+    text = src.text
+    chunks = []
+    while True:
+        end = _plain_run(src, pos, flow)
+        chunks.append(text[pos:end])
+        after = _SPACES.match(text, end).end()
+        if not text.startswith("\n", after):
+            return end, _Plain("".join(chunks))
+        breaks = 0
+        line = after + 1
+        while True:
+            first = _SPACES.match(text, line).end()
+            if not text.startswith("\n", first):
+                break
+            breaks += 1
+            line = first + 1
+        if (first >= len(text) or first - line <= owner or text[first] == "#"
+                or _plain_run(src, first, flow) == first):
+            return end, _Plain("".join(chunks))
+        chunks.append("\n" * breaks if breaks else " ")
+        pos = first
+
+
+def _quoted(src, pos, owner):
+    """A single- or double-quoted scalar at pos, folded like a plain one across
+    lines indented more than owner; the position after it and its text."""
+    text = src.text
+    quote = text[pos]
+    run = _DOUBLE_RUN if quote == '"' else _SINGLE_RUN
+    chunks = []
+    start = pos
+    pos += 1
+    while True:
+        match = run.match(text, pos)
+        if match is not None:
+            chunks.append(match.group())
+            pos = match.end()
+        char = text[pos:pos + 1]
+        if char == quote:
+            if quote == "'" and text.startswith("'", pos + 1):
+                chunks.append("'")
+                pos += 2
+                continue
+            return pos + 1, "".join(chunks)
+        if char in (" ", "\t"):
+            end = _WHITE.match(text, pos).end()
+            if not text.startswith("\n", end):
+                chunks.append(text[pos:end])
+            pos = end
+        elif char == "\n":
+            pos, breaks = _quoted_break(src, pos, owner)
+            chunks.append("\n" * breaks if breaks else " ")
+        elif char == "\\":
+            pos = _escape(src, pos, owner, chunks)
+        else:
+            raise src.refused(start, "this quoted scalar is never closed")
+
+
+def _quoted_break(src, pos, owner):
+    """Pass the line break at pos, the empty lines after it and the next line's
+    indentation; that position and the count of empty lines."""
+    text = src.text
+    breaks = -1
+    while text.startswith("\n", pos):
+        breaks += 1
+        line = pos + 1
+        pos = _WHITE.match(text, line).end()
+        indent = _SPACES.match(text, line).end() - line
+        tab = pos > line + indent
+        if indent <= owner and (tab or pos < len(text) and text[pos] != "\n"):
+            raise src.refused(pos, "this line of a quoted scalar must be indented "
+                              "with spaces more than its key or entry")
+    return pos, breaks
+
+
+def _escape(src, pos, owner, chunks):
+    """Read the escape at pos in a double-quoted scalar into chunks; the
+    position after it."""
+    text = src.text
+    char = text[pos + 1:pos + 2]
+    if char == "\n":
+        pos, breaks = _quoted_break(src, pos + 1, owner)
+        if breaks:
+            raise src.refused(pos, "an empty line after an escaped line break is read "
+                              "as a line feed by some YAML readers, as a space by others")
+        return pos
+    if char in _YAML_ESCAPES:
+        chunks.append(_YAML_ESCAPES[char])
+        return pos + 2
+    size = _ESCAPE_SIZES.get(char, 0)
+    digits = text[pos + 2:pos + 2 + size]
+    if not size or len(digits) != size or not _HEX.match(digits):
+        raise src.refused(pos, "an unknown escape \\%s in a double-quoted scalar" % char)
+    code = int(digits, 16)
+    end = pos + 2 + size
+    low = text[end + 2:end + 6] if text.startswith("\\u", end) else ""
+    if 0xD800 <= code < 0xDC00 and len(low) == 4 and _HEX.match(low):
+        if 0xDC00 <= int(low, 16) < 0xE000:
+            code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+            end += 6
+    if 0xD800 <= code < 0xE000 or code > 0x10FFFF:
+        raise src.refused(pos, "the escape \\%s%s is no character" % (char, digits))
+    chunks.append(chr(code))
+    return end
+
+
+def _flow_collection(src, pos, owner, depth):
+    """A [ ] or { } collection at pos, whose lines after the first are
+    indented more than owner; the position after it and its value."""
+    _enter(src, pos, depth)
+    text = src.text
+    opening = pos
+    closing = "]" if text[pos] == "[" else "}"
+    collection = [] if closing == "]" else {}
+    pos = _flow_space(src, pos + 1, owner, opening)
+    while not text.startswith(closing, pos):
+        if closing == "}":
+            pos = _flow_pair(src, pos, owner, depth, collection, opening)
+        else:
+            entry = pos
+            pos, item = _flow_node(src, pos, owner, depth)
+            if text.startswith(":", _SPACES.match(text, pos).end()):
+                raise src.refused(entry, "a pair 'key: value' inside [ ] is not read")
+            collection.append(item)
+        pos = _flow_space(src, pos, owner, opening)
+        if text.startswith(",", pos):
+            pos = _flow_space(src, pos + 1, owner, opening)
+        elif not text.startswith(closing, pos):
+            raise src.refused(pos, "expected ',' or '%s'" % closing)
+    return pos + 1, collection
+
+
+def _flow_pair(src, pos, owner, depth, mapping, opening):
+    """Read the entry 'key: value' (or a lone key) of a { } at pos into
+    mapping; the position after it."""
+    text = src.text
+    if text[pos] in "[{":
+        raise src.refused(pos, "complex keys ([ ] or { } as a key) are not read")
+    end, key = _flow_scalar(src, pos, owner)
+    if "\n" in text[pos:end]:
+        raise src.refused(pos, "a key cannot span lines")
+    _check_key(src, pos, key, mapping)
+    colon = _SPACES.match(text, end).end()
+    if not text.startswith(":", colon):
+        _yaml_count(src, end)
+        mapping[key] = _Plain("")
+        return end
+    end = _flow_space(src, colon + 1, owner, opening)
+    if text[end] in ",}":
+        _yaml_count(src, end)
+        mapping[key] = _Plain("")
+        return end
+    end, mapping[key] = _flow_node(src, end, owner, depth)
+    return end
+
+
+def _flow_node(src, pos, owner, depth):
+    """A scalar or a nested collection inside [ ] or { }."""
+    char = src.text[pos]
+    if char in "[{":
+        return _flow_collection(src, pos, owner, depth + 1)
+    _yaml_count(src, pos)
+    return _flow_scalar(src, pos, owner)
+
+
+def _flow_scalar(src, pos, owner):
+    """A quoted or plain scalar inside [ ] or { }."""
+    if src.text[pos] in "'\"":
+        return _quoted(src, pos, owner)
+    _check_plain_start(src, pos, True)
+    return _yaml_plain(src, pos, owner, True)
+
+
+def _flow_space(src, pos, owner, opening):
+    """Pass the spaces, comments and line breaks at pos inside the [ ] or { }
+    opened at opening; refuse a line not indented more than owner."""
+    text = src.text
+    line_start = False
+    while True:
+        end = _SPACES.match(text, pos).end()
+        if line_start and end < len(text) and text[end] not in "\n#" and end - pos <= owner:
+            raise src.refused(end, "this line of a [ ] or { } must be indented more "
+                              "than its key or entry")
+        if text.startswith("\t", end):
+            raise src.refused(end, _TAB)
+        if text.startswith("#", end):
+            if end == pos and not line_start:
+                raise src.refused(end, "a comment must be set off by a space")
+            end = _line_end(text, end)
+        if end >= len(text):
+            raise src.refused(opening, "this '%s' is never closed" % text[opening])
+        if text[end] != "\n":
+            return end
+        pos = end + 1
+        line_start = True
+
+
+# -- Block scalars ----------------------------------------------------------
+
+def _block_scalar(src, pos, owner):
+    """A literal (|) or folded (>) scalar whose header is at pos; the start of
+    the line after it and its text."""
+    text = src.text
+    header = _BLOCK_HEADER.match(text, pos)
+    if text[header.end():header.end() + 1] not in ("", " ", "\n"):
+        raise src.refused(header.end(), "a block scalar's header is | or > with at "
+                          "most a chomping indicator (- or +) and a digit 1-9")
+    folded = header.group(1) == ">"
+    chomp = header.group(2) or header.group(5) or ""
+    digit = header.group(3) or header.group(4)
+    indent = max(owner, 0) + int(digit) if digit else None
+    lines, end = _block_lines(src, _end_of_line(src, header.end()), owner, indent)
+    if any(lines) and not any(line.strip(" ") for line in lines):
+        raise src.refused(pos, "a block scalar of nothing but spaces past its indentation "
+                          "is read differently by YAML readers")
+    pos = end
+    last = len(lines)
+    while last and not lines[last - 1]:
+        last -= 1
+    value = _folded(lines[:last]) if folded else "\n".join(lines[:last])
+    if chomp == "+":
+        value += "\n" * (len(lines) - last + (1 if last else 0))
+    elif not chomp and last:
+        value += "\n"
+    if pos >= len(text) and value.endswith("\n") and (chomp == "+" or lines[-1]):
+        value = _Tail(value)
+        value.cut = value[:-1]
+    _yaml_count(src, pos)
+    return pos, value
+
+
+def _block_lines(src, pos, owner, indent):
+    """The lines of a block scalar's content from pos ('' for an empty line),
+    without their indentation, which is indent or the first line's; and the
+    position of the line that ends them."""
+    text = src.text
+    lines = []
+    widest = 0
+    while pos < len(text):
+        end = _line_end(text, pos)
+        spaces = _SPACES.match(text, pos, end).end() - pos
+        if pos + spaces == end:
+            if indent is None:
+                widest = max(widest, spaces)
+            lines.append(text[pos + indent:end] if indent is not None and spaces > indent
+                         else "")
+            pos = end + 1
+            continue
+        if indent is None:
+            if spaces <= owner:
+                break
+            if spaces < widest:
+                raise src.refused(pos, "an empty line before this block scalar's first "
+                                  "line is indented more than it")
+            indent = spaces
+        if spaces < indent:
+            break
+        lines.append(text[pos + indent:end])
+        pos = end + 1
+    return lines, pos
+
+
+def _folded(lines):
+    """The text of a folded scalar's lines: the break between two lines that
+    do not start with white space reads as a space unless empty lines follow it."""
+    chunks = []
+    previous = None
+    empty = 0
+    for line in lines:
+        if not line:
+            empty += 1
+            continue
+        if previous is None:
+            chunks.append("\n" * empty)
+        elif previous[0] not in " \t" and line[0] not in " \t":
+            chunks.append("\n" * empty if empty else " ")
+        else:
+            chunks.append("\n" * (empty + 1))
+        chunks.append(line)
+        previous = line
+        empty = 0
+    return "".join(chunks)
+
+
+# -- What a plain scalar reads as ---------------------------------------------
+
+_NULLS = frozenset(["", "~", "null", "Null", "NULL"])
+_BOOLS = dict([(word, True) for word in
+               "y Y yes Yes YES true True TRUE on On ON".split()]
+              + [(word, False) for word in
+                 "n N no No NO false False FALSE off Off OFF".split()])
+_INT_12 = re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")
+_FLOAT_12 = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INT_11 = re.compile(r"""(?:[-+]?0b[0-1_]+
+    |[-+]?0[0-7_]+
+    |[-+]?(?:0|[1-9][0-9_]*)
+    |[-+]?0x[0-9a-fA-F_]+
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)\Z""", re.VERBOSE)
+_FLOAT_11 = re.compile(r"""(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)\Z""", re.VERBOSE)
+_YAML_INFINITY = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
+_YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+_DATETIME = re.compile(r"""(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})
+    (?:[Tt]|[ \t]+)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})
+    (?:\.(?P<fraction>[0-9]*))?
+    (?:[ \t]*(?P<tz>Z|(?P<sign>[-+])(?P<tz_hour>[0-9]{1,2})(?::(?P<tz_minute>[0-9]{2}))?))?
+    \Z""", re.VERBOSE)
+
+
+def _readings(text):
+    """What a plain scalar reads as besides its own string: null, a bool, a
+    number by YAML 1.2's core schema or YAML 1.1 (as PyYAML reads it, with the
+    spec's y and n), or the JSON renderings of a YAML 1.1 timestamp."""
+    values = []
+    if text in _NULLS:
+        values.append(None)
+    if text in _BOOLS:
+        values.append(_BOOLS[text])
+    for pattern, convert in ((_INT_12, _int_12), (_FLOAT_12, float),
+                             (_INT_11, _int_11), (_FLOAT_11, _float_11),
+                             (_YAML_INFINITY, _float_11), (_NAN, _float_11)):
+        if pattern.match(text):
+            try:
+                values.append(convert(text))
+            except ValueError:  # "0b_", or more digits than int() takes
+                pass
+    values.extend(_timestamps(text))
+    return values
+
+
+def _int_12(text):
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text)
+
+
+def _int_11(text):
+    """A YAML 1.1 int, as PyYAML constructs it: 0b, 0x, a leading 0 for
+    octal, and base 60 with ':'."""
+    digits = text.replace("_", "")
+    sign = -1 if digits[0] == "-" else 1
+    if digits[0] in "+-":
+        digits = digits[1:]
+    if digits == "0":
+        return 0
+    if digits.startswith("0b"):
+        return sign * int(digits[2:], 2)
+    if digits.startswith("0x"):
+        return sign * int(digits[2:], 16)
+    if digits[0] == "0":
+        return sign * int(digits, 8)
+    if ":" in digits:
+        return sign * _sexagesimal(digits, int)
+    return sign * int(digits)
+
+
+def _float_11(text):
+    """A YAML 1.1 float, as PyYAML constructs it (.inf and .nan as well)."""
+    digits = text.replace("_", "").lower()
+    sign = -1 if digits[0] == "-" else 1
+    if digits[0] in "+-":
+        digits = digits[1:]
+    if digits == ".inf":
+        return sign * float("inf")
+    if digits == ".nan":
+        return float("nan")
+    if ":" in digits:
+        return sign * _sexagesimal(digits, float)
+    return sign * float(digits)
+
+
+def _sexagesimal(digits, convert):
+    """A base 60 number, summed from its last part as PyYAML does, so that
+    floats round alike."""
+    value = convert(0)
+    base = 1
+    for part in reversed(digits.split(":")):
+        value += convert(part) * base
+        base *= 60
+    return value
+
+
+def _timestamps(text):
+    """The JSON renderings a server may give a YAML 1.1 timestamp: Python's
+    str() and isoformat(), and JavaScript's toISOString()."""
+    import datetime  # lazy: only a plain scalar that may be a date
+    try:
+        if _YAML_DATE.match(text):
+            date = datetime.date(*[int(part) for part in text.split("-")])
+            return [date.isoformat(), date.isoformat() + "T00:00:00.000Z"]
+        match = _DATETIME.match(text)
+        if match is None:
+            return []
+        part = match.groupdict()
+        fraction = int((part["fraction"] or "")[:6].ljust(6, "0"))
+        zone = None
+        if part["sign"]:
+            offset = datetime.timedelta(hours=int(part["tz_hour"]),
+                                        minutes=int(part["tz_minute"] or 0))
+            zone = datetime.timezone(-offset if part["sign"] == "-" else offset)
+        elif part["tz"]:
+            zone = datetime.timezone.utc
+        moment = datetime.datetime(
+            int(part["year"]), int(part["month"]), int(part["day"]), int(part["hour"]),
+            int(part["minute"]), int(part["second"]), fraction, zone)
+        utc = moment.replace(tzinfo=None) - (moment.utcoffset() or datetime.timedelta())
+    except (ValueError, OverflowError):  # no such day, hour or offset
+        return []
+    script = "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (
+        utc.year, utc.month, utc.day, utc.hour, utc.minute, utc.second,
+        utc.microsecond // 1000)
+    return [str(moment), moment.isoformat(), script]
+
+
+# -- Comparing with the entry -----------------------------------------------
+
+def _front_matches(value, expected):
+    """Whether the front matter read from SKILL.md is the entry's JSON value."""
+    return _front_difference(value, expected) is None
+
+
+def _front_difference(value, expected):
+    """None when the front matter read from SKILL.md matches the entry's JSON
+    value, else the first difference, naming its field."""
+    return _difference(value, expected, "")
+
+
+def _difference(value, expected, path):
+    if isinstance(value, dict):
+        if not isinstance(expected, dict):
+            return _differs(path, value, expected)
+        return _mapping_difference(value, expected, path)
+    if isinstance(value, list):
+        if not isinstance(expected, list):
+            return _differs(path, value, expected)
+        if len(value) != len(expected):
+            return "%s: SKILL.md has %d items, the entry %d" % (
+                _yaml_field(path), len(value), len(expected))
+        for index, item in enumerate(value):
+            found = _difference(item, expected[index], "%s[%d]" % (path, index))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, _Plain):
+        readings = [str(value)] + _readings(value)
+    elif isinstance(value, _Tail):
+        readings = [str(value), value.cut]
+    else:
+        readings = [value]
+    if any(_yaml_same(reading, expected) for reading in readings):
+        return None
+    return _differs(path, value, expected)
+
+
+def _mapping_difference(value, expected, path):
+    partners = _partners(value, expected)
+    for key in value:
+        if key not in partners:
+            return "SKILL.md has a field %s the entry lacks" % _shown(_yaml_join(path, key))
+    paired = set(partners.values())
+    for key in expected:
+        if key not in paired:
+            return "%s is missing from SKILL.md" % _yaml_field(_yaml_join(path, key))
+    for key in value:
+        found = _difference(value[key], expected[partners[key]], _yaml_join(path, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _partners(value, expected):
+    """Each front matter key's key in the entry: the same string, else, for a
+    plain key, the JSON key one of its readings becomes."""
+    partners = {}
+    for key in value:
+        if key in expected:
+            partners[key] = key
+    taken = set(partners)
+    for key in value:
+        if key in partners or not isinstance(key, _Plain):
+            continue
+        for form in _key_forms(key):
+            if form in expected and form not in taken:
+                partners[key] = form
+                taken.add(form)
+                break
+    return partners
+
+
+def _key_forms(key):
+    """The JSON object keys that Python's json or JavaScript makes of a plain
+    key's readings: "null" (or ""), "true", "8", "1.1", "Infinity", "1" for 1.0."""
+    forms = []
+    for reading in _readings(key):
+        if reading is None:
+            forms.extend(["null", ""])  # Python's json; the npm package yaml
+        elif isinstance(reading, bool):
+            forms.append("true" if reading else "false")
+        elif isinstance(reading, int):
+            forms.append(str(reading))
+        elif isinstance(reading, float):
+            if reading != reading:
+                forms.append("NaN")
+            elif reading in (float("inf"), float("-inf")):
+                forms.append("Infinity" if reading > 0 else "-Infinity")
+            else:
+                forms.append(repr(reading))
+                if reading == int(reading) and abs(reading) < 1e21:
+                    forms.append(str(int(reading)))
+        else:
+            forms.append(reading)
+    return forms
+
+
+def _yaml_same(reading, expected):
+    """Whether a reading is the entry's value: a bool is never a number, nor a
+    number a string; an int and a float are the same by value, NaN as NaN."""
+    if isinstance(reading, bool) or isinstance(expected, bool):
+        return reading is expected
+    if reading is None or expected is None:
+        return reading is expected
+    if isinstance(reading, str) or isinstance(expected, str):
+        return (isinstance(reading, str) and isinstance(expected, str)
+                and reading == expected)
+    if isinstance(reading, (int, float)) and isinstance(expected, (int, float)):
+        return reading == expected or (reading != reading and expected != expected)
+    return False
+
+
+def _yaml_join(path, key):
+    return "%s.%s" % (path, key) if path else str(key)
+
+
+def _yaml_field(path):
+    return "field %s" % _shown(path) if path else "the front matter"
+
+
+def _differs(path, value, expected):
+    return "%s: SKILL.md has %s, the entry %s" % (
+        _yaml_field(path), _shown(value), _shown(expected))
+
+
+def _shown(value):
+    """A value as a message shows it: short, and quoted like repr."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, _Plain) and not value:
+        return "an empty value"
+    if isinstance(value, str):
+        text = str(value)
+        if len(text) > _SHOWN_CHARS:
+            return repr(text[:_SHOWN_CHARS]) + "..."
+        return repr(text)
+    return repr(value)
+
+
+# -- end of the front matter reader
 
 
 # ---------------------------------------------------------------------------
@@ -8563,6 +9846,82 @@ class Client(_Engine):
         """Read a resource; returns the ReadResourceResult dict."""
         return self.request("resources/read", {"uri": uri}, timeout)
 
+    def list_skills(self, timeout=None):
+        """The skills the server publishes (the extension io.modelcontextprotocol/
+        skills: skills/list, all pages), as a list of Skill entry dicts as the
+        server gave them (unchecked: see read_skill_file). A listing may be
+        partial; get_skill reaches a skill it leaves out. Raises ServerError
+        (no request sent) where the server does not declare the extension,
+        and what ``request`` raises."""
+        self._skills_declared("skills/list")
+        return self._paginate("skills/list", "skills", timeout)["skills"]
+
+    def get_skill(self, uri, timeout=None):
+        """The entry of the skill whose SKILL.md is at ``uri`` (skills/get): a
+        Skill dict, unchecked. Raises ServerError (-32602) for a URI that names
+        no skill of the server's, and as list_skills does."""
+        if not isinstance(uri, str):
+            raise UsageError("a skill's URI is a string, not %s" % _arg(uri))
+        self._skills_declared("skills/get")
+        skill = self.request("skills/get", {"uri": uri}, timeout).get("skill")
+        if not isinstance(skill, dict):
+            raise ProtocolError("skills/get answered without a skill object", "skills/get")
+        return skill
+
+    def read_skill_file(self, skill, uri=None, timeout=None, allow_dynamic=False):
+        """One file of a skill (``uri``; None: its SKILL.md), read with
+        resources/read and verified against the entry ``skill`` (from
+        list_skills or get_skill) before it is returned: its bytes.
+
+        The entry is checked first (the extension's limits, every file inside
+        the skill's directory, a file list or "dynamic"); a file the list does
+        not name is never requested. The bytes must have the entry's size and
+        SHA-256, and SKILL.md's front matter must equal the entry's
+        ``frontmatter`` field by field. A "dynamic" skill has no digests: it
+        is read only with ``allow_dynamic``, unverified but for the front
+        matter. Raises SkillRefused (exit 7) for all of these, and what
+        ``request`` raises. Digests are not signatures: a server that lies
+        consistently is believed.
+        """
+        files = _checked_skill(skill, allow_dynamic)
+        uri = skill["uri"] if uri is None else uri
+        if not isinstance(uri, str):
+            raise UsageError("a skill file's URI is a string, not %s" % _arg(uri))
+        if files is None:
+            _skill_relative(skill["uri"], uri)  # inside the skill, or refused
+            listed = None
+        else:
+            listed = files.get(uri)
+            if listed is None:
+                raise SkillRefused("%s is not a file of skill %s (its entry does not list "
+                                   "it), so it is not read" % (uri, skill["uri"]),
+                                   skill["uri"], uri)
+        data = _skill_bytes(self.read_resource(uri, timeout), uri, skill["uri"])
+        if listed is not None:
+            _verify_skill_bytes(data, uri, listed, skill["uri"])
+        if uri == skill["uri"]:
+            _verify_front_matter(data, skill)
+        return data
+
+    def read_directory(self, uri, timeout=None):
+        """The direct children of a directory resource (resources/directory/
+        read, all pages), as Resource dicts; only of a server declaring the
+        skills extension's ``directoryRead``. Raises ServerError (no request
+        sent) otherwise, and what ``request`` raises."""
+        self._ensure_open()
+        if _capability(self.capabilities, _CAPABILITY_OF["resources/directory/read"]) \
+                is not True:  # a client MUST NOT ask one that does not (skills.md)
+            raise ServerError("the server does not declare directoryRead, so it cannot read "
+                              "directories", "resources/directory/read", _METHOD_NOT_FOUND)
+        return self._paginate("resources/directory/read", "resources", timeout,
+                              {"uri": uri})["resources"]
+
+    def _skills_declared(self, method):
+        self._ensure_open()
+        if not _is_declared(_capability(self.capabilities, _CAPABILITY_OF[method])):
+            raise ServerError("the server publishes no skills (no %s extension)"
+                              % _SKILLS_EXTENSION, method, _METHOD_NOT_FOUND)
+
     def list_prompts(self, timeout=None):
         """Every prompt, all pages, as a list of Prompt dicts."""
         return self.list_all("prompts/list", timeout)["prompts"]
@@ -8891,12 +10250,14 @@ class Client(_Engine):
                     calls.append(request.call)
         return calls, min(dues) if dues else None
 
-    def _paginate(self, method, key, timeout):
+    def _paginate(self, method, key, timeout, asked=None):
         # server/utilities/pagination: follow nextCursor. A cursor is opaque (2026-07-28:
         # nothing may be read from its value), so one seen before is followed too: a
         # looping server is held by MAX_PAGES, one message's size and one request's time.
+        # ``asked``: params every page carries (resources/directory/read's uri).
         self._ensure_open()  # the handshake is not the list's: its limit starts after
-        items, pages, params, freshness = [], 0, {}, []
+        asked = asked or {}
+        items, pages, params, freshness = [], 0, dict(asked), []
         timeout = self.timeout if timeout is None else timeout
         cap = _time_cap(timeout, self.max_time)
         limit, start = time.monotonic() + cap, self._transport.received
@@ -8948,7 +10309,7 @@ class Client(_Engine):
                                     % (method, _show(cursor)), method,
                                     result=dict(result, **{key: items}))
             pages += 1
-            params = {"cursor": cursor}
+            params = dict(asked, cursor=cursor)
         raise ProtocolError("%s returned more than %d pages" % (method, MAX_PAGES), method,
                             result=dict(result, **{key: items}))
 
@@ -9539,6 +10900,97 @@ else:
     def _file_uri(path):
         import urllib.parse  # lazy: only with roots
         return "file://" + urllib.parse.quote(os.fsencode(path))
+
+
+def fetch_skill(client, skill, directory, server, allow_dynamic=False, timeout=None):
+    """Write every file of a published skill, each verified as
+    Client.read_skill_file verifies it, under ``directory``/``server``/
+    SKILL-PATH/ (SKILL-PATH: the skill's URI without its scheme and
+    /SKILL.md, percent-decoded); returns (that path, the number of files).
+
+    ``skill`` is an entry (Client.list_skills, Client.get_skill). ``server``
+    is the caller's own name for the server, not the one it gives itself: the
+    path keeps the skill's origin (skills.md "Skill URIs"). Every name from
+    the server is checked as a plain file name before anything is made. The
+    skill is built beside its place and swapped in only when every file
+    verified, so a failure leaves an earlier copy whole; files are never
+    made executable and nothing is run. A "dynamic" skill (only with
+    ``allow_dynamic``) is SKILL.md and what resources/directory/read lists,
+    where the server declares it, unverified and bounded by SKILL_MAX_BYTES.
+    Raises SkillRefused, UsageError for a directory that cannot be written,
+    and what ``request`` raises.
+    """
+    files = _checked_skill(skill, allow_dynamic)
+    parts = [_plain_name(server, "the server's name")] + [
+        _plain_name(segment, "skill %s" % skill["uri"]) for segment in _skill_path(skill["uri"])]
+    uris = [skill["uri"]] + ([uri for uri in files if uri != skill["uri"]] if files is not None
+                             else _dynamic_files(client, skill, timeout))
+    places = [[_SKILL_FILE]] + [[_plain_name(name, uri) for name in _skill_relative(
+        skill["uri"], uri)] for uri in uris[1:]]
+    base = os.path.realpath(directory)
+    try:
+        os.makedirs(base, exist_ok=True)
+        built = _NewDirectory(base, parts)
+    except OSError as e:
+        raise UsageError("cannot write to %s: %s" % (os.path.join(directory, *parts),
+                                                    e.strerror or e))
+    try:
+        read = 0
+        for uri, place in zip(uris, places):
+            data = client.read_skill_file(skill, uri, timeout, allow_dynamic)
+            read += len(data)
+            if read > SKILL_MAX_BYTES:  # a dynamic skill's bound (a listed one's is checked)
+                raise SkillRefused("skill %s comes to more than %d bytes; not written"
+                                   % (skill["uri"], SKILL_MAX_BYTES), skill["uri"])
+            try:
+                built.write(place, data)
+            except OSError as e:
+                raise SkillRefused("skill %s: its file %s cannot be written as %s (%s); not "
+                                   "written" % (skill["uri"], uri, "/".join(place),
+                                                e.strerror or e), skill["uri"], uri)
+        built.commit()
+    except BaseException:
+        built.abandon()
+        raise
+    return os.path.join(base, *parts), len(uris)
+
+
+def _dynamic_files(client, skill, timeout):
+    """The files of a dynamic skill other than SKILL.md: what resources/directory/
+    read lists below its directory, where the server declares it (else none)."""
+    if _capability(client.capabilities, _CAPABILITY_OF["resources/directory/read"]) is not True:
+        return []
+    found, folders = [], [skill["uri"][:-len(_SKILL_FILE) - 1]]
+    while folders:
+        for child in client.read_directory(folders.pop(0), timeout):
+            uri = _dict(child).get("uri")
+            _skill_relative(skill["uri"], uri)  # inside the skill, or refused
+            if child.get("mimeType") == "inode/directory":
+                folders.append(uri)
+            elif uri != skill["uri"]:
+                found.append(uri)
+            if len(found) + len(folders) >= SKILL_MAX_FILES:
+                raise SkillRefused("skill %s has more than %d files; not written"
+                                   % (skill["uri"], SKILL_MAX_FILES), skill["uri"])
+    return found
+
+
+# A file or directory name made from what a server sends: a plain name in
+# one directory, the same on every system (a separator, NUL, "." or ".."
+# never; on Windows, neither what it forbids in a name nor a device's name).
+_NOT_IN_NAMES = re.compile(r'[/\\\x00-\x1f\x7f<>:"|?*]' if _WINDOWS else r"[/\\\x00]")
+_DEVICE_NAMES = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|\Z)")
+
+
+def _plain_name(name, what):
+    """``name`` if it is a plain file name (see _NOT_IN_NAMES); else SkillRefused."""
+    bad = (name in ("", ".", "..") or _NOT_IN_NAMES.search(name) is not None
+           or re.search(r"[\ud800-\udfff]", name) is not None
+           or _WINDOWS and (name[-1] in ". " or _DEVICE_NAMES.match(name) is not None))
+    if bad:
+        raise SkillRefused("%s: %s is not a plain file name, so nothing is written"
+                           % (what, _show(name)))
+    return name
 
 
 # ---------------------------------------------------------------------------
@@ -13464,7 +14916,6 @@ def _cmd_search_many(args, ctx, server):
 # the format), then Markdown. Sizes are estimated in tokens as characters / 4.
 _SKILL_NAME_CHARS = 64
 _SKILL_DESCRIPTION_CHARS = 1024
-_SKILL_FILE = "SKILL.md"
 _CHARS_PER_TOKEN = 4
 _SKILL_HASH = "tools-sha256: "
 
@@ -14026,6 +15477,190 @@ def _cmd_install(args, ctx):
         ctx.diag.note("%s is not on PATH: %s, or give --bin a directory that is"
                       % (directory, _PATH_HINT % dict(directory=directory)))
     return ctx.mode.answer({"path": path, "on_path": on_path}, [path])
+
+
+# ---------------------------------------------------------------------------
+# Skills a server publishes: skills, skills get (CLI.md "Skills a server publishes")
+# ---------------------------------------------------------------------------
+
+# Words of a server command that name how it runs, not what: the server's
+# name is the first word after them (python3 -m pkg, uvx pkg, npx -y pkg).
+_RUNNERS = frozenset(["python", "python3", "py", "node", "deno", "bun", "bunx", "npx", "uvx",
+                      "uv", "pipx", "run", "exec", "sh", "bash", "cmd", "docker", "pnpm",
+                      "yarn", "dlx", "tool", "x", "-m"])
+
+
+def _server_label(args):
+    """The name this client gives the server (never the one it gives itself,
+    skills.md "Security Considerations"): the config's or the session's name,
+    else one made from the URL's host or the command's first telling word."""
+    if args.entry is not None and args.entry.get("name"):
+        return args.entry["name"]
+    if args.session:
+        return args.session
+    if args.url:
+        from urllib.parse import urlsplit  # lazy: only a skill's origin needs it
+        word = urlsplit(args.url).netloc.rpartition("@")[2]
+    else:
+        words = [os.path.basename(w.replace("\\", "/")) for w in args.server_argv or ()]
+        named = [w for w in words if w.lower().split(".")[0].rstrip("0123456789.")
+                 not in _RUNNERS and not w.startswith("-")]
+        word = os.path.splitext((named or words or ["server"])[0])[0]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", word.split("@")[0]).strip("-.") or "server"
+
+
+def _size_text(size):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return "%.1f %s" % (size / float(scale), unit)
+    return "%d B" % size
+
+
+def _skill_lines(skill, prefix=""):
+    """A skill in a listing: NAME  DESCRIPTION  [N files, SIZE], then its URI."""
+    skill = _dict(skill)
+    front, files = _dict(skill.get("frontmatter")), skill.get("resources")
+    if isinstance(files, list):
+        sizes = [f.get("size") for f in files if isinstance(f, dict)]
+        total = sum(n for n in sizes if isinstance(n, int) and not isinstance(n, bool))
+        facts = "[%d files, %s]" % (len(files), _size_text(total))
+    else:
+        facts = "[dynamic]" if files == "dynamic" else "[no file list]"
+    asks = front.get("allowed-tools")
+    if asks:
+        facts += "  [asks for tools: %s]" % (" ".join(map(_shown_word, asks))
+                                            if isinstance(asks, list) else _shown_word(asks))
+    return ["%s%s  %s  %s" % (prefix, _shown_word(front.get("name", "")),
+                              _first_line(front.get("description")), facts),
+            "    " + _shown_word(skill.get("uri", ""))]
+
+
+def _publishing(client, label):
+    """ServerError (exit 3), nothing sent, for a server without the extension."""
+    if not _is_declared(_capability(client.capabilities, ("extensions", _SKILLS_EXTENSION))):
+        raise ServerError("%s publishes no skills (no %s extension)" % (
+            _show(label) if _NOT_IN_NAMES.search(label) else label, _SKILLS_EXTENSION))
+
+
+def _cmd_skills(client, args, ctx):
+    """skills: the server's skills; skills get NAME|URI [FILE] [--out DIR]."""
+    label = _server_label(args)
+    _publishing(client, label)
+    if not args.args:
+        skills = client.list_skills()
+        ctx.hidden_items("skill", "uri", skills)
+        lines = [line for skill in skills for line in _skill_lines(skill)]
+        return ctx.mode.answer({"skills": skills}, lines)
+    if args.args[0] != "get" or len(args.args) == 1:
+        raise UsageError("skills takes nothing (the list), or get and a skill's NAME or URI, "
+                         "then a FILE of it or --out DIR")
+    if len(args.args) > 3:
+        raise UsageError("skills get takes a skill's NAME or URI and at most one FILE")
+    if args.skill_out is not None and len(args.args) == 3:
+        raise UsageError("skills get --out DIR writes every file of the skill; it takes no "
+                         "FILE")
+    skill = _skill_named(client, args.args[1])
+    return _skill_got(client, args, ctx, label, skill)
+
+
+def _cmd_skills_many(args, ctx, server):
+    """skills --all / --server A,B: the skills of every server that publishes
+    any, as server__name; one without the extension is left out without a
+    word, one that fails is a warning (exit 0 if any listed)."""
+    if server or args.url or args.session:
+        raise UsageError("skills %s lists configured servers; it takes no %s" % (
+            "--all" if args.all_servers else "--server A,B",
+            "--" if server else "--url" if args.url else "--session"))
+    if args.args:
+        raise UsageError("skills get reads one server's skill: name it with --server NAME")
+    names, found = _chosen_servers(args, ctx, "list")
+    entries = _clients_of(args, ctx, found, names)
+
+    def list_one(i, client):
+        with client:
+            declared = _capability(client.capabilities, ("extensions", _SKILLS_EXTENSION))
+            return client.list_skills() if _is_declared(declared) else []
+    outcomes = _at_once([client for client, _ in entries], list_one)
+    skills, lines, failures = [], [], []
+    for name, outcome in zip(names, outcomes):
+        if isinstance(outcome, MCPError):
+            failures.append((name, outcome))
+            continue
+        for skill in outcome:
+            ctx.hidden("skill %s%s%r" % (name, _SEPARATOR, _dict(skill).get("uri")), skill)
+            skills.append(dict(_dict(skill), server=name))
+            lines += _skill_lines(skill, name + _SEPARATOR)
+    if failures and len(failures) == len(names):
+        for name, error in failures[1:]:
+            ctx.diag.warning("server %r: %s" % (name, error))
+        error = failures[0][1]
+        error.message = "server %r: %s" % (failures[0][0], error.message)
+        raise error
+    for name, error in failures:
+        ctx.diag.warning("server %r: %s" % (name, error))
+    return ctx.mode.answer({"skills": skills}, lines)
+
+
+def _skill_named(client, wanted):
+    """The entry of the skill ``wanted`` names: a URI (listed, or asked of the
+    server with skills/get), or a name no two listed skills share."""
+    by_uri = "://" in wanted
+    skills = client.list_skills()
+    found = [s for s in map(_dict, skills)
+             if (s.get("uri") if by_uri else _dict(s.get("frontmatter")).get("name")) == wanted]
+    if len(found) > 1 and not by_uri:
+        raise UsageError("%d skills are named %s; pick one by URI: %s" % (
+            len(found), _show(wanted), ", ".join(_show(s.get("uri")) for s in found)))
+    if found:
+        return found[0]
+    if by_uri:  # a listing may be partial (skills.md "Listing Skills")
+        return client.get_skill(wanted)
+    raise ServerError("the server publishes no skill named %s (skills lists them)"
+                      % _show(wanted), "skills/list")
+
+
+def _skill_got(client, args, ctx, label, skill):
+    """A skill read and verified: SKILL.md (or FILE) on stdout, or all of it to --out DIR."""
+    dynamic = skill.get("resources") == "dynamic"
+    how = "unverified: dynamic" if dynamic else "verified"
+    uri = skill.get("uri")
+    if args.skill_out is not None:
+        path, count = fetch_skill(client, skill, args.skill_out, label, args.allow_dynamic)
+        ctx.diag.note("skill %s from %s (%s): %d files, %s" % (
+            _shown_word(_dict(skill.get("frontmatter")).get("name")), label, uri, count, how))
+        return ctx.mode.answer({"server": label, "skill": skill, "path": path}, [path])
+    files = _checked_skill(skill, args.allow_dynamic)  # refused before any read
+    wanted = uri if len(args.args) < 3 else _skill_file(skill, files, args.args[2])
+    data = client.read_skill_file(skill, wanted, None, args.allow_dynamic)
+    ctx.diag.note("skill %s from %s (%s): %s, %s" % (
+        _shown_word(skill["frontmatter"]["name"]), label, uri,
+        "SKILL.md" if wanted == uri else wanted, how))
+    value = {"server": label, "skill": skill, "uri": wanted, "size": len(data),
+             "digest": "sha256:" + _sha256()(data).hexdigest()}
+    try:
+        value["text"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        import base64  # lazy: a skill file that is not text
+        value["blob"] = base64.b64encode(data).decode("ascii")
+    if "text" in value:  # as read prints it, control characters neutralised
+        text = value["text"]
+        return ctx.mode.answer(value, lambda: ctx.out.text(text, "" if text.endswith("\n")
+                                                           else "\n"))
+    return ctx.mode.answer(value, ["[blob, %d bytes] %s (not text: --json or --out DIR gives "
+                                   "its bytes)" % (len(data), wanted)])
+
+
+def _skill_file(skill, files, wanted):
+    """The URI of a skill's FILE: a URI, or a path relative to the skill's directory."""
+    if "://" in wanted:
+        return wanted
+    return skill["uri"][:-len(_SKILL_FILE)] + "/".join(
+        _quoted_segment(part) for part in wanted.replace("\\", "/").split("/"))
+
+
+def _quoted_segment(part):
+    from urllib.parse import quote  # lazy: only a skill's FILE needs it
+    return quote(part, safe="!$&'()*+,;=:@-._~")
 
 
 # ---------------------------------------------------------------------------
@@ -15104,6 +16739,12 @@ _COMMANDS = collections.OrderedDict((name, _Command(*entry)) for name, entry in 
         ("skill --all --out DIR", "each configured server's, to DIR/NAME/SKILL.md"),
         ("skill --check DIR", "exit 7 if the server's tools changed since it was written")],
         "mcp_invoke skill --server github --out ~/.claude/skills")),
+    ("skills", (_cmd_skills, 0, 3, "nothing, or get and a skill's NAME or URI", 1, [
+        ("skills", "the skills the server publishes, one line each"),
+        ("skills --all", "those of every configured server, as server__name"),
+        ("skills get NAME|URI [FILE]", "the skill's SKILL.md (or FILE), verified"),
+        ("skills get NAME|URI --out DIR", "every file of it, verified, under DIR/SERVER/PATH/")],
+        "mcp_invoke skills get refunds --out ~/skills --server billing")),
     ("install", (_cmd_install, 0, 0, "no arguments", 0, [
         ("install [--bin DIR] [--name NAME]", ""),
         ("", "a launcher on PATH (~/.local/bin/mcp-invoke) that runs"),
@@ -15345,8 +16986,13 @@ _OPTIONS = (
          type=_positive_int, metavar="N"),
     _opt("--tools", "command", "the tool list, each time it changes", ("watch",),
          action="store_true", dest="watch_tools"),
-    _opt("--out", "command", "write DIR/NAME/SKILL.md instead of printing the skill",
-         ("skill",), dest="skill_out", metavar="DIR"),
+    _opt("--out", "command", {"skill": "write DIR/NAME/SKILL.md instead of printing the "
+                                       "skill",
+                              "skills": "skills get: write every file of the skill under "
+                                        "DIR/SERVER/PATH/"},
+         ("skill", "skills"), dest="skill_out", metavar="DIR"),
+    _opt("--allow-dynamic", "command", "skills get: read a skill the server gives no file list "
+         "for (unverified)", ("skills",), action="store_true"),
     _opt("--check", "command", "compare the skill(s) in DIR with the server now (exit 7 if "
          "stale)", ("skill",), dest="skill_check", metavar="DIR"),
     _opt("--bin", "command", "the directory of the launcher (default ~/.local/bin)",
@@ -15360,8 +17006,10 @@ _OPTIONS = (
                                        "server__tool",
                               "search": "every configured server (the default)",
                               "skill": "a skill for each configured server (with --out)",
+                              "skills": "the skills of every configured server",
                               "session": "session stop: every session"},
-         ("tools", "search", "skill", "session"), action="store_true", dest="all_servers"),
+         ("tools", "search", "skill", "skills", "session"), action="store_true",
+         dest="all_servers"),
     _opt("--env", "server", "give the server NAME=VALUE, or pass NAME through from this "
          "environment", action="append", default=[], metavar="NAME[=VALUE]"),
     _opt("--inherit-env", "server", "pass this whole environment to the server (default: "
@@ -16066,7 +17714,8 @@ def _many_servers(args, server):
         return args.all_servers or "," in (args.server or "") or (
             args.skill_check is not None and not (server or args.url or args.session
                                                   or args.server or args.config))
-    return args.command == "tools" and (args.all_servers or "," in (args.server or ""))
+    return args.command in ("tools", "skills") and (args.all_servers
+                                                    or "," in (args.server or ""))
 
 
 def _namespaced(args, server, diag):
@@ -16577,7 +18226,8 @@ def _run(argv, diag, out, started):
     if _COMMANDS[args.command].clients == 0:  # servers: config files only
         return _COMMANDS[args.command].run(args, ctx)
     if _many_servers(args, server):
-        return {"search": _cmd_search_many, "skill": _cmd_skill_many}.get(
+        return {"search": _cmd_search_many, "skill": _cmd_skill_many,
+                "skills": _cmd_skills_many}.get(
             args.command, _cmd_tools_many)(args, ctx, server)
     ctx.tool_prefix = _namespaced(args, server, diag)
     if args.command == "auth" and args.args[0] != "login":  # the token file only

@@ -1672,6 +1672,159 @@ def test_a_schema_making_each_part_track_a_large_value_is_refused_not_a_memory_b
 
 
 # ---------------------------------------------------------------------------
+# Skills: a published skill's entry checked, its files verified, its front matter read
+# ---------------------------------------------------------------------------
+
+def _entry(uri="skill://acme/refunds/SKILL.md", files=None, **front):
+    """A skill entry whose file list holds ``files`` ({uri: bytes}; default: SKILL.md)."""
+    files = files if files is not None else {uri: b"---\nname: refunds\n---\n"}
+    front = dict({"name": "refunds", "description": "Refunds"}, **front)
+    return {"uri": uri, "frontmatter": front, "resources": [
+        {"uri": u, "size": len(data), "digest": "sha256:" + hashlib.sha256(data).hexdigest()}
+        for u, data in files.items()]}
+
+
+@pytest.mark.parametrize("uri", [
+    "skill://acme/refunds/x.md", "skill://acme/refunds/a/b/c.md", "skill://acme/refunds/%41.md",
+    "skill://acme/refunds/nested/SKILL.md"])
+def test_a_file_inside_the_skills_directory_is_taken(uri):
+    assert mcp_invoke._skill_relative("skill://acme/refunds/SKILL.md", uri)[-1] in (
+        "x.md", "c.md", "A.md", "SKILL.md")
+
+
+@pytest.mark.parametrize("uri", [
+    "skill://acme/refunds/../x.md", "skill://acme/refunds/%2e%2E/x.md",
+    "skill://acme/refunds/./x.md", "skill://acme/refunds/%2E/x.md",
+    "skill://acme/refunds//x.md", "skill://acme/refunds/", "skill://acme/refunds-old/x.md",
+    "skill://other/refunds/x.md", "other://acme/refunds/x.md", "skill://acme/refunds",
+    "skill://acme/refundsx.md", None, 5])
+def test_a_file_outside_the_skills_directory_is_refused(uri):
+    with pytest.raises(mcp_invoke.SkillRefused) as caught:
+        mcp_invoke._skill_relative("skill://acme/refunds/SKILL.md", uri)
+    assert caught.value.exit_code == 7 and caught.value.skill == "skill://acme/refunds/SKILL.md"
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda e: e.pop("resources"), "resources is missing"),
+    (lambda e: e.update(resources={}), "resources is {}"),
+    (lambda e: e.update(resources="Dynamic"), 'resources is "Dynamic"'),
+    (lambda e: e["resources"][0].update(size=True), "is not {uri, size, digest"),
+    (lambda e: e["resources"][0].update(size=-1), "is not {uri, size, digest"),
+    (lambda e: e["resources"][0].update(digest="sha256:" + "A" * 64), "is not {uri, size"),
+    (lambda e: e["resources"][0].update(digest="md5:" + "a" * 32), "is not {uri, size"),
+    (lambda e: e["resources"].append(dict(e["resources"][0])), "lists skill://acme/refunds/"
+                                                               "SKILL.md twice"),
+    (lambda e: e["resources"][0].update(uri="skill://acme/refunds/x.md"),
+     "its file list does not name its SKILL.md"),
+    (lambda e: e["frontmatter"].update(name="other"), "does not end in its name \"other\""),
+    (lambda e: e["frontmatter"].pop("description"), "no frontmatter with a name and a desc"),
+    (lambda e: e.update(uri="skill://acme/refunds/skill.md"), "is not a skill's URI"),
+    (lambda e: e.update(uri="skill://acme/../refunds/SKILL.md"), "an empty, . or .. segment"),
+    (lambda e: e.update(uri="refunds/SKILL.md"), "is not a skill's URI"),
+])
+def test_an_entry_is_refused_before_any_read_naming_why(change, why):
+    entry = _entry()
+    change(entry)
+    with pytest.raises(mcp_invoke.SkillRefused) as caught:
+        mcp_invoke._checked_skill(entry)
+    assert why in str(caught.value)
+
+
+def test_the_limits_are_the_extensions_and_exactly_at_them_is_fine():
+    files = dict(("skill://acme/refunds/f%d" % i, b"") for i in range(510))
+    files["skill://acme/refunds/SKILL.md"] = b"x"
+    files["skill://acme/refunds/big"] = b""
+    entry = _entry(files=files)
+    entry["resources"][-1]["size"] = mcp_invoke.SKILL_MAX_BYTES - 1
+    assert len(mcp_invoke._checked_skill(entry)) == mcp_invoke.SKILL_MAX_FILES == 512
+    entry["resources"][-1]["size"] += 1
+    with pytest.raises(mcp_invoke.SkillRefused, match="16777217 bytes, more than the 16777216"):
+        mcp_invoke._checked_skill(entry)
+    entry["resources"][-1]["size"] -= 1
+    entry["resources"].append({"uri": "skill://acme/refunds/one-more", "size": 0,
+                               "digest": entry["resources"][0]["digest"]})
+    with pytest.raises(mcp_invoke.SkillRefused, match="has 513 files, more than the 512"):
+        mcp_invoke._checked_skill(entry)
+
+
+def test_a_dynamic_entry_is_taken_only_when_allowed():
+    entry = dict(_entry(), resources="dynamic")
+    with pytest.raises(mcp_invoke.SkillRefused, match="--allow-dynamic"):
+        mcp_invoke._checked_skill(entry)
+    assert mcp_invoke._checked_skill(entry, allow_dynamic=True) is None
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b", "a\\b", "a\x00b", "\udcff"])
+def test_a_name_from_a_server_is_written_only_when_it_is_a_plain_file_name(name):
+    with pytest.raises(mcp_invoke.SkillRefused, match="is not a plain file name"):
+        mcp_invoke._plain_name(name, "x")
+
+
+@pytest.mark.skipif(not WINDOWS, reason="Windows's own rules for names")
+@pytest.mark.parametrize("name", ["CON", "nul.txt", "a:b", "a.", "a ", "a*", "a?b", "a|b"])
+def test_a_name_windows_forbids_is_not_written_there(name):
+    with pytest.raises(mcp_invoke.SkillRefused, match="is not a plain file name"):
+        mcp_invoke._plain_name(name, "x")
+
+
+def test_skill_bytes_are_the_text_as_utf8_or_the_blob_decoded():
+    uri = "skill://a/b/x"
+    assert mcp_invoke._skill_bytes({"contents": [{"uri": uri, "text": "é"}]}, uri, "s") == \
+        "é".encode("utf-8")
+    assert mcp_invoke._skill_bytes({"contents": [{"uri": uri, "blob": "AP8="}]}, uri, "s") == \
+        b"\x00\xff"
+    for contents in ([], [{"uri": uri, "blob": "@@"}], [{"uri": uri}],
+                     [{"uri": "x", "text": "a"}, {"uri": "y", "text": "b"}]):
+        with pytest.raises(mcp_invoke.SkillRefused):
+            mcp_invoke._skill_bytes({"contents": contents}, uri, "s")
+
+
+def test_a_new_directory_replaces_the_old_only_when_committed(tmp_path):
+    base = str(tmp_path)
+    built = mcp_invoke._NewDirectory(base, ["srv", "a", "skill"])
+    built.write(["SKILL.md"], b"one")
+    built.write(["sub", "deep", "f.txt"], b"two")
+    built.commit()
+    skill = tmp_path / "srv" / "a" / "skill"
+    assert (skill / "SKILL.md").read_bytes() == b"one"
+    assert (skill / "sub" / "deep" / "f.txt").read_bytes() == b"two"
+    built = mcp_invoke._NewDirectory(base, ["srv", "a", "skill"])
+    built.write(["SKILL.md"], b"three")
+    built.abandon()
+    assert (skill / "SKILL.md").read_bytes() == b"one"
+    assert os.listdir(str(tmp_path / "srv" / "a")) == ["skill"]
+    built = mcp_invoke._NewDirectory(base, ["srv", "a", "skill"])
+    built.write(["x"], b"")
+    with pytest.raises(OSError):
+        built.write(["x"], b"")  # never over a file it made: two URIs, one name
+    built.commit()
+    assert os.listdir(str(skill)) == ["x"] and os.listdir(str(tmp_path / "srv" / "a")) == [
+        "skill"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_library_lists_gets_reads_verified_and_fetches_skills(era, tmp_path):
+    with client(fake("skills", era=era)) as c:
+        skills = c.list_skills()
+        refunds = [s for s in skills if s["uri"] == REFUNDS][0]
+        assert c.get_skill(REFUNDS) == refunds
+        text = c.read_skill_file(refunds)
+        assert text.startswith(b"---\n") and b"name: refunds" in text
+        assert c.read_skill_file(refunds, "skill://acme/billing/refunds/scripts/run.sh") == \
+            b"#!/bin/sh\necho refund\n"
+        with pytest.raises(mcp_invoke.SkillRefused, match="is not a file of skill"):
+            c.read_skill_file(refunds, "skill://acme/billing/refunds/nope.md")
+        path, count = mcp_invoke.fetch_skill(c, refunds, str(tmp_path), "billing")
+        assert count == 5 and path == os.path.join(os.path.realpath(str(tmp_path)), "billing",
+                                                   "acme", "billing", "refunds")
+        with open(os.path.join(path, "SKILL.md"), "rb") as f:
+            assert f.read() == text
+    with client(fake()) as c:
+        with pytest.raises(mcp_invoke.ServerError, match="publishes no skills"):
+            c.list_skills()
+
+
+# ---------------------------------------------------------------------------
 # Transports: what the Client needs of a way to a server; stdio
 # ---------------------------------------------------------------------------
 
@@ -10675,6 +10828,320 @@ def test_a_fifo_where_the_launchers_are_recorded_is_skipped_with_a_warning(tmp_p
 
 
 # ---------------------------------------------------------------------------
+# Skills a server publishes: skills, skills get (CLI.md "Skills a server publishes")
+# ---------------------------------------------------------------------------
+
+REFUNDS = "skill://acme/billing/refunds/SKILL.md"
+REFUNDS_FILES = ["SKILL.md", "examples/email.md", "scripts/run.sh", "assets/logo.bin",
+                 "nested/SKILL.md"]
+
+
+def skills_server(*modes, **options):
+    return fake("skills", *modes, **options)
+
+
+def _reads(record):
+    """The URIs the server was asked to read, in order."""
+    return [m["params"]["uri"] for m in sent(record, "resources/read")]
+
+
+def _skill_dir(out_dir, *path):
+    return os.path.join(str(out_dir), "fake_server", *path)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_skills_lists_each_skill_with_its_files_and_uri_reading_none(era, capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "--", *fake("skills", era=era, record=record))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split("  ")[0] for line in lines[::2]] == [
+        "git-workflow", "refunds", "nested", "daily"]
+    assert lines[1::2] == ["    skill://git-workflow/SKILL.md", "    " + REFUNDS,
+                           "    skill://acme/billing/refunds/nested/SKILL.md",
+                           "    skill://reports/daily/SKILL.md"]
+    assert re.match(r"^refunds  Process customer refund requests per company policy  "
+                    r"\[5 files, [0-9.]+ (B|KiB)\]  \[asks for tools: Bash\(git:\*\) Read\]$",
+                    lines[2]), lines[2]
+    assert lines[6].endswith("  [dynamic]") and lines[0].endswith("[1 files, %s]" % re.search(
+        r"\[1 files, (.*)\]$", lines[0]).group(1))
+    assert _reads(record) == [] and len(sent(record, "skills/list")) == 1
+
+
+def test_skills_of_a_server_without_the_extension_is_exit_3_and_asks_nothing(capsys, tmp_path):
+    record = tmp_path / "record"
+    for argv in (["skills"], ["skills", "get", "refunds"]):
+        code, out, err = run(capsys, *argv, "--", *fake(record=record))
+        assert (code, out) == (3, "")
+        assert err == ("mcp_invoke: fake_server publishes no skills (no "
+                       "io.modelcontextprotocol/skills extension)\n")
+    assert [m for m in records(record) if m.get("method", "").startswith("skills/")] == []
+
+
+def test_skills_follows_every_page_of_the_listing(capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "--json", "skills", "--",
+                         *skills_server("skills-pages", record=record))
+    assert code == 0, err
+    skills = json.loads(out)["skills"]
+    assert [s["frontmatter"]["name"] for s in skills] == ["git-workflow", "refunds", "nested",
+                                                          "daily"]
+    assert skills[3]["resources"] == "dynamic"  # as the server gave them
+    assert len(sent(record, "skills/list")) == 4
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_skills_get_prints_skill_md_verified_and_names_its_origin(era, capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "get", "refunds", "--",
+                         *fake("skills", era=era, record=record))
+    assert code == 0, err
+    assert out.startswith("---\n") and "name: refunds" in out and out.endswith("\n")
+    assert err == ("mcp_invoke: skill refunds from fake_server (%s): SKILL.md, verified\n"
+                   % REFUNDS)
+    assert _reads(record) == [REFUNDS]  # the other files only when asked for
+
+
+def test_skills_get_a_file_of_the_skill_reads_that_file_alone(capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "get", "refunds", "scripts/run.sh", "--",
+                         *skills_server(record=record))
+    assert (code, out) == (0, "#!/bin/sh\necho refund\n"), err
+    assert _reads(record) == ["skill://acme/billing/refunds/scripts/run.sh"]
+    code, out, err = run(capsys, "--json", "skills", "get", "refunds", "assets/logo.bin", "--",
+                         *skills_server())
+    value = json.loads(out)
+    data = base64.b64decode(value["blob"])
+    assert code == 0 and value["server"] == "fake_server" and "text" not in value
+    assert value["size"] == len(data) and value["digest"] == (
+        "sha256:" + hashlib.sha256(data).hexdigest())
+    assert value["skill"]["uri"] == REFUNDS and data.startswith(b"\x89PNG\x00\xff\xfe")
+
+
+def test_skills_get_by_uri_asks_the_server_for_a_skill_its_listing_leaves_out(capsys,
+                                                                             tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "get", REFUNDS, "--",
+                         *skills_server("skills-partial", record=record))
+    assert code == 0 and "name: refunds" in out, err
+    assert [m["params"] for m in sent(record, "skills/get")] == [{"uri": REFUNDS}]
+    code, out, err = run(capsys, "skills", "get", "refunds", "--",
+                         *skills_server("skills-partial"))
+    assert (code, out) == (3, "") and "no skill named \"refunds\"" in err
+
+
+def test_skills_get_an_unknown_uri_is_the_servers_error_exit_3(capsys):
+    code, out, err = run(capsys, "skills", "get", "skill://nowhere/x/SKILL.md", "--",
+                         *skills_server())
+    assert (code, out) == (3, "") and "skill://nowhere/x/SKILL.md" in err
+
+
+def test_skills_get_a_name_two_skills_share_is_exit_2_naming_their_uris(capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "get", "refunds", "--",
+                         *skills_server("skills-duplicate", record=record))
+    assert (code, out) == (2, "")
+    assert err == ('mcp_invoke: 2 skills are named "refunds"; pick one by URI: "%s", '
+                   '"skill://acme/support/refunds/SKILL.md"\n' % REFUNDS)
+    assert _reads(record) == []
+    code, out, err = run(capsys, "skills", "get", "skill://acme/support/refunds/SKILL.md",
+                         "--", *skills_server("skills-duplicate"))
+    assert code == 0 and "Support's refunds" in out, err
+
+
+@pytest.mark.parametrize("mode, file, why", [
+    ("skills-bad-digest", "examples/email.md", r"has SHA-256 [0-9a-f]{12}, its entry says "
+                                               r"[0-9a-f]{12}: not used"),
+    ("skills-bad-size", "examples/email.md", r"is [0-9]+ bytes, its entry says [0-9]+: not "
+                                             r"used"),
+    ("skills-bad-frontmatter", "SKILL.md", r"its front matter differs from its entry's: "
+                                           r".*description"),
+    ("skills-changing", "examples/email.md", r".*(SHA-256|bytes), its entry says"),
+])
+def test_a_skill_file_that_fails_verification_prints_nothing_and_is_exit_7(mode, file, why,
+                                                                           capsys):
+    argv = ["skills", "get", "refunds"] + ([] if file == "SKILL.md" else [file])
+    code, out, err = run(capsys, *argv, "--", *skills_server(mode))
+    assert (code, out) == (7, ""), err
+    assert re.search(r"^mcp_invoke: skill://acme/billing/refunds/%s:? %s" % (
+        re.escape(file), why), err), err
+
+
+def test_a_file_the_entry_does_not_list_is_never_requested(capsys, tmp_path):
+    record = tmp_path / "record"
+    code, out, err = run(capsys, "skills", "get", "refunds", "examples/late.md", "--",
+                         *skills_server("skills-dir-read", record=record))
+    assert (code, out) == (7, "")
+    assert err == ("mcp_invoke: skill://acme/billing/refunds/examples/late.md is not a file of "
+                   "skill %s (its entry does not list it), so it is not read\n" % REFUNDS)
+    assert _reads(record) == []
+
+
+@pytest.mark.parametrize("mode, name, why", [
+    ("skills-too-many", "many", "has 513 files, more than the 512 a skill may have"),
+    ("skills-too-big", "huge", "comes to 16777217 bytes, more than the 16777216"),
+    ("skills-no-resources", "none", "resources is missing, neither a file list nor"),
+    ("skills-no-resources", "number", "resources is 5, neither a file list nor"),
+    ("skills-bad-uri", "dotdot", "reaches outside skill"),
+    ("skills-bad-uri", "encoded", "reaches outside skill"),
+    ("skills-bad-uri", "dot", "reaches outside skill"),
+    ("skills-bad-uri", "authority", "is not inside skill"),
+    ("skills-bad-uri", "sibling", "is not inside skill"),
+    ("skills-bad-uri", "noskillmd", "its file list does not name its SKILL.md"),
+    ("", "daily", "is dynamic: the server gives no file list to verify it against "
+                  "(--allow-dynamic reads it unverified)"),
+])
+def test_a_skill_is_refused_before_any_read_exit_7(mode, name, why, capsys, tmp_path):
+    record, out_dir = tmp_path / "record", tmp_path / "out"
+    for argv in (["skills", "get", name], ["skills", "get", name, "--out", str(out_dir)]):
+        code, out, err = run(capsys, *argv, "--",
+                             *skills_server(*[mode] if mode else [], record=record))
+        assert (code, out) == (7, "") and why in err, err
+    assert _reads(record) == []
+    assert not os.path.exists(_skill_dir(out_dir))
+
+
+def test_a_skill_at_the_limits_is_read(capsys):
+    code, out, err = run(capsys, "skills", "get", "limit", "--", *skills_server(
+        "skills-too-many"))
+    assert code == 0 and "name: limit" in out, err
+
+
+def test_a_dynamic_skill_is_read_only_when_allowed_and_said_to_be_unverified(capsys, tmp_path):
+    code, out, err = run(capsys, "skills", "get", "daily", "--allow-dynamic", "--",
+                         *skills_server())
+    assert code == 0 and "name: daily" in out
+    assert err == ("mcp_invoke: skill daily from fake_server (skill://reports/daily/SKILL.md): "
+                   "SKILL.md, unverified: dynamic\n")
+    # --out: SKILL.md, and what a directory read lists where the server has it.
+    for modes, files in ((["skills-dir-read"], ["SKILL.md", "data/today.md"]),
+                         ([], ["SKILL.md"])):
+        out_dir = tmp_path / ("dir" if modes else "nodir")
+        code, out, err = run(capsys, "skills", "get", "daily", "--allow-dynamic", "--out",
+                             str(out_dir), "--", *skills_server(*modes))
+        assert code == 0, err
+        assert "unverified: dynamic" in err
+        assert sorted(_tree(_skill_dir(out_dir, "reports", "daily"))) == files
+
+
+def _tree(path):
+    """The files below ``path``, as relative paths with /."""
+    found = []
+    for top, _, names in os.walk(path):
+        found += [os.path.relpath(os.path.join(top, n), path).replace(os.sep, "/")
+                  for n in names]
+    return found
+
+
+def test_skills_get_out_writes_every_file_verified_under_the_servers_name(capsys, tmp_path):
+    out_dir = tmp_path / "skills"
+    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
+                         *skills_server())
+    assert code == 0, err
+    where = _skill_dir(os.path.realpath(str(out_dir)), "acme", "billing", "refunds")
+    assert out == where + "\n"
+    assert err == ("mcp_invoke: skill refunds from fake_server (%s): 5 files, verified\n"
+                   % REFUNDS)
+    assert sorted(_tree(where)) == sorted(REFUNDS_FILES)
+    with open(os.path.join(where, "scripts", "run.sh"), "rb") as f:
+        assert f.read() == b"#!/bin/sh\necho refund\n"
+    if not WINDOWS:  # nothing made executable, scripts included
+        assert all(not os.stat(os.path.join(where, name)).st_mode & 0o111
+                   for name in REFUNDS_FILES)
+    code, out, err = run(capsys, "--json", "skills", "get", "refunds", "--out", str(out_dir),
+                         "--", *skills_server())
+    value = json.loads(out)
+    assert code == 0 and value["path"] == where and value["server"] == "fake_server"
+    assert sorted(os.listdir(_skill_dir(out_dir, "acme", "billing"))) == ["refunds"]
+
+
+def test_a_failed_fetch_leaves_the_earlier_copy_whole(capsys, tmp_path):
+    out_dir = tmp_path / "skills"
+    code, _, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
+                       *skills_server())
+    assert code == 0, err
+    where = _skill_dir(out_dir, "acme", "billing", "refunds")
+    before = dict((name, open(os.path.join(where, name), "rb").read()) for name in _tree(where))
+    for mode in ("skills-bad-digest", "skills-changing", "skills-bad-size"):
+        code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
+                             *skills_server(mode))
+        assert (code, out) == (7, ""), err
+        after = dict((name, open(os.path.join(where, name), "rb").read())
+                     for name in _tree(where))
+        assert after == before
+        assert sorted(os.listdir(_skill_dir(out_dir, "acme", "billing"))) == ["refunds"]
+
+
+@pytest.mark.parametrize("name", ["slash", "nul", "back", "dots", "files"])
+def test_a_skill_whose_names_are_not_plain_file_names_writes_nothing(name, capsys, tmp_path):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    code, out, err = run(capsys, "skills", "get", name, "--out", str(out_dir), "--",
+                         *skills_server("skills-hostile"))
+    assert (code, out) == (7, ""), err
+    assert "is not a plain file name, so nothing is written" in err or "reaches outside" in err
+    assert os.listdir(str(out_dir)) == []
+    assert os.listdir(str(tmp_path)) == ["out"]
+
+
+@posix_only("symlinks")
+def test_skills_get_out_follows_no_link_planted_in_the_directory(capsys, tmp_path):
+    out_dir, elsewhere = tmp_path / "skills", tmp_path / "elsewhere"
+    out_dir.mkdir()
+    elsewhere.mkdir()
+    os.symlink(str(elsewhere), str(out_dir / "fake_server"))
+    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
+                         *skills_server())
+    assert (code, out) == (2, "") and "is a symlink, which is not followed" in err, err
+    assert os.listdir(str(elsewhere)) == []
+    # A link where the skill goes is moved aside and removed, never written through.
+    os.unlink(str(out_dir / "fake_server"))
+    billing = out_dir / "fake_server" / "acme" / "billing"
+    billing.mkdir(parents=True)
+    os.symlink(str(elsewhere), str(billing / "refunds"))
+    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
+                         *skills_server())
+    assert code == 0, err
+    assert os.listdir(str(elsewhere)) == [] and not os.path.islink(str(billing / "refunds"))
+    assert sorted(_tree(str(billing / "refunds"))) == sorted(REFUNDS_FILES)
+
+
+def test_skills_all_lists_those_of_every_server_that_publishes_any(capsys, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _config(tmp_path, {"billing": {"command": sys.executable,
+                                   "args": FAKE_ARGS + ["--mode", "skills"]},
+                       "plain": {"command": sys.executable, "args": FAKE_ARGS}})
+    code, out, err = run(capsys, "skills", "--all")
+    assert code == 0 and err == "", err
+    assert [line.split("  ")[0] for line in out.splitlines()[::2]] == [
+        "billing__git-workflow", "billing__refunds", "billing__nested", "billing__daily"]
+    code, out, err = run(capsys, "--json", "skills", "--all")
+    assert {s["server"] for s in json.loads(out)["skills"]} == {"billing"}
+    code, out, err = run(capsys, "skills", "get", "refunds", "--server", "billing", "--out",
+                         str(tmp_path / "o"))
+    assert code == 0 and os.path.isdir(str(tmp_path / "o" / "billing" / "acme")), err
+
+
+def test_skills_over_http_are_verified_as_over_stdio(capsys, tmp_path):
+    with _http("--mode", "skills", "--era", "modern") as url:
+        code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "skills", "get",
+                             "refunds", "--out", str(tmp_path / "o"))
+        assert code == 0, err
+        assert "from 127.0.0.1-%s (" % url.split(":")[2].split("/")[0] in err
+
+
+def test_skills_usage_errors_are_exit_2(capsys):
+    for argv, message in (
+            (["skills", "list"], "skills takes nothing (the list), or get and a skill's"),
+            (["skills", "get"], "skills takes nothing (the list), or get and a skill's"),
+            (["skills", "get", "a", "b", "--out", "x"], "it takes no FILE"),
+            (["tools", "--allow-dynamic"], "--allow-dynamic is for skills")):
+        code, out, err = run(capsys, *argv, "--", *skills_server())
+        assert (code, out) == (2, "") and message in err, (argv, err)
+
+
+# ---------------------------------------------------------------------------
 # Commands and the parser
 # ---------------------------------------------------------------------------
 
@@ -10764,7 +11231,7 @@ def test_options_after_the_command_work(capsys):
     (["ping", "--", ""], "the server command is empty"),
     ([], "no command given; one of: auth, batch, call, check, complete, completion, info, "
          "install, pin, ping, prompt, prompts, read, replay, resources, schema, search, "
-         "servers, session, shell, skill, task, templates, tools, watch (see --help)"),
+         "servers, session, shell, skill, skills, task, templates, tools, watch (see --help)"),
     (["frobnicate", "--", "x"], "invalid choice: 'frobnicate'"),
     (["--timeout", "0", "ping", "--", "x"], "expected a positive number of seconds"),
     (["--timeout", "1e10", "ping", "--", "x"], "up to 31536000 (a year), got '1e10'"),
