@@ -972,9 +972,51 @@ def fastmcp_cases(S, prefix, http=False):
     if http:
         cases.append(C("after a timeout the server answers", ["call", "multiply", "a=1",
                                                               "b=1"] + S, 0, equals("1.0\n")))
+    cases += fastmcp_skills_cases(S, http)
     for case in cases:
         case.name = prefix + ": " + case.name
     return cases
+
+
+FASTMCP_SKILLS = os.path.join(HERE, "interop", "skills")
+DEPLOY_FILES = ["SKILL.md", "references/checklist.md", "scripts/deploy.sh"]
+
+
+def fastmcp_skills_cases(S, http):
+    """fastmcp's skills directory provider (interop/skills): listed, read and
+    written verified, in the 2026-07-28 era it serves them in."""
+    with open(os.path.join(FASTMCP_SKILLS, "ops", "deploy", "references", "checklist.md")) as f:
+        checklist = f.read()
+    out = "skills-out-%s" % ("http" if http else "stdio")
+    return [
+        C("skills", ["skills"] + S, 0, has(
+            "deploy  Deploy the service the way ops does: build, check, then roll out.  "
+            "[3 files, ", "[asks for tools: Bash(make:*) Read]", "    skill://ops/deploy/SKILL.md",
+            "review  Review a change: read it, run it, say what you found.  [1 files, ")),
+        C("skills get: SKILL.md verified, its front matter read as YAML 1.1",
+          ["skills", "get", "deploy"] + S, 0, has("name: deploy", "version: 1.10"),
+          err_has("skill deploy from ", "(skill://ops/deploy/SKILL.md): SKILL.md, verified")),
+        C("skills get: a flow map's YAML 1.1 boolean", ["skills", "get", "review"] + S, 0,
+          has("strict: on"), err_has("SKILL.md, verified")),
+        C("skills get FILE", ["skills", "get", "deploy", "references/checklist.md"] + S, 0,
+          equals(checklist)),
+        C("skills get: a FILE its entry does not list is not read",
+          ["skills", "get", "deploy", "nope.md"] + S, 7, err_has("is not a file of skill")),
+        C("skills get --out", ["skills", "get", "deploy", "--out", out] + S, 0,
+          err_has("3 files, verified")),
+        C("skills in the legacy era: none served", ["--protocol-version", LEGACY, "skills"] + S,
+          3, err_has("publishes no skills (no io.modelcontextprotocol/skills extension)")),
+        L("library: skills listed, fetched, each file as on disk",
+          "import os\n"
+          "with open_client() as c:\n"
+          "    deploy = [s for s in c.list_skills() if s['frontmatter']['name'] == 'deploy'][0]\n"
+          "    path, count = mcp_invoke.fetch_skill(c, deploy, 'lib-" + out + "', 'fastmcp')\n"
+          "    same = all(open(os.path.join(path, f), 'rb').read() == open(os.path.join(%r, f),\n"
+          "               'rb').read() for f in %r)\n"
+          "    print(count, same, c.get_skill(deploy['uri']) == deploy)\n"
+          % (os.path.join(FASTMCP_SKILLS, "ops", "deploy"), DEPLOY_FILES),
+          equals("3 True True\n")),
+    ]
 
 
 FASTMCP_TASK_LINE = r"^\[task [\w-]{8}\] "  # fastmcp-tasks' ids are URL-safe base64

@@ -266,7 +266,7 @@ _ELICITATION_MODES = ("form", "url")
 _ELICIT_ACTIONS = ("accept", "decline", "cancel")
 # The list requests, each with the key of its items (server/utilities/pagination).
 _LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
-          "resources/templates/list": "resourceTemplates"}
+          "resources/templates/list": "resourceTemplates", "skills/list": "skills"}
 # The list each list_changed notification is about, and the flag that asks a
 # 2026-07-28 server for it (basic/patterns/subscriptions, "Notification Filter").
 _LIST_CHANGES = {"notifications/tools/list_changed": ("tools", "toolsListChanged"),
@@ -9741,8 +9741,8 @@ class Client(_Engine):
     def list_all(self, method, timeout=None):
         """A list request followed through every page, as one result.
 
-        ``method`` is tools/list, prompts/list, resources/list or
-        resources/templates/list. The result holds every page's items under
+        ``method`` is tools/list, prompts/list, resources/list,
+        resources/templates/list or skills/list. The result holds every page's items under
         the list's key and the last page's other fields (resultType, _meta),
         without nextCursor; its ttlMs and cacheScope are those of the whole:
         the shortest-lived page's, and "private" if any page is. Raises what
@@ -9854,7 +9854,7 @@ class Client(_Engine):
         (no request sent) where the server does not declare the extension,
         and what ``request`` raises."""
         self._skills_declared("skills/list")
-        return self._paginate("skills/list", "skills", timeout)["skills"]
+        return self.list_all("skills/list", timeout)["skills"]
 
     def get_skill(self, uri, timeout=None):
         """The entry of the skill whose SKILL.md is at ``uri`` (skills/get): a
@@ -14856,11 +14856,21 @@ def _search_query(args):
     return query
 
 
-def _searched(args, ctx, tools, servers, namespaced, own=None):
+def _searched(args, ctx, tools, servers, namespaced, own=None, skills=()):
     """search's output: ``tools`` [(server name or None, tool)] ranked, the
     best --count of them, as tools prints them; exit 3 if none matches.
-    ``namespaced``: their names are server__tool."""
+    ``namespaced``: their names are server__tool. ``skills`` [(server name or
+    None, skill entry)] are ranked among them by name and description, and
+    shown as skill:NAME (skill:server__NAME)."""
     query = _search_query(args)
+    own = dict(own or {})
+    for server, skill in skills:
+        front = _dict(_dict(skill).get("frontmatter"))
+        shown = {"name": "skill:%s%s" % (server + _SEPARATOR if namespaced else "",
+                                         _shown_word(front.get("name", ""))),
+                 "description": front.get("description"), "uri": _dict(skill).get("uri")}
+        own[id(shown)] = shown["name"]
+        tools = list(tools) + [(server, shown)]
     ranked = _ranked([tool for _, tool in tools], query, args.deadline)  # stems, as fields
     if not ranked:
         raise ServerError("no tool matches %r among %d tool%s of %d server%s" % (
@@ -14873,14 +14883,17 @@ def _searched(args, ctx, tools, servers, namespaced, own=None):
     for score, _, tool in ranked[:args.count or _SEARCH_COUNT]:
         server = server_of[id(tool)]
         name = tool.get("name")
-        if namespaced:  # shown as server__tool; its own name
+        if namespaced or id(tool) in own:  # shown as server__tool; its own name
             name = own[id(tool)]
         entry = collections.OrderedDict([("server", server), ("name", name),
                                          ("score", round(score, 3))])
         entry.update((key, value) for key, value in tool.items() if key != "name")
         entries.append(entry)
         shown.append(tool)
-    return ctx.mode.listing({"tools": entries}, shown, _signature)
+    return ctx.mode.listing({"tools": entries}, shown, lambda tool: (
+        "%s - %s" % (_shown_word(tool["name"]), _first_line(tool["description"]))
+        if "uri" in tool and _shown_word(tool["name"]).startswith("skill:")
+        else _signature(tool)))
 
 
 def _cmd_search(client, args, ctx):
@@ -14896,7 +14909,14 @@ def _cmd_search(client, args, ctx):
         if cache is not None:
             cache.keep(client, result)
     tools = [tool for tool in tools if ctx.policy.shows(tool)]
-    return _searched(args, ctx, [(args.server, tool) for tool in tools], 1, False)
+    skills = []
+    if _is_declared(_capability(client.capabilities, ("extensions", _SKILLS_EXTENSION))):
+        try:
+            skills = [(args.server, skill) for skill in client.list_skills()]
+        except MCPError as e:  # the tools are still searched
+            ctx.diag.warning("the server's skills are not searched: %s" % e)
+    return _searched(args, ctx, [(args.server, tool) for tool in tools], 1, False,
+                     skills=skills)
 
 
 def _cmd_search_many(args, ctx, server):
@@ -15995,21 +16015,24 @@ def _cmd_pin(client, args, ctx):
         _write_pin(path, text, 0o600)
     else:
         _write_pin(path, text)
-    summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED)
+    summary = dict((section, len(pin[section])) for section, _, _, _, _, _ in _PINNED
+                   if section in pin)
     summary["sha256"] = pin["sha256"]
     return ctx.mode.answer(summary, ["pinned %s: %s" % (path, _counted(summary))])
 
 
 def _cmd_check(client, args, ctx):
     """check --pin FILE: the comparison is --pin's, done before any command."""
-    counts = dict((section, len(ctx.pinned[section])) for section, _, _, _, _, _ in _PINNED)
+    counts = dict((section, len(ctx.pinned[section])) for section, _, _, _, _, _ in _PINNED
+                  if section in ctx.pinned)
     return ctx.mode.answer({"match": True},
                            ["pin holds: %s (%s)" % (args.pin, _counted(counts))])
 
 
 def _counted(summary):
     return ", ".join("%d %s" % (summary[section], kind + ("" if summary[section] == 1 else "s"))
-                     for section, kind, _, _, _, _ in _PINNED)
+                     for section, kind, _, _, _, _ in _PINNED if summary.get(section)
+                     or section in summary and section not in _PIN_LATER)
 
 
 def _cmd_watch(client, args, ctx):
@@ -17456,7 +17479,14 @@ _PINNED = (
     ("templates", "template", "resources/templates/list", "resourceTemplates", "uriTemplate", (
         ("uriTemplate", "uri template"), ("name", "name"), ("description", "description"),
         ("mimeType", "mime type"))),
+    # A skill by its URI (a name is not unique), with every file's digest, or "dynamic".
+    ("skills", "skill", "skills/list", "skills", "uri", (
+        ("uri", "uri"), ("frontmatter", "front matter"), ("resources", "files"))),
 )
+# Sections a pin made before they were pinned lacks: not compared, and counted
+# only where there are some.
+_PIN_LATER = ("skills",)
+
 def _digest(value):
     """The SHA-256 of a value's canonical JSON (sorted keys, no spaces, UTF-8)."""
     return _sha256()(_pin_json(value).encode("utf-8", "surrogatepass")).hexdigest()
@@ -17525,6 +17555,8 @@ def _pin_digest(pin):
     covered = {"server": _dict(pin.get("server")).get("name"),
                "instructions": pin.get("instructions")}
     for section, _, _, _, _, _ in _PINNED:
+        if section in _PIN_LATER and section not in pin:
+            continue
         covered[section] = dict((name, _dict(entry).get("sha256"))
                                 for name, entry in _dict(pin.get(section)).items())
     return _digest(covered)
@@ -17576,6 +17608,8 @@ def _pin_problem(pin):
     if not isinstance(pin, dict) or not isinstance(pin.get("server"), dict):
         return "it has no server object"
     for section, kind, _, _, _, _ in _PINNED:
+        if section in _PIN_LATER and section not in pin:
+            continue
         if not isinstance(pin.get(section), dict):
             return "it has no %s object" % section
         for name, entry in pin[section].items():
@@ -17603,6 +17637,8 @@ def _pin_changes(pinned, current):
         changes.append("instructions changed")
         diffs += _diff("instructions", pinned.get("instructions"), current["instructions"])
     for pinned_kind in _PINNED:
+        if pinned_kind[0] not in pinned:  # pinned before such things were
+            continue
         more, more_diffs = _entry_changes(pinned_kind, pinned[pinned_kind[0]],
                                           current[pinned_kind[0]])
         changes += more

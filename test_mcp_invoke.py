@@ -11131,6 +11131,46 @@ def test_skills_over_http_are_verified_as_over_stdio(capsys, tmp_path):
         assert "from 127.0.0.1-%s (" % url.split(":")[2].split("/")[0] in err
 
 
+def test_pin_records_each_skills_files_and_check_sees_a_changed_skill(capsys, tmp_path):
+    pin = str(tmp_path / "pin.json")
+    code, out, err = run(capsys, "pin", pin, "--", *skills_server())
+    assert code == 0 and out.endswith(", 4 skills\n"), (out, err)
+    with open(pin) as f:
+        pinned = json.load(f)
+    refunds = pinned["skills"][REFUNDS]["definition"]
+    assert [r["uri"].rsplit("refunds/", 1)[1] for r in refunds["resources"]] == REFUNDS_FILES
+    assert pinned["skills"]["skill://reports/daily/SKILL.md"]["definition"]["resources"] == \
+        "dynamic"
+    code, out, err = run(capsys, "--pin", pin, "check", "--", *skills_server())
+    assert code == 0 and "4 skills" in out, err
+    code, out, err = run(capsys, "--pin", pin, "check", "--",
+                         *skills_server("skills-bad-frontmatter"))
+    assert (code, out) == (7, "")
+    assert "pin mismatch: skill '%s' front matter changed" % REFUNDS in err
+    # A pin made before skills were pinned does not compare them.
+    del pinned["skills"]
+    pinned["sha256"] = mcp_invoke._pin_digest(pinned)
+    with open(pin, "w") as f:
+        json.dump(pinned, f)
+    code, out, err = run(capsys, "--pin", pin, "check", "--",
+                         *skills_server("skills-bad-frontmatter"))
+    assert code == 0 and out.endswith("1 template)\n"), err
+    code, out, err = run(capsys, "pin", pin, "--", *fake())
+    assert code == 0 and out.endswith("1 template\n"), err
+
+
+def test_search_ranks_a_servers_skills_among_its_tools(capsys):
+    code, out, err = run(capsys, "search", "refund", "policy", "--", *skills_server())
+    assert code == 0, err
+    assert out.splitlines()[0] == ("skill:refunds - Process customer refund requests per "
+                                   "company policy")
+    code, out, err = run(capsys, "--json", "search", "echo", "refund", "--", *skills_server())
+    names = [entry["name"] for entry in json.loads(out)["tools"]]
+    assert "echo" in names and "skill:refunds" in names, names
+    skill = [e for e in json.loads(out)["tools"] if e["name"] == "skill:refunds"][0]
+    assert skill["uri"] == REFUNDS
+
+
 def test_skills_usage_errors_are_exit_2(capsys):
     for argv, message in (
             (["skills", "list"], "skills takes nothing (the list), or get and a skill's"),

@@ -9,12 +9,18 @@ approval without a person); --scope makes that scope required and the only
 one a client may register for.
 """
 import asyncio
+import os
 import sys
 from typing import Literal
 
 from pydantic import BaseModel
 
 from fastmcp import Context, FastMCP
+from fastmcp.skills.provider import SkillsDirectoryProvider
+
+# Skills served by its skills directory provider (the extension
+# io.modelcontextprotocol/skills, for 2026-07-28 clients).
+SKILLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "skills")
 
 
 class Order(BaseModel):
@@ -71,6 +77,7 @@ def build(argv):
         """Summarize a text."""
         return "Summarize: %s" % text
 
+    mcp.add_provider(SkillsDirectoryProvider(SKILLS))
     return mcp
 
 
