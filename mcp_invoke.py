@@ -19,7 +19,7 @@ Command line::
 Commands: tools, call NAME [ARGS...], schema TOOL, resources, templates, read URI,
 prompts, prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
 watch URI..., servers, session start|list|stop, shell, completion, replay FILE,
-task list|get|wait|cancel, auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
+task list|get|wait|cancel, skills [get NAME|URI], auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
 pin first, ``--events`` makes stdout JSON Lines.
 Without ``--``, a server may come from a config file (``--config FILE --server
 NAME``, or a lone server in ./.mcp.json), or through a keep-alive session
@@ -55,7 +55,8 @@ the status the command line exits with:
     2   usage or bad input        6   authentication refused (HTTP 401, 403,
                                       any OAuth step)
     3   the server answered a     7   refused by the trust policy (CLI: --pin,
-        JSON-RPC error                --allow-tools, --deny-tools, --read-only)
+        JSON-RPC error                --allow-tools, --deny-tools, --read-only;
+                                      a skill that fails verification)
     4   protocol violation        124 timed out
                                   126 server command not executable
                                   127 server command not found
