@@ -19,8 +19,9 @@ Command line::
 Commands: tools, call NAME [ARGS...], schema TOOL, resources, templates, read URI,
 prompts, prompt NAME [key=value...], complete, info, ping, batch, pin FILE, check,
 watch URI..., servers, session start|list|stop, shell, completion, replay FILE,
-task list|get|wait|cancel, skills [get NAME|URI], auth.  ``--help`` lists the options; ``--pin FILE`` compares the server with a
-pin first, ``--events`` makes stdout JSON Lines.
+task list|get|wait|cancel, skills [get NAME|URI], auth.  ``--help`` lists the
+options; ``--pin FILE`` compares the server with a pin first, ``--events``
+makes stdout JSON Lines.
 Without ``--``, a server may come from a config file (``--config FILE --server
 NAME``, or a lone server in ./.mcp.json), or through a keep-alive session
 (``session start NAME -- SERVER_CMD``, then ``--session NAME`` on any command).
