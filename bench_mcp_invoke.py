@@ -220,6 +220,10 @@ TARGETS = {
     "task_time": ("<=", 1.30),   # the same, a CLI call of it against a plain CLI call
     "poll_mean": ("in", (0.90, 1.10)),  # polls' mean spacing against the interval asked
     "poll_min": (">=", 1.00),    # polls' least spacing against MIN_POLL_INTERVAL
+    "skill_fetch": ("<=", 1.30),  # skills get --out of 200 files, 16 MiB: a minimal client
+    "skill_rss": ("<=", 1.00),   # its peak RSS growth over reading SKILL.md alone, against
+                                 # the largest file plus 2 messages
+    "skills_list": ("<=", 1.20),  # skills of 1,000 skills (10 pages), against resources
 }
 
 # What a --version run cannot do without: the floor child imports exactly these.
@@ -2017,6 +2021,68 @@ def bench_session(counts, notes):
 # main
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# Figures: skills a server publishes, fetched verified and listed
+# ---------------------------------------------------------------------------
+
+SKILL_FILES, SKILL_BYTES, SKILL_COUNT = 200, 16 * MB, 1000
+
+
+def bench_skills(counts, notes):
+    """``skills get bulk --out DIR`` of a skill of 200 files and 16 MiB, as a
+    whole process, against the minimal client reading and hashing the same
+    files (time); its peak RSS growth over ``skills get bulk`` (SKILL.md
+    alone), against the largest file and two messages; and ``skills`` of
+    1,000 skills over 10 pages against ``resources`` of 1,000 (time). The
+    server is bench/stdio_server.py, every answer made before it is asked."""
+    _write_bytecode()
+    server = _server_argv() + ["--bulk", str(SKILL_FILES), str(SKILL_BYTES)]
+    catalog = _server_argv() + ["--skills", str(SKILL_COUNT)]
+    cli = PYTHON + ["-m", "mcp_invoke"]
+    workdir = tempfile.mkdtemp(prefix="bench_mcp_invoke.")
+    try:
+        out = os.path.join(workdir, "skills")
+        argvs = [cli + ["skills", "get", "bulk", "--out", out, "--"] + server,
+                 _minimal_argv("skill", "skill://bulk/SKILL.md") + server,
+                 cli + ["skills", "get", "bulk", "--"] + server,
+                 cli + ["skills", "--"] + catalog, cli + ["resources", "--"] + catalog]
+        outputs = [os.path.join(workdir, "out%d" % n) for n in range(len(argvs))]
+        for argv, output in zip(argvs, outputs):  # the warm-up round, and the check
+            _peak_run(argv, output)
+        _check_skills(out, outputs)
+        (fetch, fetch_peak), (floor, _), (_, alone_peak), (listed, _), (resources, _) = \
+            _peak_runs(argvs, outputs, counts["cli_runs"])
+    finally:
+        shutil.rmtree(workdir)
+    largest = (SKILL_BYTES - 44) // (SKILL_FILES - 1)  # a part; SKILL.md is smaller
+    message = largest + 1024  # a resources/read answer of the largest file, JSON around it
+    bound = largest + 2 * message
+    notes.append("skills: a %d-file, %d MiB skill and a %d-skill catalog; fastest of %d runs "
+                 "each; peak RSS of skills get --out %.1f MB, of skills get (SKILL.md) %.1f MB"
+                 % (SKILL_FILES, SKILL_BYTES // MB, SKILL_COUNT, counts["cli_runs"],
+                    fetch_peak / float(MB), alone_peak / float(MB)))
+    return [
+        _row("skills get --out %d files, %d MiB, time" % (SKILL_FILES, SKILL_BYTES // MB),
+             _ms(fetch), _ms(floor), fetch / floor, TARGETS["skill_fetch"]),
+        _row("skills get --out, peak RSS growth", "%.1f MB" % ((fetch_peak - alone_peak) / MB),
+             "%.1f MB" % (bound / float(MB)), (fetch_peak - alone_peak) / float(bound),
+             TARGETS["skill_rss"]),
+        _row("skills of %d skills vs resources" % SKILL_COUNT, _ms(listed), _ms(resources),
+             listed / resources, TARGETS["skills_list"]),
+    ]
+
+
+def _check_skills(out, outputs):
+    """Every file of the skill written, and the listings as long as each other."""
+    written = sum(len(names) for _, _, names in os.walk(out))
+    if written != SKILL_FILES:
+        raise RuntimeError("skills get --out wrote %d files of %d" % (written, SKILL_FILES))
+    with open(outputs[3]) as skills, open(outputs[4]) as resources:
+        lines = (len(skills.read().splitlines()), len(resources.read().splitlines()))
+    if lines != (2 * SKILL_COUNT, SKILL_COUNT):
+        raise RuntimeError("skills printed %d lines, resources %d" % lines)
+
+
 FIGURES = (
     ("startup", bench_startup),
     ("CLI batch", bench_cli_batch),
@@ -2033,6 +2099,7 @@ FIGURES = (
     ("agents", bench_agents),
     ("search", bench_search),
     ("tasks", bench_tasks),
+    ("skills", bench_skills),
 )
 
 

@@ -1270,33 +1270,37 @@ class _NewDirectory(object):
             self._new = ".%s.%d.new" % (self.name, os.getpid())
             _remove_tree_at(self._new, self._folders[-1])  # left by a run that died
             self._root = _folder_at(self._new, self._folders[-1], create=True)
+            self._chain = []  # (name, folder) of the directories the last file is in
         except BaseException:
             self._close()
             raise
 
     def write(self, parts, data):
         """The file at ``parts`` (plain names) inside, holding ``data`` (bytes)."""
-        opened = []
+        # The directories of the last file written stay open for the next,
+        # which is most often beside it: a few descriptors, whatever the depth.
+        chain, same = self._chain, 0
+        while same < min(len(chain), len(parts) - 1) and chain[same][0] == parts[same]:
+            same += 1
+        while len(chain) > same:
+            _close_folder(chain.pop()[1])
+        for name in parts[len(chain):-1]:
+            chain.append((name, _folder_at(name, chain[-1][1] if chain else self._root,
+                                           create=True)))
+        fd = _create_at(parts[-1], 0o666, chain[-1][1] if chain else self._root)
         try:
-            folder = self._root
-            for name in parts[:-1]:
-                folder = _folder_at(name, folder, create=True)
-                opened.append(folder)
-            fd = _create_at(parts[-1], 0o666, folder)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
         finally:
-            for folder in opened:
-                _close_folder(folder)
+            os.close(fd)
 
     def commit(self):
         """Swap it in: the old copy moved aside, the new one renamed in, the old removed."""
         parent, old = self._folders[-1], ".%s.%d.old" % (self.name, os.getpid())
         try:
+            while self._chain:
+                _close_folder(self._chain.pop()[1])
             _close_folder(self._root)
             self._root = None
             _remove_tree_at(old, parent)
@@ -1319,6 +1323,8 @@ class _NewDirectory(object):
     def abandon(self):
         """Remove what was built; the old copy, if any, stays as it was."""
         try:
+            while self._chain:
+                _close_folder(self._chain.pop()[1])
             if self._root is not None:
                 _close_folder(self._root)
                 self._root = None
@@ -1329,6 +1335,8 @@ class _NewDirectory(object):
             self._close()
 
     def _close(self):
+        while getattr(self, "_chain", None):
+            _close_folder(self._chain.pop()[1])
         while self._folders:
             _close_folder(self._folders.pop())
 
@@ -9885,7 +9893,11 @@ class Client(_Engine):
         ``request`` raises. Digests are not signatures: a server that lies
         consistently is believed.
         """
-        files = _checked_skill(skill, allow_dynamic)
+        return self._read_skill_file(skill, _checked_skill(skill, allow_dynamic), uri, timeout)
+
+    def _read_skill_file(self, skill, files, uri, timeout):
+        """read_skill_file of an entry already checked: ``files`` is what
+        _checked_skill gave for it (fetch_skill checks it once for all)."""
         uri = skill["uri"] if uri is None else uri
         if not isinstance(uri, str):
             raise UsageError("a skill file's URI is a string, not %s" % _arg(uri))
@@ -10939,7 +10951,7 @@ def fetch_skill(client, skill, directory, server, allow_dynamic=False, timeout=N
     try:
         read = 0
         for uri, place in zip(uris, places):
-            data = client.read_skill_file(skill, uri, timeout, allow_dynamic)
+            data = client._read_skill_file(skill, files, uri, timeout)
             read += len(data)
             if read > SKILL_MAX_BYTES:  # a dynamic skill's bound (a listed one's is checked)
                 raise SkillRefused("skill %s comes to more than %d bytes; not written"
@@ -15624,21 +15636,20 @@ def _cmd_skills_many(args, ctx, server):
 
 
 def _skill_named(client, wanted):
-    """The entry of the skill ``wanted`` names: a URI (listed, or asked of the
-    server with skills/get), or a name no two listed skills share."""
-    by_uri = "://" in wanted
-    skills = client.list_skills()
-    found = [s for s in map(_dict, skills)
-             if (s.get("uri") if by_uri else _dict(s.get("frontmatter")).get("name")) == wanted]
-    if len(found) > 1 and not by_uri:
+    """The entry of the skill ``wanted`` names: a URI, asked of the server with
+    skills/get (its own word, listed or not: a listing may be partial), or a
+    name no two listed skills share."""
+    if "://" in wanted:
+        return client.get_skill(wanted)
+    found = [s for s in map(_dict, client.list_skills())
+             if _dict(s.get("frontmatter")).get("name") == wanted]
+    if len(found) > 1:
         raise UsageError("%d skills are named %s; pick one by URI: %s" % (
             len(found), _show(wanted), ", ".join(_show(s.get("uri")) for s in found)))
-    if found:
-        return found[0]
-    if by_uri:  # a listing may be partial (skills.md "Listing Skills")
-        return client.get_skill(wanted)
-    raise ServerError("the server publishes no skill named %s (skills lists them)"
-                      % _show(wanted), "skills/list")
+    if not found:
+        raise ServerError("the server publishes no skill named %s (skills lists them)"
+                          % _show(wanted), "skills/list")
+    return found[0]
 
 
 def _skill_got(client, args, ctx, label, skill):

@@ -1,6 +1,6 @@
 # A minimal stdlib MCP client over stdio, the floor of the bench's whole-process figures.
 # MIT License.
-"""``python3 -m minimal_client tools|call NAME JSON|batch -- SERVER...`` (from bench/).
+"""``python3 -m minimal_client tools|call NAME JSON|batch|skill URI -- SERVER...`` (from bench/).
 
 The same job as mcp_invoke's command and nothing more: initialize,
 notifications/initialized, one request (or every batch line, all written
@@ -8,7 +8,9 @@ from a thread while the answers are read), close stdin, wait. No probe, no
 tools/list before a call, no deadlines, no escaping of control characters.
 Its output is mcp_invoke's, byte for byte, for a call's text and for batch
 lines that succeed; tools prints name and description, where mcp_invoke
-prints a signature. Standard library only (json, subprocess, threading).
+prints a signature. ``skill URI``: skills/get, then each file read with
+resources/read, its bytes hashed and checked against the entry, and nothing
+written. Standard library only (json, subprocess, threading; hashlib for skill).
 """
 
 import json
@@ -55,6 +57,16 @@ def main(argv):
             if block["type"] == "text":
                 out.write(block["text"])
                 out.write("\n")
+    elif command == "skill":
+        import hashlib
+        send.write(frame(1, "skills/get", {"uri": args[0]}))
+        send.flush()
+        for n, item in enumerate(result(answers.readline())["skill"]["resources"], 2):
+            send.write(frame(n, "resources/read", {"uri": item["uri"]}))
+            send.flush()
+            data = result(answers.readline())["contents"][0]["text"].encode("utf-8")
+            if "sha256:" + hashlib.sha256(data).hexdigest() != item["digest"]:
+                sys.exit("minimal client: %s differs from its entry" % item["uri"])
     elif command == "batch":
         lines = [(n, json.loads(line)) for n, line in enumerate(sys.stdin.buffer, 1)
                  if line.strip()]
