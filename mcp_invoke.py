@@ -1296,39 +1296,50 @@ class _NewDirectory(object):
             os.close(fd)
 
     def commit(self):
-        """Swap it in: the old copy moved aside, the new one renamed in, the old removed."""
+        """Swap it in: the old copy moved aside, the new one renamed in, the old
+        removed. Whatever stops it (an error, Ctrl-C) before the new copy is
+        in place puts the old one back; abandon() then removes the new one.
+        Once it is in place, an old copy that cannot be removed (another
+        user's files in it) is OSError naming it, left beside it."""
         parent, old = self._folders[-1], ".%s.%d.old" % (self.name, os.getpid())
+        while self._chain:
+            _close_folder(self._chain.pop()[1])
+        _close_folder(self._root)
+        self._root = None
+        _remove_tree_at(old, parent)
+        moved = placed = False
         try:
-            while self._chain:
-                _close_folder(self._chain.pop()[1])
-            _close_folder(self._root)
-            self._root = None
-            _remove_tree_at(old, parent)
             try:
                 _replace_at(self.name, old, parent)  # a link there is moved, not followed
+                moved = True
             except FileNotFoundError:
                 pass
-            try:
-                _replace_at(self._new, self.name, parent)
-            except BaseException:
+            _replace_at(self._new, self.name, parent)
+            placed = True
+        finally:
+            if moved and not placed:
                 try:  # the old copy back where it was
                     _replace_at(old, self.name, parent)
                 except OSError:
                     pass
-                raise
+        try:
             _remove_tree_at(old, parent)
+        except OSError as e:
+            raise OSError(e.errno, "the new copy is in place, but the old one could not be "
+                          "removed (%s): it is left as %s" % (e.strerror, old))
         finally:
             self._close()
 
     def abandon(self):
-        """Remove what was built; the old copy, if any, stays as it was."""
+        """Remove what was built, if it is not in place; the old copy stays as it was."""
         try:
             while self._chain:
                 _close_folder(self._chain.pop()[1])
             if self._root is not None:
                 _close_folder(self._root)
                 self._root = None
-            _remove_tree_at(self._new, self._folders[-1])
+            if self._folders:
+                _remove_tree_at(self._new, self._folders[-1])
         except OSError:
             pass
         finally:
@@ -2704,14 +2715,18 @@ def _unquoted(segment):
 def _skill_bytes(result, uri, skill):
     """The bytes resources/read gave for ``uri``: UTF-8 of ``text``, or ``blob`` decoded."""
     contents = [c for c in _list(_dict(result).get("contents")) if isinstance(c, dict)]
-    mine = [c for c in contents if c.get("uri") == uri] or (contents if len(contents) == 1
-                                                             else [])
+    mine = [c for c in contents if c.get("uri") == uri] or [
+        c for c in contents if len(contents) == 1 and c.get("uri") is None]
     if len(mine) != 1:
         raise SkillRefused("%s: resources/read gave %d contents for it, not one, so it is not "
                            "used" % (uri, len(mine)), skill, uri)
     content = mine[0]
     if isinstance(content.get("text"), str):
-        return content["text"].encode("utf-8", "surrogatepass")
+        try:
+            return content["text"].encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 holds it
+            raise SkillRefused("%s: resources/read gave text that is not Unicode (a lone "
+                               "surrogate), so it is not used" % uri, skill, uri)
     import base64  # lazy: a blob only
     import binascii  # lazy: a blob only
     try:
@@ -9876,6 +9891,9 @@ class Client(_Engine):
         skill = self.request("skills/get", {"uri": uri}, timeout).get("skill")
         if not isinstance(skill, dict):
             raise ProtocolError("skills/get answered without a skill object", "skills/get")
+        if skill.get("uri") != uri:
+            raise SkillRefused("skills/get for %s answered the skill %s, so it is not used"
+                               % (uri, _show(skill.get("uri"))), uri)
         return skill
 
     def read_skill_file(self, skill, uri=None, timeout=None, allow_dynamic=False):
@@ -10935,7 +10953,13 @@ def fetch_skill(client, skill, directory, server, allow_dynamic=False, timeout=N
     and what ``request`` raises.
     """
     files = _checked_skill(skill, allow_dynamic)
-    parts = [_plain_name(server, "the server's name")] + [
+    if not isinstance(directory, str) or not directory:
+        raise UsageError("the directory to write a skill to is a path, not %s" % _arg(directory))
+    try:
+        _plain_name(server, "the server's name")
+    except SkillRefused as e:
+        raise UsageError(e.message)
+    parts = [server] + [
         _plain_name(segment, "skill %s" % skill["uri"]) for segment in _skill_path(skill["uri"])]
     uris = [skill["uri"]] + ([uri for uri in files if uri != skill["uri"]] if files is not None
                              else _dynamic_files(client, skill, timeout))
@@ -10959,10 +10983,16 @@ def fetch_skill(client, skill, directory, server, allow_dynamic=False, timeout=N
             try:
                 built.write(place, data)
             except OSError as e:
-                raise SkillRefused("skill %s: its file %s cannot be written as %s (%s); not "
-                                   "written" % (skill["uri"], uri, "/".join(place),
-                                                e.strerror or e), skill["uri"], uri)
-        built.commit()
+                why = "skill %s: its file %s cannot be written as %s (%s); nothing is " \
+                      "written" % (skill["uri"], uri, "/".join(place), e.strerror or e)
+                if e.errno in (errno.EEXIST, errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR):
+                    raise SkillRefused(why, skill["uri"], uri)  # the server's names clash
+                raise UsageError(why)  # the disk's trouble: full, not writable
+        try:
+            built.commit()
+        except OSError as e:
+            raise UsageError("cannot write to %s: %s" % (os.path.join(directory, *parts),
+                                                        e.strerror or e))
     except BaseException:
         built.abandon()
         raise
@@ -10975,15 +11005,19 @@ def _dynamic_files(client, skill, timeout):
     if _capability(client.capabilities, _CAPABILITY_OF["resources/directory/read"]) is not True:
         return []
     found, folders = [], [skill["uri"][:-len(_SKILL_FILE) - 1]]
+    seen = set(folders)  # a directory that lists itself, or one above, is read once
     while folders:
         for child in client.read_directory(folders.pop(0), timeout):
             uri = _dict(child).get("uri")
+            if uri in seen:
+                continue
             _skill_relative(skill["uri"], uri)  # inside the skill, or refused
             if child.get("mimeType") == "inode/directory":
                 folders.append(uri)
-            elif uri != skill["uri"]:
+                seen.add(uri)
+            elif uri != skill["uri"] and uri not in found:
                 found.append(uri)
-            if len(found) + len(folders) >= SKILL_MAX_FILES:
+            if len(found) + len(seen) >= SKILL_MAX_FILES:
                 raise SkillRefused("skill %s has more than %d files; not written"
                                    % (skill["uri"], SKILL_MAX_FILES), skill["uri"])
     return found
@@ -10992,7 +11026,7 @@ def _dynamic_files(client, skill, timeout):
 # A file or directory name made from what a server sends: a plain name in
 # one directory, the same on every system (a separator, NUL, "." or ".."
 # never; on Windows, neither what it forbids in a name nor a device's name).
-_NOT_IN_NAMES = re.compile(r'[/\\\x00-\x1f\x7f<>:"|?*]' if _WINDOWS else r"[/\\\x00]")
+_NOT_IN_NAMES = re.compile(r'[/\\\x00-\x1f\x7f<>:"|?*]' if _WINDOWS else r"[/\\\x00-\x1f\x7f]")
 _DEVICE_NAMES = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|\Z)")
 
 
@@ -15534,13 +15568,20 @@ def _server_label(args):
         return args.session
     if args.url:
         from urllib.parse import urlsplit  # lazy: only a skill's origin needs it
-        word = urlsplit(args.url).netloc.rpartition("@")[2]
+        word, whole = urlsplit(args.url).hostname or "server", [args.url]
     else:
-        words = [os.path.basename(w.replace("\\", "/")) for w in args.server_argv or ()]
+        here = os.path.abspath(args.cwd or _cwd())
+        whole = [os.path.join(here, w) if not os.path.isabs(w) and os.path.exists(
+            os.path.join(here, w)) else w for w in args.server_argv or ()]  # a file: which one
+        words = [os.path.basename(w.replace("\\", "/")) for w in whole]
         named = [w for w in words if w.lower().split(".")[0].rstrip("0123456789.")
                  not in _RUNNERS and not w.startswith("-")]
         word = os.path.splitext((named or words or ["server"])[0])[0]
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", word.split("@")[0]).strip("-.") or "server"
+    # and a hash of the whole URL or command line: two servers that one word
+    # would name alike (npx @a/foo, npx @b/foo) keep their skills apart
+    digest = _sha256()("\0".join(whole).encode("utf-8", "surrogateescape")).hexdigest()
+    word = re.sub(r"[^A-Za-z0-9_.-]+", "-", word.split("@")[0]).strip("-.")[:40] or "server"
+    return "%s-%s" % (word, digest[:8])
 
 
 def _size_text(size):
@@ -15552,7 +15593,8 @@ def _size_text(size):
 
 def _skill_lines(skill, prefix=""):
     """A skill in a listing: NAME  DESCRIPTION  [N files, SIZE], then its URI."""
-    skill = _dict(skill)
+    if not isinstance(skill, dict):
+        return ["%s[not an object: %s]" % (prefix, _show(skill))]
     front, files = _dict(skill.get("frontmatter")), skill.get("resources")
     if isinstance(files, list):
         sizes = [f.get("size") for f in files if isinstance(f, dict)]
@@ -15582,6 +15624,7 @@ def _cmd_skills(client, args, ctx):
     _publishing(client, label)
     if not args.args:
         skills = client.list_skills()
+        _pinned_skills(ctx, skills, True)
         ctx.hidden_items("skill", "uri", skills)
         lines = [line for skill in skills for line in _skill_lines(skill)]
         return ctx.mode.answer({"skills": skills}, lines)
@@ -15593,8 +15636,23 @@ def _cmd_skills(client, args, ctx):
     if args.skill_out is not None and len(args.args) == 3:
         raise UsageError("skills get --out DIR writes every file of the skill; it takes no "
                          "FILE")
-    skill = _skill_named(client, args.args[1])
-    return _skill_got(client, args, ctx, label, skill)
+    try:
+        skill = _skill_named(client, args.args[1])
+        _pinned_skills(ctx, [skill], False)
+        return _skill_got(client, args, ctx, label, skill)
+    except MCPError as e:
+        e.result = None  # a listing's pages before it failed are not this command's output
+        raise
+
+
+def _pinned_skills(ctx, skills, whole):
+    """Under --pin, skills as listed now against the pin (``whole``: the
+    whole listing; else each one given must be pinned as it is): _Refused
+    (exit 7) if they differ. A pin made before skills were pinned has none."""
+    if ctx.pinned is not None and "skills" in ctx.pinned:
+        problem = _listing_problem(ctx.pinned, "skills/list", {"skills": skills}, whole)
+        if problem is not None:
+            raise problem
 
 
 def _cmd_skills_many(args, ctx, server):

@@ -1754,7 +1754,8 @@ def test_a_dynamic_entry_is_taken_only_when_allowed():
     assert mcp_invoke._checked_skill(entry, allow_dynamic=True) is None
 
 
-@pytest.mark.parametrize("name", ["", ".", "..", "a/b", "a\\b", "a\x00b", "\udcff"])
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b", "a\\b", "a\x00b", "\udcff", "a\x1b[31m",
+                                  "a\x7f"])
 def test_a_name_from_a_server_is_written_only_when_it_is_a_plain_file_name(name):
     with pytest.raises(mcp_invoke.SkillRefused, match="is not a plain file name"):
         mcp_invoke._plain_name(name, "x")
@@ -1800,6 +1801,44 @@ def test_a_new_directory_replaces_the_old_only_when_committed(tmp_path):
     built.commit()
     assert os.listdir(str(skill)) == ["x"] and os.listdir(str(tmp_path / "srv" / "a")) == [
         "skill"]
+
+
+def test_a_dynamic_skills_directories_are_each_read_once_however_they_loop():
+    class Looping(object):
+        capabilities = {"extensions": {"io.modelcontextprotocol/skills": {
+            "directoryRead": True}}}
+        reads = []
+
+        def read_directory(self, uri, timeout=None):  # each lists the other, and a file
+            self.reads.append(uri)
+            other = "skill://a/s/b" if uri == "skill://a/s" else "skill://a/s"
+            return [{"uri": other, "mimeType": "inode/directory"},
+                    {"uri": "skill://a/s/f.md"}]
+    skill = dict(_entry("skill://a/s/SKILL.md"), resources="dynamic")
+    skill["frontmatter"]["name"] = "s"
+    assert mcp_invoke._dynamic_files(Looping(), skill, 1) == ["skill://a/s/f.md"]
+    assert Looping.reads == ["skill://a/s", "skill://a/s/b"]
+
+
+def test_a_swap_that_fails_puts_the_old_copy_back_and_leaves_nothing(tmp_path, monkeypatch):
+    built = mcp_invoke._NewDirectory(str(tmp_path), ["srv", "skill"])
+    built.write(["SKILL.md"], b"old")
+    built.commit()
+    built = mcp_invoke._NewDirectory(str(tmp_path), ["srv", "skill"])
+    built.write(["SKILL.md"], b"new")
+    real, calls = mcp_invoke._replace_at, []
+
+    def second_fails(name, new_name, folder):
+        calls.append(name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(name, new_name, folder)
+    monkeypatch.setattr(mcp_invoke, "_replace_at", second_fails)
+    with pytest.raises(KeyboardInterrupt):
+        built.commit()
+    built.abandon()  # after a failed commit too: no error of its own
+    assert (tmp_path / "srv" / "skill" / "SKILL.md").read_bytes() == b"old"
+    assert os.listdir(str(tmp_path / "srv")) == ["skill"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -10845,8 +10884,15 @@ def _reads(record):
     return [m["params"]["uri"] for m in sent(record, "resources/read")]
 
 
+# The name the client gives a server started with a command: the telling
+# word of it, and a hash of the whole command line.
+LABEL = r"fake_server-[0-9a-f]{8}"
+
+
 def _skill_dir(out_dir, *path):
-    return os.path.join(str(out_dir), "fake_server", *path)
+    """Where skills get --out wrote under ``out_dir`` (one server's, whatever its name)."""
+    [server] = os.listdir(str(out_dir)) if os.path.isdir(str(out_dir)) else ["fake_server-x"]
+    return os.path.join(str(out_dir), server, *path)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -10873,8 +10919,8 @@ def test_skills_of_a_server_without_the_extension_is_exit_3_and_asks_nothing(cap
     for argv in (["skills"], ["skills", "get", "refunds"]):
         code, out, err = run(capsys, *argv, "--", *fake(record=record))
         assert (code, out) == (3, "")
-        assert err == ("mcp_invoke: fake_server publishes no skills (no "
-                       "io.modelcontextprotocol/skills extension)\n")
+        assert re.match(r"mcp_invoke: %s publishes no skills \(no "
+                        r"io\.modelcontextprotocol/skills extension\)\n\Z" % LABEL, err), err
     assert [m for m in records(record) if m.get("method", "").startswith("skills/")] == []
 
 
@@ -10897,8 +10943,8 @@ def test_skills_get_prints_skill_md_verified_and_names_its_origin(era, capsys, t
                          *fake("skills", era=era, record=record))
     assert code == 0, err
     assert out.startswith("---\n") and "name: refunds" in out and out.endswith("\n")
-    assert err == ("mcp_invoke: skill refunds from fake_server (%s): SKILL.md, verified\n"
-                   % REFUNDS)
+    assert re.match(r"mcp_invoke: skill refunds from %s \(%s\): SKILL\.md, verified\n\Z"
+                    % (LABEL, re.escape(REFUNDS)), err), err
     assert _reads(record) == [REFUNDS]  # the other files only when asked for
 
 
@@ -10912,7 +10958,7 @@ def test_skills_get_a_file_of_the_skill_reads_that_file_alone(capsys, tmp_path):
                          *skills_server())
     value = json.loads(out)
     data = base64.b64decode(value["blob"])
-    assert code == 0 and value["server"] == "fake_server" and "text" not in value
+    assert code == 0 and re.match(LABEL + r"\Z", value["server"]) and "text" not in value
     assert value["size"] == len(data) and value["digest"] == (
         "sha256:" + hashlib.sha256(data).hexdigest())
     assert value["skill"]["uri"] == REFUNDS and data.startswith(b"\x89PNG\x00\xff\xfe")
@@ -11011,8 +11057,8 @@ def test_a_dynamic_skill_is_read_only_when_allowed_and_said_to_be_unverified(cap
     code, out, err = run(capsys, "skills", "get", "daily", "--allow-dynamic", "--",
                          *skills_server())
     assert code == 0 and "name: daily" in out
-    assert err == ("mcp_invoke: skill daily from fake_server (skill://reports/daily/SKILL.md): "
-                   "SKILL.md, unverified: dynamic\n")
+    assert re.match(r"mcp_invoke: skill daily from %s \(skill://reports/daily/SKILL\.md\): "
+                    r"SKILL\.md, unverified: dynamic\n\Z" % LABEL, err), err
     # --out: SKILL.md, and what a directory read lists where the server has it.
     for modes, files in ((["skills-dir-read"], ["SKILL.md", "data/today.md"]),
                          ([], ["SKILL.md"])):
@@ -11040,8 +11086,8 @@ def test_skills_get_out_writes_every_file_verified_under_the_servers_name(capsys
     assert code == 0, err
     where = _skill_dir(os.path.realpath(str(out_dir)), "acme", "billing", "refunds")
     assert out == where + "\n"
-    assert err == ("mcp_invoke: skill refunds from fake_server (%s): 5 files, verified\n"
-                   % REFUNDS)
+    assert re.match(r"mcp_invoke: skill refunds from %s \(%s\): 5 files, verified\n\Z"
+                    % (LABEL, re.escape(REFUNDS)), err), err
     assert sorted(_tree(where)) == sorted(REFUNDS_FILES)
     with open(os.path.join(where, "scripts", "run.sh"), "rb") as f:
         assert f.read() == b"#!/bin/sh\necho refund\n"
@@ -11051,20 +11097,27 @@ def test_skills_get_out_writes_every_file_verified_under_the_servers_name(capsys
     code, out, err = run(capsys, "--json", "skills", "get", "refunds", "--out", str(out_dir),
                          "--", *skills_server())
     value = json.loads(out)
-    assert code == 0 and value["path"] == where and value["server"] == "fake_server"
+    assert code == 0 and value["path"] == where and re.match(LABEL + r"\Z", value["server"])
     assert sorted(os.listdir(_skill_dir(out_dir, "acme", "billing"))) == ["refunds"]
+
+
+def _billing(tmp_path, *modes):
+    """--config FILE --server billing: the fake server in ``modes``, under one name."""
+    path = _config(tmp_path, {"billing": {"command": sys.executable, "args": FAKE_ARGS + [
+        "--mode", ",".join(("skills",) + modes)]}}, name="skills.json")
+    return ["--config", path, "--server", "billing"]
 
 
 def test_a_failed_fetch_leaves_the_earlier_copy_whole(capsys, tmp_path):
     out_dir = tmp_path / "skills"
-    code, _, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
-                       *skills_server())
+    code, _, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir),
+                       *_billing(tmp_path))
     assert code == 0, err
     where = _skill_dir(out_dir, "acme", "billing", "refunds")
     before = dict((name, open(os.path.join(where, name), "rb").read()) for name in _tree(where))
     for mode in ("skills-bad-digest", "skills-changing", "skills-bad-size"):
-        code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
-                             *skills_server(mode))
+        code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir),
+                             *_billing(tmp_path, mode))
         assert (code, out) == (7, ""), err
         after = dict((name, open(os.path.join(where, name), "rb").read())
                      for name in _tree(where))
@@ -11089,18 +11142,18 @@ def test_skills_get_out_follows_no_link_planted_in_the_directory(capsys, tmp_pat
     out_dir, elsewhere = tmp_path / "skills", tmp_path / "elsewhere"
     out_dir.mkdir()
     elsewhere.mkdir()
-    os.symlink(str(elsewhere), str(out_dir / "fake_server"))
-    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
-                         *skills_server())
+    os.symlink(str(elsewhere), str(out_dir / "billing"))
+    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir),
+                         *_billing(tmp_path))
     assert (code, out) == (2, "") and "is a symlink, which is not followed" in err, err
     assert os.listdir(str(elsewhere)) == []
     # A link where the skill goes is moved aside and removed, never written through.
-    os.unlink(str(out_dir / "fake_server"))
-    billing = out_dir / "fake_server" / "acme" / "billing"
+    os.unlink(str(out_dir / "billing"))
+    billing = out_dir / "billing" / "acme" / "billing"
     billing.mkdir(parents=True)
     os.symlink(str(elsewhere), str(billing / "refunds"))
-    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir), "--",
-                         *skills_server())
+    code, out, err = run(capsys, "skills", "get", "refunds", "--out", str(out_dir),
+                         *_billing(tmp_path))
     assert code == 0, err
     assert os.listdir(str(elsewhere)) == [] and not os.path.islink(str(billing / "refunds"))
     assert sorted(_tree(str(billing / "refunds"))) == sorted(REFUNDS_FILES)
@@ -11128,7 +11181,7 @@ def test_skills_over_http_are_verified_as_over_stdio(capsys, tmp_path):
         code, out, err = run(capsys, "--url", url, "--no-oauth-cache", "skills", "get",
                              "refunds", "--out", str(tmp_path / "o"))
         assert code == 0, err
-        assert "from 127.0.0.1-%s (" % url.split(":")[2].split("/")[0] in err
+        assert re.search(r"from 127\.0\.0\.1-[0-9a-f]{8} \(", err), err
 
 
 def test_pin_records_each_skills_files_and_check_sees_a_changed_skill(capsys, tmp_path):
@@ -11169,6 +11222,24 @@ def test_search_ranks_a_servers_skills_among_its_tools(capsys):
     assert "echo" in names and "skill:refunds" in names, names
     skill = [e for e in json.loads(out)["tools"] if e["name"] == "skill:refunds"][0]
     assert skill["uri"] == REFUNDS
+
+
+def test_under_a_pin_skills_get_takes_only_a_skill_as_pinned(capsys, tmp_path):
+    pin = str(tmp_path / "pin.json")
+    code, out, err = run(capsys, "pin", pin, "--", *skills_server("skills-partial"))
+    assert code == 0, err
+    code, out, err = run(capsys, "--pin", pin, "skills", "get", REFUNDS, "--",
+                         *skills_server("skills-partial"))
+    assert (code, out) == (7, "") and "pin mismatch: skill '%s' added" % REFUNDS in err, err
+    code, out, err = run(capsys, "--pin", pin, "skills", "get", "git-workflow", "--",
+                         *skills_server("skills-partial"))
+    assert code == 0 and "name: git-workflow" in out, err
+
+
+def test_a_failed_listing_prints_nothing_on_stdout_for_skills_get(capsys):
+    code, out, err = run(capsys, "--max-bytes", "2000", "skills", "get", "refunds", "--",
+                         *skills_server("skills-pages"))
+    assert code == 4 and out == "", err
 
 
 def test_skills_usage_errors_are_exit_2(capsys):
