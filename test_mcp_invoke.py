@@ -1675,6 +1675,443 @@ def test_a_schema_making_each_part_track_a_large_value_is_refused_not_a_memory_b
 # Skills: a published skill's entry checked, its files verified, its front matter read
 # ---------------------------------------------------------------------------
 
+# The front matter reader, on its own: a table of forms, each read and matched
+# (the same reader against PyYAML on thousands: make interop).
+_Plain, _Tail, _YamlRefused = mcp_invoke._Plain, mcp_invoke._Tail, mcp_invoke._YamlRefused
+_front_difference, _front_matches = mcp_invoke._front_difference, mcp_invoke._front_matches
+_read_front = mcp_invoke._front_matter
+
+FRONT_NAN = float("nan")
+FRONT_INF = float("inf")
+
+
+def _skill_md(body):
+    """A SKILL.md whose front matter is body (lines ending in LF)."""
+    return "---\n" + body + "---\n# Title\n\nText.\n"
+
+
+# (front matter, an entry it matches): each form the reader supports.
+FRONT_MATCHES = [
+    # block mappings and sequences
+    ("name: x\ndescription: y\n", {"name": "x", "description": "y"}),
+    ("a:\n  b:\n    c: d\n", {"a": {"b": {"c": "d"}}}),
+    ("a:\n- 1\n- two\nb: 3\n", {"a": [1, "two"], "b": 3}),
+    ("a:\n    - x\n    - y\n", {"a": ["x", "y"]}),
+    ("a:\n- b: 1\n  c: 2\n- - x\n  - y\n", {"a": [{"b": 1, "c": 2}, ["x", "y"]]}),
+    ("a:\n-\n  b: 1\n-\n", {"a": [{"b": 1}, None]}),
+    ("  a: 1\n  b: 2\n", {"a": 1, "b": 2}),
+    ("a : b\n", {"a": "b"}),
+    ("x y: 1\n", {"x y": 1}),
+    ("ключ: значение\n日本: 語 😀\n", {"ключ": "значение", "日本": "語 😀"}),
+    ("url: http://x.org/a?b=1#c\n", {"url": "http://x.org/a?b=1#c"}),
+    ("a: b:c\n", {"a": "b:c"}),
+    ("a: -x\nb: ?y\nc: :z\n", {"a": "-x", "b": "?y", "c": ":z"}),
+    ("k#1: v#2\n", {"k#1": "v#2"}),
+    # empty values
+    ("a:\nb:  # nothing\n", {"a": None, "b": ""}),
+    ("a:\n", {"a": ""}),
+    # comments
+    ("# top\na: b  # after\n\n  # indented\nc: d\n", {"a": "b", "c": "d"}),
+    ("a: 'x # y'  # c\nb: \"#\"\n", {"a": "x # y", "b": "#"}),
+    # flow collections
+    ("a: [1, [2, {b: c, d: [e]}], {}]\n",
+     {"a": [1, [2, {"b": "c", "d": ["e"]}], {}]}),
+    ("a: [x, y,]\nb: {c: 1,}\n", {"a": ["x", "y"], "b": {"c": 1}}),
+    ("a: []\nb: {}\n", {"a": [], "b": {}}),
+    ("a: {\"q\":b, 'r': c, s}\n", {"a": {"q": "b", "r": "c", "s": None}}),
+    ("a: {b: , c: 1}\n", {"a": {"b": None, "c": 1}}),
+    ("a: [a:b, -x, \"q, r\"]\n", {"a": ["a:b", "-x", "q, r"]}),
+    ("a: [1,  # one\n  2,\n\n  3]\n", {"a": [1, 2, 3]}),
+    ("a: [one\n  two, three]\n", {"a": ["one two", "three"]}),
+    ("{name: x, description: y}\n", {"name": "x", "description": "y"}),
+    # multi-line plain scalars
+    ("a: one\n  two\n    three\n", {"a": "one two three"}),
+    ("a: one\n\n  two\n", {"a": "one\ntwo"}),
+    ("a:\n    one\n  two\nb: c\n", {"a": "one two", "b": "c"}),
+    ("a:\n- one\n  two\n", {"a": ["one two"]}),
+    # quoted scalars
+    ("a: 'it''s'\n", {"a": "it's"}),
+    ("a: 'x\n  y\n\n  z'\n", {"a": "x y\nz"}),
+    ("a: \"x  \n   y\"\n", {"a": "x y"}),
+    ("a: \"\\n \\t \\\" \\\\ \\x41 \\u00e9 \\U0001F600 \\/ \\0\"\n",
+     {"a": "\n \t \" \\ A \u00e9 \U0001F600 / \0"}),
+    ("a: \"\\e\\a\\b\\v\\f\\r\\N\\_\\L\\P\\ \"\n",
+     {"a": "\x1b\a\b\v\f\r\x85\xa0\u2028\u2029 "}),
+    ("a: \"\\ud83d\\ude00\"\n", {"a": "\U0001F600"}),
+    ("a: \"one \\\n   two\"\n", {"a": "one two"}),
+    ("a: \"x\\t\n  y\"\n", {"a": "x\t y"}),
+    ("a: 'x\n \t\n \ty'\n", {"a": "x\ny"}),
+    ("a: \"tab\there\"\n", {"a": "tab\there"}),
+    ("\"a: b\": 1\n'c d': 2\n", {"a: b": 1, "c d": 2}),
+    ("a: '1'\nb: \"true\"\nc: ''\n", {"a": "1", "b": "true", "c": ""}),
+    # literal and folded scalars, chomping and indentation indicators
+    ("a: |\n  x\n   y\n\n  z\nb: 1\n", {"a": "x\n y\n\nz\n", "b": 1}),
+    ("a: |-\n  x\n\nb: 1\n", {"a": "x", "b": 1}),
+    ("a: |+\n  x\n\n\nb: 1\n", {"a": "x\n\n\n", "b": 1}),
+    ("a: |\n  x\n\n\nb: 1\n", {"a": "x\n", "b": 1}),
+    ("a: >\n  one\n  two\n\n  three\n   more\n  four\nb: 1\n",
+     {"a": "one two\nthree\n more\nfour\n", "b": 1}),
+    ("a: >-\n  one\n  two\nb: 1\n", {"a": "one two", "b": 1}),
+    ("a: >+\n  one\n\nb: 1\n", {"a": "one\n\n", "b": 1}),
+    ("a: |2\n    x\n  y\nb: 1\n", {"a": "  x\ny\n", "b": 1}),
+    ("a: |-2\n   x\nb: 1\n", {"a": " x", "b": 1}),
+    ("a: >1+\n  x\n\nb: 1\n", {"a": " x\n\n", "b": 1}),
+    ("a: |  # comment\n  # not a comment\n  x: y\nb: 1\n",
+     {"a": "# not a comment\nx: y\n", "b": 1}),
+    ("a: |\n\n  x\nb: 1\n", {"a": "\nx\n", "b": 1}),
+    ("a: |\nb: 1\n", {"a": "", "b": 1}),
+    ("a: |+\n\nb: 1\n", {"a": "\n", "b": 1}),
+    ("a: |\n  \tx\nb: 1\n", {"a": "\tx\n", "b": 1}),
+    ("a:\n- |\n  x\n- y\n", {"a": ["x\n", "y"]}),
+    ("a:\n  - b: |\n      x\n    c: 1\n", {"a": [{"b": "x\n", "c": 1}]}),
+    # a block scalar that ends the front matter matches with or without the
+    # line break before the closing ---
+    ("a: |\n  x\n", {"a": "x\n"}),
+    ("a: |\n  x\n", {"a": "x"}),
+    ("a: |+\n  x\n\n", {"a": "x\n\n"}),
+    ("a: |+\n  x\n\n", {"a": "x\n"}),
+    ("a: >\n  x\n  y\n", {"a": "x y"}),
+    # the readings of plain scalars: YAML 1.2 core, YAML 1.1, or the string
+    ("on: yes\n", {"on": True}),
+    ("on: yes\n", {"on": "yes"}),
+    ("on: yes\n", {"true": True}),
+    ("a: y\nb: N\nc: off\nd: ON\n", {"a": True, "b": False, "c": False, "d": True}),
+    ("a: True\nb: FALSE\n", {"a": True, "b": False}),
+    ("a: version\n", {"a": "version"}),
+    ("v: 1.10\n", {"v": 1.1}),
+    ("v: 1.10\n", {"v": "1.10"}),
+    ("x: 010\n", {"x": 8}),
+    ("x: 010\n", {"x": 10}),
+    ("x: 010\n", {"x": "010"}),
+    ("x: 08\n", {"x": 8}),
+    ("x: 0o17\n", {"x": 15}),
+    ("x: 0x1F\n", {"x": 31}),
+    ("x: 0b101\n", {"x": 5}),
+    ("x: 1_000\n", {"x": 1000}),
+    ("x: 1_000\n", {"x": "1_000"}),
+    ("x: 1:20\n", {"x": 80}),
+    ("x: 1:20.5\n", {"x": 80.5}),
+    ("x: -1:20\n", {"x": -80}),
+    ("x: +1\ny: -0\nz: +12\n", {"x": 1, "y": 0, "z": 12}),
+    ("x: 12e3\n", {"x": 12000}),
+    ("x: 12e3\n", {"x": "12e3"}),
+    ("x: 1.0e+3\ny: .5\nz: -.5\nw: 1.\n", {"x": 1000, "y": 0.5, "z": -0.5, "w": 1}),
+    ("x: 1.0\n", {"x": 1}),
+    ("x: 1\n", {"x": 1.0}),
+    ("x: 123456789012345678901234567890\n", {"x": 123456789012345678901234567890}),
+    ("x: 1234567890123456789\n", {"x": 1234567890123456800}),
+    ("x: 12345678901234567890.5\n", {"x": 12345678901234567000}),
+    ("a: |\n  x\n     \n  y\n", {"a": "x\n   \ny\n"}),
+    ("x: .inf\ny: -.Inf\n", {"x": FRONT_INF, "y": -FRONT_INF}),
+    ("x: .nan\n", {"x": FRONT_NAN}),
+    ("x: .NaN\n", {"x": ".NaN"}),
+    ("x: ~\ny: null\nz: NULL\n", {"x": None, "y": None, "z": None}),
+    ("x: ~\ny: null\n", {"x": "~", "y": "null"}),
+    ("d: 2024-01-02\n", {"d": "2024-01-02"}),
+    ("d: 2024-01-02\n", {"d": "2024-01-02T00:00:00.000Z"}),
+    ("t: 2001-12-14t21:59:43.10-05:00\n", {"t": "2001-12-14 21:59:43.100000-05:00"}),
+    ("t: 2001-12-14t21:59:43.10-05:00\n", {"t": "2001-12-14T21:59:43.100000-05:00"}),
+    ("t: 2001-12-14t21:59:43.10-05:00\n", {"t": "2001-12-15T02:59:43.100Z"}),
+    ("t: 2001-12-14 21:59:43\n", {"t": "2001-12-14 21:59:43"}),
+    ("x: =\n", {"x": "="}),
+    # keys read as their string, or as the JSON key a reading becomes
+    ("1: a\n", {"1": "a"}),
+    ("true: a\n", {"true": "a"}),
+    ("yes: a\n", {"yes": "a"}),
+    ("1.10: a\n010: b\n~: c\n", {"1.1": "a", "8": "b", "null": "c"}),
+    ("null: a\n", {"": "a"}),
+    ("1.0: a\n", {"1": "a"}),
+    ("1.0: a\n", {"1.0": "a"}),
+    ("2345678901234567890: a\n", {"2345678901234567700": "a"}),
+    ("1e21: a\n", {"1e+21": "a"}),
+    ("0.00000015: a\n", {"1.5e-7": "a"}),
+    ("0.00000015: a\n", {"1.5e-07": "a"}),
+    ("1e-6: a\n", {"0.000001": "a"}),
+    ("-0.0: a\n", {"0": "a"}),
+    (".inf: a\n", {"Infinity": "a"}),
+    # line ends
+    ("a: b\r\nc: |\r\n  x\r\n  y\r\nd: 'e\r\n  f'\r\n",
+     {"a": "b", "c": "x\ny\n", "d": "e f"}),
+]
+
+
+@pytest.mark.parametrize("body, entry", FRONT_MATCHES)
+def test_a_supported_form_matches_its_entry(body, entry):
+    value = _read_front(_skill_md(body))
+    assert _front_difference(value, entry) is None
+    assert _front_matches(value, entry)
+
+
+# (front matter, an entry it must not match)
+FRONT_MISMATCHES = [
+    ("a: true\n", {"a": 1}),
+    ("a: 1\n", {"a": True}),
+    ("a: 0\n", {"a": False}),
+    ("a: no\n", {"a": 0}),
+    ("a: ~\n", {"a": False}),
+    ("a: ''\n", {"a": None}),
+    ("a: '1'\n", {"a": 1}),
+    ("a: \"true\"\n", {"a": True}),
+    ("a: 'null'\n", {"a": None}),
+    ("a: yes\n", {"a": "true"}),
+    ("a: 010\n", {"a": 9}),
+    ("a: 1.10\n", {"a": 1.2}),
+    ("a: 1.10\n", {"a": "1.1"}),
+    ("a: 9007199254740993\n", {"a": 9007199254740995}),
+    ("a: 1e400\n", {"a": 10 ** 400}),
+    ("a: 1e3\n", {"a": "1000"}),
+    ("a: .nan\n", {"a": None}),
+    ("a: x\n", {"a": ["x"]}),
+    ("a: [x]\n", {"a": "x"}),
+    ("a: [x]\n", {"a": ["x", "y"]}),
+    ("a: {b: 1}\n", {"a": {"b": 1, "c": 2}}),
+    ("a: |\n  x\nb: 1\n", {"a": "x", "b": 1}),
+    ("a: |-\n  x\n", {"a": "x\n"}),
+    ("a: >\n  x\n  y\n", {"a": "x\ny\n"}),
+    ("a: b\n", {"a": "b", "c": "d"}),
+    ("a: b\nc: d\n", {"a": "b"}),
+    ("a: b\n", ["a"]),
+    ("'true': a\n", {"true": "a", "x": 1}),
+    ("\"yes\": a\n", {"true": "a"}),
+    ("yes: a\non: b\n", {"true": "a"}),
+]
+
+
+@pytest.mark.parametrize("body, entry", FRONT_MISMATCHES)
+def test_a_value_that_reads_otherwise_does_not_match(body, entry):
+    value = _read_front(_skill_md(body))
+    assert not _front_matches(value, entry)
+    assert isinstance(_front_difference(value, entry), str)
+
+
+# (SKILL.md text, the line named, a part of the reason)
+FRONT_REFUSED = [
+    ("name: x\n", 1, "does not start with ---"),
+    ("", 1, "does not start with ---"),
+    (" ---\na: 1\n---\n", 1, "does not start with ---"),
+    ("--- \na: 1\n---\n", 1, "does not start with ---"),
+    ("---\na: 1\n", 1, "never closed"),
+    ("---\na: 1\n--- \n", 1, "never closed"),
+    ("---\n---\n", 2, "empty"),
+    ("---\n# only\n\n---\n", 2, "empty"),
+    ("---\n- a\n---\n", 2, "not a mapping"),
+    ("---\njust text\n---\n", 2, "not a mapping"),
+    ("---\na: 1\n...\n---\n", 3, "document marker"),
+    ("---\na: 1\n--- x\n---\n", 3, "several documents"),
+    ("---\n%YAML 1.2\na: 1\n---\n", 2, "directives"),
+    ("---\na: %x\n---\n", 2, "directive"),
+    ("---\na: &x 1\n---\n", 2, "anchors"),
+    ("---\n&x a: 1\n---\n", 2, "anchors"),
+    ("---\na: 1\nb: *x\n---\n", 3, "aliases"),
+    ("---\na: !!str 1\n---\n", 2, "tags"),
+    ("---\na: [!x 1]\n---\n", 2, "tags"),
+    ("---\n? a\n: b\n---\n", 2, "complex keys"),
+    ("---\n[a]: b\n---\n", 2, "complex keys"),
+    ("---\na: {[b]: c}\n---\n", 2, "complex keys"),
+    ("---\n<<: {a: 1}\n---\n", 2, "merge keys"),
+    ("---\na: 1\nb: 2\na: 3\n---\n", 4, "appears twice"),
+    ("---\na: 1\n'a': 3\n---\n", 3, "appears twice"),
+    ("---\na: {b: 1, b: 2}\n---\n", 2, "appears twice"),
+    ("---\na:\tb\n---\n", 2, "tab"),
+    ("---\na: b\t\n---\n", 2, "tab"),
+    ("---\na: b\tc\n---\n", 2, "tab"),
+    ("---\na:\n\tb: 1\n---\n", 3, "tab"),
+    ("---\na: [1,\t2]\n---\n", 2, "tab"),
+    ("---\na: 1\n\t\n---\n", 3, "tab"),
+    ("---\na: b: c\n---\n", 2, "mapping cannot start"),
+    ("---\na: - b\n---\n", 2, "block sequence"),
+    ("---\na: b\n  c: d\n---\n", 2, "cannot span lines"),
+    ("---\na: b # c\n  d\n---\n", 3, "matches none"),
+    ("---\na:\n  b: 1\n c: 2\n---\n", 4, "matches none"),
+    ("---\na:\n  - b\n c: 2\n---\n", 4, "matches none"),
+    ("---\na:\n  - b\n  c: 2\n---\n", 4, "matches none"),
+    ("---\na: 1\n- b\n---\n", 3, "block sequence cannot start here"),
+    ("---\n  a: 1\nb: 2\n---\n", 3, "matches none"),
+    ("---\n{a: 1}\nb: 2\n---\n", 3, "matches none"),
+    ("---\na: \"x\ny\"\n---\n", 3, "quoted scalar must be indented"),
+    ("---\na: 'x\n\t\n  y'\n---\n", 3, "quoted scalar must be indented"),
+    ("---\na: 'x\n---\n", 2, "never closed"),
+    ("---\na: \"x\\\n\n  y\"\n---\n", 4, "escaped line break"),
+    ("---\na: \"\\q\"\n---\n", 2, "unknown escape"),
+    ("---\na: \"\\x4\"\n---\n", 2, "unknown escape"),
+    ("---\na: \"\\ud83d\"\n---\n", 2, "no character"),
+    ("---\na: \"\\U00110000\"\n---\n", 2, "no character"),
+    ("---\na: \"x\" y\n---\n", 2, "unexpected text"),
+    ("---\na: \"x\"# c\n---\n", 2, "comment must be set off"),
+    ("---\na: [1,\n2]\n---\n", 3, "indented more"),
+    ("---\na: [\n  1\n]\n---\n", 4, "indented more"),
+    ("---\na: [1, 2\n---\n", 2, "never closed"),
+    ("---\na: [1 2] x\n---\n", 2, "unexpected text"),
+    ("---\na: [1,,2]\n---\n", 2, "','"),
+    ("---\na: [1 : 2]\n---\n", 2, "pair 'key: value' inside [ ]"),
+    ("---\na: [x?y]\n---\n", 2, "'?'"),
+    ("---\na: [-]\n---\n", 2, "read differently"),
+    ("---\na: [:x]\n---\n", 2, "read differently"),
+    ("---\na: [a,#c\n  b]\n---\n", 2, "comment must be set off"),
+    ("---\na: [|\n  x]\n---\n", 2, "block scalar"),
+    ("---\na: @x\n---\n", 2, "reserved"),
+    ("---\na: `x\n---\n", 2, "reserved"),
+    ("---\na: |x\n  y\n---\n", 2, "header"),
+    ("---\na: |0\n  y\n---\n", 2, "header"),
+    ("---\na: |-+\n  y\n---\n", 2, "header"),
+    ("---\na: |\n    \n  x\n---\n", 4, "empty line before"),
+    ("---\na: |2+\n     \nb: 1\n---\n", 2, "line of only spaces"),
+    ("---\na: |2\n  x\n\n     \nb: 1\n---\n", 2, "line of only spaces"),
+    ("---\na: ]\n---\n", 2, "']'"),
+    ("---\n: a\n---\n", 2, "without a key"),
+    ("---\na: \x07\n---\n", 2, "U+0007"),
+    ("---\na: b\rc: d\n---\n", 2, "carriage return"),
+    ("---\ra: b\r---\r", 1, "does not start with ---"),
+    ("---\na: b\x85c\n---\n", 2, "line break in YAML 1.1"),
+    ("---\na: b\u2028c\n---\n", 2, "U+2028"),
+    ("---\na: b\ufeffc\n---\n", 2, "byte order mark"),
+    ("---\r\na: 1\r\n\r\nb: &x\r\n---\r\n", 4, "anchors"),
+    ("---\n" + "a" * 1025 + ": 1\n---\n", 2, "longer than 1024"),
+]
+
+
+@pytest.mark.parametrize("text, line, reason", FRONT_REFUSED)
+def test_an_unread_or_malformed_form_is_refused_naming_its_line(text, line, reason):
+    with pytest.raises(_YamlRefused) as caught:
+        _read_front(text)
+    assert caught.value.line == line
+    assert reason in caught.value.reason
+    assert isinstance(caught.value, ValueError)
+
+
+def test_the_refusal_message_names_the_line():
+    with pytest.raises(ValueError) as caught:
+        _read_front(_skill_md("a: 1\nb: *x\n"))
+    assert str(caught.value) == "SKILL.md line 3: aliases (*) are not read"
+
+
+# (front matter, entry, the difference described)
+FRONT_DIFFERENCES = [
+    ("name: x\n", {"name": "x"}, None),
+    ("metadata:\n  version: 1.10\n", {"metadata": {"version": 1.2}},
+     "field 'metadata.version': SKILL.md has '1.10', the entry 1.2"),
+    ("name: x\n", {"name": "x", "license": "MIT"},
+     "field 'license' is missing from SKILL.md"),
+    ("name: x\nx: 1\n", {"name": "x"}, "SKILL.md has a field 'x' the entry lacks"),
+    ("tags: [a, b]\n", {"tags": ["a", "c"]}, "field 'tags[1]': SKILL.md has 'b', the entry 'c'"),
+    ("tags: [a, b]\n", {"tags": ["a"]}, "field 'tags': SKILL.md has 2 items, the entry 1"),
+    ("a:\n- b: {c: yes}\n", {"a": [{"b": {"c": 1}}]},
+     "field 'a[0].b.c': SKILL.md has 'yes', the entry 1"),
+    ("a: x\n", {"a": None}, "field 'a': SKILL.md has 'x', the entry null"),
+    ("a:\n", {"a": False}, "field 'a': SKILL.md has an empty value, the entry false"),
+    ("a: [1]\n", {"a": {"b": 1}}, "field 'a': SKILL.md has a list, the entry a mapping"),
+    ("a: x\n", ["a"], "the front matter: SKILL.md has a mapping, the entry a list"),
+    ("a: " + "x" * 100 + "\n", {"a": "y"},
+     "field 'a': SKILL.md has '" + "x" * 60 + "'..., the entry 'y'"),
+    ("a: 'it''s'\n", {"a": "its"}, "field 'a': SKILL.md has \"it's\", the entry 'its'"),
+]
+
+
+@pytest.mark.parametrize("body, entry, difference", FRONT_DIFFERENCES)
+def test_the_first_difference_is_named_by_its_field_path(body, entry, difference):
+    assert _front_difference(_read_front(_skill_md(body)), entry) == difference
+
+
+# (front matter, field, type of the parsed value)
+FRONT_TYPES = [
+    ("a: x\n", "a", _Plain),
+    ("a: 1\n", "a", _Plain),
+    ("a:\n", "a", _Plain),
+    ("a: 'x'\n", "a", str),
+    ("a: \"1\"\n", "a", str),
+    ("a: |\n  x\nb: 1\n", "a", str),
+    ("a: >\n  x\n", "a", _Tail),
+    ("a: |-\n  x\n", "a", str),
+    ("a: [x]\n", "a", list),
+    ("a: {b: c}\n", "a", dict),
+]
+
+
+@pytest.mark.parametrize("body, field, kind", FRONT_TYPES)
+def test_plain_scalars_are_kept_as_plain_and_the_others_as_str(body, field, kind):
+    assert type(_read_front(_skill_md(body))[field]) is kind
+
+
+def test_plain_keys_are_plain_and_quoted_keys_str():
+    value = _read_front(_skill_md("a: 1\n'b': 2\n"))
+    kinds = dict((str(key), type(key)) for key in value)
+    assert kinds == {"a": _Plain, "b": str}
+
+
+# (SKILL.md text, entry): finding the front matter
+FRONT_FINDS = [
+    ("\ufeff---\na: b\n---\n", {"a": "b"}),
+    ("---\r\na: b\r\n---\r\nbody\r\n", {"a": "b"}),
+    ("---\na: b\n---", {"a": "b"}),
+    ("---\na: b\n---\n---\nc: d\n---\n", {"a": "b"}),
+    ("---\na: |\n  x\n---\n", {"a": "x"}),
+]
+
+
+@pytest.mark.parametrize("text, entry", FRONT_FINDS)
+def test_the_front_matter_runs_from_the_first_line_to_the_next_dashes(text, entry):
+    assert _front_matches(_read_front(text), entry)
+
+
+# (front matter, line, reason): the bounds on the work
+FRONT_BOUNDS = [
+    ("a: '" + "x" * (64 * 1024) + "'\n", 1, "over 64 KiB"),
+    ("a: '" + "é" * (33 * 1024) + "'\n", 1, "over 64 KiB"),
+    ("a: " + "[" * 65 + "]" * 65 + "\n", 2, "deeper than 64"),
+    ("".join("%sk:\n" % (" " * i) for i in range(70)), 66, "deeper than 64"),
+    ("a: [" + ", ".join(["1"] * 10000) + "]\n", 2, "more than 10000"),
+    ("".join("k%d: 1\n" % i for i in range(5001)), 5001, "more than 10000"),
+]
+FRONT_BOUND_NAMES = ["64 KiB of characters", "64 KiB of UTF-8", "65 nested [ ]",
+               "65 nested mappings", "10,001 items", "5,001 keys"]
+
+
+@pytest.mark.parametrize("body, line, reason", FRONT_BOUNDS, ids=FRONT_BOUND_NAMES)
+def test_work_beyond_the_bounds_is_refused(body, line, reason):
+    with pytest.raises(_YamlRefused) as caught:
+        _read_front(_skill_md(body))
+    assert (caught.value.line, reason in caught.value.reason) == (line, True)
+
+
+def test_work_within_the_bounds_is_read():
+    nested = []
+    for _ in range(62):
+        nested = [nested]
+    deep = "a: " + "[" * 63 + "]" * 63 + "\n"
+    wide = "a: [" + ", ".join(["1"] * 9000) + "]\n"
+    assert _front_matches(_read_front(_skill_md(deep)), {"a": nested})
+    assert _front_matches(_read_front(_skill_md(wide)), {"a": [1] * 9000})
+
+
+def test_a_long_single_line_flow_sequence_reads_in_linear_time():
+    body = "a: [" + ", ".join(["xy"] * 9000) + "]\n"
+    assert _front_matches(_read_front(_skill_md(body)), {"a": ["xy"] * 9000})
+
+
+def test_a_json_entry_with_nan_matches_only_a_plain_nan():
+    assert _front_matches(_read_front(_skill_md("a: .nan\n")), {"a": FRONT_NAN})
+    assert not _front_matches(_read_front(_skill_md("a: '.nan'\n")), {"a": FRONT_NAN})
+    assert not _front_matches(_read_front(_skill_md("a: 1\n")), {"a": FRONT_NAN})
+
+
+# plain scalars whose number readings would overflow or take quadratic work
+FRONT_HUGE_NUMBERS = [
+    ":".join(["1"] * 20000) + ".5",
+    ":".join(["1"] * 20000),
+    "1" * 30000,
+    "0b_",
+    "0x_",
+]
+
+
+@pytest.mark.parametrize("number", FRONT_HUGE_NUMBERS, ids=["base 60 float", "base 60 int",
+                                                      "30000 digits", "0b_", "0x_"])
+def test_a_number_beyond_reading_still_matches_its_string(number):
+    value = _read_front(_skill_md("x: %s\n" % number))
+    assert _front_matches(value, {"x": number})
+    assert not _front_matches(value, {"x": 1})
+
+
 def _entry(uri="skill://acme/refunds/SKILL.md", files=None, **front):
     """A skill entry whose file list holds ``files`` ({uri: bytes}; default: SKILL.md)."""
     files = files if files is not None else {uri: b"---\nname: refunds\n---\n"}
