@@ -16143,14 +16143,15 @@ def _counted(summary):
 def _cmd_watch(client, args, ctx):
     """watch URI... / watch --tools: each version as it comes, until --count
     updates, --max-time (the watch's length) or Ctrl-C; exit 0 for all three.
-    A change whose read gives what was printed last is not a new version: a
-    server that changes a thing and then says so is often read in between,
-    and that read has already shown it."""
+    Each change the server tells of is read and printed, even where the read
+    gives what was printed last: a server may tell of a change a read in
+    between already showed, or of one that changed nothing, and either way
+    the change is the event watched for."""
     uris = args.args
     if not uris and not args.watch_tools:
         raise UsageError("watch takes one or more resource URIs, or --tools")
     until = None if args.max_time is None else time.monotonic() + args.max_time
-    shown, updates = {}, 0  # per thing watched: (versions printed, the last one)
+    shown, updates = {}, 0  # per thing watched: the versions printed
     changes = client.watch(uris, args.watch_tools, until)
     try:
         for kind, uri in changes:
@@ -16166,10 +16167,8 @@ def _cmd_watch(client, args, ctx):
                 if until is None or time.monotonic() < until:
                     raise
                 break  # the watch's length ran out during the read
-            printed, last = shown.get(key, (0, None))
-            if printed and version == last:
-                continue
-            shown[key] = (printed + 1, version)
+            printed = shown.get(key, 0)
+            shown[key] = printed + 1
             updates += 1 if printed else 0
             if kind == "tools":
                 _print_watched_tools(ctx, printed, version)
