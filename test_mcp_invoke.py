@@ -11679,6 +11679,22 @@ def test_a_failed_listing_prints_nothing_on_stdout_for_skills_get(capsys):
     assert code == 4 and out == "", err
 
 
+def test_skills_get_under_events_ends_in_its_result_or_its_refusal(capsys):
+    code, out, err = run(capsys, "--events", "skills", "get", "git-workflow", "--",
+                         *skills_server())
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [e["event"] for e in events][-1] == "result", out
+    result = events[-1]["result"]
+    assert result["uri"] == "skill://git-workflow/SKILL.md" and "name: git-workflow" in \
+        result["text"] and result["digest"] == "sha256:" + hashlib.sha256(
+            result["text"].encode("utf-8")).hexdigest()
+    code, out, err = run(capsys, "--events", "skills", "get", "refunds", "examples/email.md",
+                         "--", *skills_server("skills-bad-digest"))
+    last = json.loads(out.splitlines()[-1])
+    assert code == 7 and last["event"] == "error" and last["exit"] == 7
+    assert "has SHA-256" in last["message"] and "text" not in out
+
+
 def test_skills_usage_errors_are_exit_2(capsys):
     for argv, message in (
             (["skills", "list"], "skills takes nothing (the list), or get and a skill's"),
